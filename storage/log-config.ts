@@ -1,0 +1,47 @@
+// The topic-level settings the log engine acts on (Kafka's LogConfig). Values are resolved by
+// config/ from topic overrides, then broker synonyms, then Kafka's defaults.
+export interface LogConfig {
+  segmentBytes: number;
+  segmentMs: number;
+  segmentJitterMs: number;
+  segmentIndexBytes: number;
+  indexIntervalBytes: number;
+  /** Flush after this many messages; Number.MAX_SAFE_INTEGER means never by count. */
+  flushMessages: number;
+  /** Flush when the oldest unflushed write is this old; Number.MAX_SAFE_INTEGER means never by time. */
+  flushMs: number;
+  /** -1: unlimited. */
+  retentionBytes: number;
+  /** -1: unlimited. */
+  retentionMs: number;
+  maxMessageBytes: number;
+  cleanupPolicy: ReadonlyArray<'delete' | 'compact'>;
+  deleteRetentionMs: number;
+  minCompactionLagMs: number;
+  maxCompactionLagMs: number;
+  minCleanableDirtyRatio: number;
+  fileDeleteDelayMs: number;
+  messageTimestampType: 'CreateTime' | 'LogAppendTime';
+  preallocate: boolean;
+}
+
+export const DEFAULT_LOG_CONFIG: LogConfig = Object.freeze({
+  segmentBytes: 1073741824,
+  segmentMs: 604800000,
+  segmentJitterMs: 0,
+  segmentIndexBytes: 10485760,
+  indexIntervalBytes: 4096,
+  flushMessages: Number.MAX_SAFE_INTEGER,
+  flushMs: Number.MAX_SAFE_INTEGER,
+  retentionBytes: -1,
+  retentionMs: 604800000,
+  maxMessageBytes: 1048588,
+  cleanupPolicy: ['delete'],
+  deleteRetentionMs: 86400000,
+  minCompactionLagMs: 0,
+  maxCompactionLagMs: Number.MAX_SAFE_INTEGER,
+  minCleanableDirtyRatio: 0.5,
+  fileDeleteDelayMs: 60000,
+  messageTimestampType: 'CreateTime',
+  preallocate: false,
+});
