@@ -12,6 +12,23 @@ export interface FileSlice {
 /** A `records` field value: bytes in memory, a file range, or a list of both (one partition's batches). */
 export type Records = Buffer | FileSlice | ReadonlyArray<Buffer | FileSlice>;
 
+/** Reads a big-endian int64 as a number (exact within ±2^53). */
+export function readInt64(buf: Buffer, pos: number): number {
+  return buf.readInt32BE(pos) * 4294967296 + buf.readUInt32BE(pos + 4);
+}
+
+/** Writes a number as a big-endian int64; values beyond ±2^63 are clamped. */
+export function writeInt64(buf: Buffer, v: number, pos: number): void {
+  if (Number.isSafeInteger(v)) {
+    const hi = Math.floor(v / 4294967296);
+    buf.writeInt32BE(hi, pos);
+    buf.writeUInt32BE(v - hi * 4294967296, pos + 4);
+  } else {
+    const big = v >= 2 ** 63 ? 2n ** 63n - 1n : v <= -(2 ** 63) ? -(2n ** 63n) : BigInt(Math.trunc(v));
+    buf.writeBigInt64BE(big, pos);
+  }
+}
+
 export class DecodeError extends Error {
   override name = 'DecodeError';
 }
@@ -38,7 +55,8 @@ export class Reader {
   uint16(): number { this.need(2); const v = this.buf.readUInt16BE(this.offset); this.offset += 2; return v; }
   int32(): number { this.need(4); const v = this.buf.readInt32BE(this.offset); this.offset += 4; return v; }
   uint32(): number { this.need(4); const v = this.buf.readUInt32BE(this.offset); this.offset += 4; return v; }
-  int64(): bigint { this.need(8); const v = this.buf.readBigInt64BE(this.offset); this.offset += 8; return v; }
+  /** int64 as a JS number: exact within ±2^53, which covers every offset, timestamp and id we hand out. */
+  int64(): number { this.need(8); const v = readInt64(this.buf, this.offset); this.offset += 8; return v; }
   float64(): number { this.need(8); const v = this.buf.readDoubleBE(this.offset); this.offset += 8; return v; }
 
   uvarint(): number {
@@ -60,20 +78,16 @@ export class Reader {
     return v % 2 === 0 ? v / 2 : -(v + 1) / 2;
   }
 
-  uvarlong(): bigint {
-    let value = 0n;
-    for (let shift = 0n; shift < 70n; shift += 7n) {
+  /** Zig-zag varlong as a number (record timestamps and offsets; exact within ±2^53). */
+  varlong(): number {
+    let value = 0;
+    for (let shift = 0; shift < 70; shift += 7) {
       const b = this.buf[this.offset++];
       if (b === undefined || this.offset > this.end) throw new DecodeError('truncated varlong');
-      value |= BigInt(b & 0x7f) << shift;
-      if ((b & 0x80) === 0) return value;
+      value += (b & 0x7f) * 2 ** shift;
+      if ((b & 0x80) === 0) return value % 2 === 0 ? value / 2 : -(value + 1) / 2;
     }
     throw new DecodeError('varlong too long');
-  }
-
-  varlong(): bigint {
-    const v = this.uvarlong();
-    return (v >> 1n) ^ -(v & 1n);
   }
 
   uuid(): string {
@@ -177,7 +191,7 @@ export class Writer {
   uint16(v: number): this { this.ensure(2); this.buf.writeUInt16BE(v, this.pos); this.pos += 2; return this; }
   int32(v: number): this { this.ensure(4); this.buf.writeInt32BE(v, this.pos); this.pos += 4; return this; }
   uint32(v: number): this { this.ensure(4); this.buf.writeUInt32BE(v >>> 0, this.pos); this.pos += 4; return this; }
-  int64(v: bigint): this { this.ensure(8); this.buf.writeBigInt64BE(v, this.pos); this.pos += 8; return this; }
+  int64(v: number): this { this.ensure(8); writeInt64(this.buf, v, this.pos); this.pos += 8; return this; }
   float64(v: number): this { this.ensure(8); this.buf.writeDoubleBE(v, this.pos); this.pos += 8; return this; }
 
   uvarint(v: number): this {
@@ -195,18 +209,17 @@ export class Writer {
     return this.uvarint(((v << 1) ^ (v >> 31)) >>> 0);
   }
 
-  uvarlong(v: bigint): this {
+  /** Zig-zag varlong from a number (exact within ±2^53). */
+  varlong(v: number): this {
+    if (v >= -0x40000000 && v < 0x40000000) return this.varint(v);
     this.ensure(10);
-    while (v >= 0x80n) {
-      this.buf[this.pos++] = Number(v & 0x7fn) | 0x80;
-      v >>= 7n;
+    let u = v >= 0 ? v * 2 : -v * 2 - 1;
+    while (u >= 0x80) {
+      this.buf[this.pos++] = (u % 0x80) | 0x80;
+      u = Math.floor(u / 0x80);
     }
-    this.buf[this.pos++] = Number(v);
+    this.buf[this.pos++] = u;
     return this;
-  }
-
-  varlong(v: bigint): this {
-    return this.uvarlong(BigInt.asUintN(64, (v << 1n) ^ (v >> 63n)));
   }
 
   uuid(hex: string): this {

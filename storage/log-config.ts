@@ -25,7 +25,7 @@ export interface LogConfig {
   preallocate: boolean;
 }
 
-export const DEFAULT_LOG_CONFIG: LogConfig = Object.freeze({
+export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze<LogConfig>({
   segmentBytes: 1073741824,
   segmentMs: 604800000,
   segmentJitterMs: 0,

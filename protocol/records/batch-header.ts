@@ -1,6 +1,7 @@
 // Record batch v2 header (kafka-docs/implementation.html, "Record Batch"): 61 bytes read in place,
 // without decoding the records that follow.
 import { crc32c } from '@node-rs/crc32';
+import { readInt64, writeInt64 } from '../primitives.js';
 
 export const BASE_OFFSET = 0;
 export const BATCH_LENGTH = 8;
@@ -36,7 +37,7 @@ export enum CompressionType {
 export class BatchHeader {
   constructor(readonly buf: Buffer, readonly pos: number) {}
 
-  get baseOffset(): bigint { return this.buf.readBigInt64BE(this.pos + BASE_OFFSET); }
+  get baseOffset(): number { return readInt64(this.buf, this.pos + BASE_OFFSET); }
   get batchLength(): number { return this.buf.readInt32BE(this.pos + BATCH_LENGTH); }
   /** Whole batch size in bytes, including baseOffset and batchLength. */
   get sizeInBytes(): number { return this.batchLength + LOG_OVERHEAD; }
@@ -49,10 +50,10 @@ export class BatchHeader {
   get isTransactional(): boolean { return (this.attributes & TRANSACTIONAL_FLAG) !== 0; }
   get isControl(): boolean { return (this.attributes & CONTROL_FLAG) !== 0; }
   get lastOffsetDelta(): number { return this.buf.readInt32BE(this.pos + LAST_OFFSET_DELTA); }
-  get lastOffset(): bigint { return this.baseOffset + BigInt(this.lastOffsetDelta); }
-  get baseTimestamp(): bigint { return this.buf.readBigInt64BE(this.pos + BASE_TIMESTAMP); }
-  get maxTimestamp(): bigint { return this.buf.readBigInt64BE(this.pos + MAX_TIMESTAMP); }
-  get producerId(): bigint { return this.buf.readBigInt64BE(this.pos + PRODUCER_ID); }
+  get lastOffset(): number { return this.baseOffset + this.lastOffsetDelta; }
+  get baseTimestamp(): number { return readInt64(this.buf, this.pos + BASE_TIMESTAMP); }
+  get maxTimestamp(): number { return readInt64(this.buf, this.pos + MAX_TIMESTAMP); }
+  get producerId(): number { return readInt64(this.buf, this.pos + PRODUCER_ID); }
   get producerEpoch(): number { return this.buf.readInt16BE(this.pos + PRODUCER_EPOCH); }
   get baseSequence(): number { return this.buf.readInt32BE(this.pos + BASE_SEQUENCE); }
   get recordsCount(): number { return this.buf.readInt32BE(this.pos + RECORDS_COUNT); }
@@ -66,8 +67,8 @@ export class BatchHeader {
     return this.computeCrc() === this.crc;
   }
 
-  setBaseOffset(offset: bigint): void {
-    this.buf.writeBigInt64BE(offset, this.pos + BASE_OFFSET);
+  setBaseOffset(offset: number): void {
+    writeInt64(this.buf, offset, this.pos + BASE_OFFSET);
   }
 
   setPartitionLeaderEpoch(epoch: number): void {
@@ -75,9 +76,9 @@ export class BatchHeader {
   }
 
   /** Marks the batch LogAppendTime with the broker's clock; the CRC covers both fields, so it is recomputed. */
-  setLogAppendTime(timestamp: bigint): void {
+  setLogAppendTime(timestamp: number): void {
     this.buf.writeInt16BE(this.attributes | TIMESTAMP_TYPE_LOG_APPEND, this.pos + ATTRIBUTES);
-    this.buf.writeBigInt64BE(timestamp, this.pos + MAX_TIMESTAMP);
+    writeInt64(this.buf, timestamp, this.pos + MAX_TIMESTAMP);
     this.buf.writeUInt32BE(this.computeCrc(), this.pos + CRC);
   }
 }
