@@ -1,0 +1,27 @@
+// The contract between the network layer and the per-API-key handlers (one file per key, like kfake).
+import type { Logger } from 'pino';
+import type { Broker } from '../broker.js';
+
+export interface RequestContext {
+  readonly apiKey: number;
+  readonly apiVersion: number;
+  readonly correlationId: number;
+  readonly clientId: string | null;
+  /** Unique per TCP connection, for logs and per-connection state. */
+  readonly connectionId: number;
+  readonly remoteAddress: string;
+  readonly listenerName: string;
+  readonly broker: Broker;
+  readonly log: Logger;
+}
+
+/** What a handler returns: the response body, or NO_RESPONSE (Produce with acks=0). */
+export const NO_RESPONSE = Symbol('no response');
+
+export interface Handler<Req = any, Res = any> {
+  readonly apiKey: number;
+  readonly name: string;
+  readonly minVersion: number;
+  readonly maxVersion: number;
+  handle(request: Req, ctx: RequestContext): Res | typeof NO_RESPONSE | Promise<Res | typeof NO_RESPONSE>;
+}
