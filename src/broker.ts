@@ -1,0 +1,161 @@
+// The broker core: what every handler reaches through ctx.broker. One node, so it is its own
+// controller, the leader of every partition and the coordinator of every group.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { BrokerConfig } from '../config/broker-config.js';
+import { LogManager } from '../storage/log-manager.js';
+import type { UnifiedLog } from '../storage/unified-log.js';
+import { ErrorCode, KafkaError } from './errors.js';
+import { invalidTopicNameReason, newTopicId, TopicRegistry, type TopicInfo } from './metadata/topic-registry.js';
+import { ProducerIdManager } from './producer-ids.js';
+import { FetchPurgatory } from './purgatory.js';
+
+export interface Endpoint {
+  listenerName: string;
+  host: string;
+  port: number;
+}
+
+export interface BrokerMetrics {
+  observeRequest(apiKey: number, millis: number): void;
+}
+
+export interface CreateTopicOptions {
+  partitions: number;
+  replicationFactor: number;
+  configs: Record<string, string>;
+  validateOnly: boolean;
+}
+
+export class Broker {
+  /** Advertised endpoints, filled in once listeners are bound. */
+  endpoints: Endpoint[] = [];
+  metrics?: BrokerMetrics;
+  /** Set at shutdown: long-polling fetches answer at once. */
+  closing = false;
+  readonly purgatory = new FetchPurgatory();
+
+  private constructor(
+    readonly config: BrokerConfig,
+    readonly log: Logger,
+    readonly logManager: LogManager,
+    readonly topics: TopicRegistry,
+    readonly producerIds: ProducerIdManager,
+    readonly clusterId: string,
+  ) {}
+
+  get nodeId(): number {
+    return this.config.nodeId;
+  }
+
+  static async open(config: BrokerConfig, log: Logger): Promise<Broker> {
+    const metaDir = config.logDirs[0]!;
+    mkdirSync(metaDir, { recursive: true });
+    const topics = TopicRegistry.loadOrCreate(join(metaDir, 'kafkite-topics.json'));
+    const logManager = await LogManager.open({
+      logDirs: config.logDirs,
+      logger: log,
+      clusterId: config.clusterId ?? topics.clusterId,
+      nodeId: config.nodeId,
+      configFor: (topic) => config.logConfig(topics.get(topic)?.configs ?? {}),
+      retentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
+      flushSchedulerIntervalMs: config.logFlushSchedulerIntervalMs,
+      cleanerBackoffMs: config.logCleanerBackoffMs,
+      cleanerEnable: config.logCleanerEnable,
+    });
+    const broker = new Broker(
+      config,
+      log,
+      logManager,
+      topics,
+      new ProducerIdManager(join(metaDir, 'kafkite-producer-ids')),
+      config.clusterId ?? topics.clusterId,
+    );
+    broker.reconcileLogs();
+    logManager.startup();
+    return broker;
+  }
+
+  /** Every partition the registry knows has a log (a crash between registry write and log creation). */
+  private reconcileLogs(): void {
+    for (const topic of this.topics.all()) {
+      for (let p = 0; p < topic.partitions; p++) {
+        if (!this.logManager.getLog(topic.name, p)) this.createPartitionLog(topic, p);
+      }
+    }
+  }
+
+  private createPartitionLog(topic: TopicInfo, partition: number): UnifiedLog {
+    return this.logManager.createLog(topic.name, partition, topic.topicId, this.config.logConfig(topic.configs));
+  }
+
+  getLog(topic: string, partition: number): UnifiedLog | undefined {
+    return this.logManager.getLog(topic, partition);
+  }
+
+  /** Validates and (unless validateOnly) creates a topic; throws KafkaError with Kafka's code and message. */
+  createTopic(name: string, opts: CreateTopicOptions): TopicInfo {
+    const invalid = invalidTopicNameReason(name);
+    if (invalid) throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, invalid);
+    if (this.topics.get(name)) throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
+    const colliding = this.topics.collidingTopic(name);
+    if (colliding) {
+      throw new KafkaError(
+        ErrorCode.INVALID_TOPIC_EXCEPTION,
+        `Topic '${name}' collides with existing topic: ${colliding.name}`,
+      );
+    }
+    const partitions = opts.partitions === -1 ? this.config.numPartitions : opts.partitions;
+    if (partitions <= 0) throw new KafkaError(ErrorCode.INVALID_PARTITIONS, 'Number of partitions must be larger than 0.');
+    const replicationFactor = opts.replicationFactor === -1 ? 1 : opts.replicationFactor;
+    if (replicationFactor <= 0) {
+      throw new KafkaError(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0.');
+    }
+    if (replicationFactor > 1) {
+      throw new KafkaError(
+        ErrorCode.INVALID_REPLICATION_FACTOR,
+        `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only 1 broker(s) are registered.`,
+      );
+    }
+    try {
+      this.config.validateTopicConfigs(opts.configs);
+    } catch (err) {
+      throw new KafkaError(ErrorCode.INVALID_CONFIG, (err as Error).message);
+    }
+    const topic: TopicInfo = { name, topicId: newTopicId(), partitions, configs: { ...opts.configs } };
+    if (opts.validateOnly) return topic;
+    this.topics.add(topic);
+    for (let p = 0; p < partitions; p++) this.createPartitionLog(topic, p);
+    this.log.info({ topic: name, partitions, topicId: topic.topicId, configs: opts.configs }, 'topic created');
+    return topic;
+  }
+
+  /** Auto-creation on Metadata/Produce when `auto.create.topics.enable` (Kafka's defaults). */
+  autoCreateTopic(name: string): TopicInfo {
+    return this.createTopic(name, {
+      partitions: this.config.numPartitions,
+      replicationFactor: -1,
+      configs: {},
+      validateOnly: false,
+    });
+  }
+
+  async deleteTopic(name: string): Promise<TopicInfo> {
+    if (!this.config.deleteTopicEnable) {
+      throw new KafkaError(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
+    }
+    const topic = this.topics.remove(name);
+    if (!topic) {
+      throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.');
+    }
+    for (let p = 0; p < topic.partitions; p++) await this.logManager.deleteLog(name, p);
+    this.log.info({ topic: name, topicId: topic.topicId }, 'topic deleted');
+    return topic;
+  }
+
+  async shutdown(): Promise<void> {
+    this.purgatory.wakeAll();
+    await this.logManager.shutdown();
+  }
+}

@@ -1,0 +1,90 @@
+// `kafkite start [server.properties] [--override key=value]...`, as kafka-server-start.sh takes them.
+import { ConfigError, loadBrokerConfig } from '../config/broker-config.js';
+import { createLogger } from './logger.js';
+import { ListenerBindError } from './network/socket-server.js';
+import { KafkiteServer } from './server.js';
+
+const USAGE = `Usage:
+  kafkite start [server.properties] [--override key=value]...
+  kafkite dump-log --files f1[,f2] [--print-data-log] [--deep-iteration] [--index-sanity-check]`;
+
+const DEFAULT_CONFIG_FILE = 'config/server.properties';
+
+function fail(message: string, exitCode: number): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(exitCode);
+}
+
+function parseStartArgs(args: string[]): { file: string; overrides: string[] } {
+  let file: string | undefined;
+  const overrides: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--override') {
+      const value = args[++i];
+      if (value === undefined || !value.includes('=')) fail(`--override expects key=value\n${USAGE}`, 2);
+      overrides.push(value);
+    } else if (arg.startsWith('--override=')) {
+      overrides.push(arg.slice('--override='.length));
+    } else if (!arg.startsWith('-') && file === undefined) {
+      file = arg;
+    } else {
+      fail(`Unknown argument: ${arg}\n${USAGE}`, 2);
+    }
+  }
+  return { file: file ?? DEFAULT_CONFIG_FILE, overrides };
+}
+
+async function start(args: string[]): Promise<void> {
+  const { file, overrides } = parseStartArgs(args);
+  let loaded;
+  try {
+    loaded = loadBrokerConfig({ file, overrides, env: process.env });
+  } catch (err) {
+    if (err instanceof ConfigError || (err as NodeJS.ErrnoException).code === 'ENOENT') fail((err as Error).message, 2);
+    throw err;
+  }
+  const { config } = loaded;
+  const log = createLogger(config.logLevel);
+  for (const key of loaded.unknownKeys) log.warn({ key }, 'unknown configuration ignored');
+  if (loaded.inertKeys.length > 0) log.info({ keys: loaded.inertKeys }, 'configurations accepted without effect on a single node');
+
+  let server: KafkiteServer;
+  try {
+    server = await KafkiteServer.start(config, log);
+  } catch (err) {
+    if (err instanceof ListenerBindError) {
+      log.fatal({ error: err.message }, 'cannot bind listener');
+      fail(err.message, 1);
+    }
+    log.fatal({ err }, 'start-up failed');
+    fail(`start-up failed: ${(err as Error).message}`, 1);
+  }
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    server.stop().then(
+      () => process.exit(0),
+      (err) => {
+        log.error({ err }, 'unclean shutdown');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function dumpLogCommand(args: string[]): Promise<void> {
+  const { runDumpLog } = await import('./tools/dump-log-cli.js');
+  await runDumpLog(args);
+}
+
+export function main(argv: string[]): void {
+  const [command, ...rest] = argv;
+  const run = command === 'start' ? start : command === 'dump-log' ? dumpLogCommand : undefined;
+  if (!run) fail(USAGE, command === undefined || command === '--help' ? 0 : 2);
+  run(rest).catch((err) => fail(`kafkite: ${(err as Error).stack ?? err}`, 1));
+}

@@ -1,0 +1,22 @@
+// Kafka error codes used by the group coordinator (kafka-reference/error-codes.tsv).
+export const NONE = 0;
+export const UNKNOWN_TOPIC_OR_PARTITION = 3;
+export const OFFSET_METADATA_TOO_LARGE = 12;
+export const COORDINATOR_LOAD_IN_PROGRESS = 14;
+export const COORDINATOR_NOT_AVAILABLE = 15;
+export const NOT_COORDINATOR = 16;
+export const ILLEGAL_GENERATION = 22;
+export const INCONSISTENT_GROUP_PROTOCOL = 23;
+export const INVALID_GROUP_ID = 24;
+export const UNKNOWN_MEMBER_ID = 25;
+export const INVALID_SESSION_TIMEOUT = 26;
+export const REBALANCE_IN_PROGRESS = 27;
+export const INVALID_COMMIT_OFFSET_SIZE = 28;
+export const INVALID_REQUEST = 42;
+export const NON_EMPTY_GROUP = 68;
+export const GROUP_ID_NOT_FOUND = 69;
+export const MEMBER_ID_REQUIRED = 79;
+export const GROUP_MAX_SIZE_REACHED = 81;
+export const FENCED_INSTANCE_ID = 82;
+export const GROUP_SUBSCRIBED_TO_TOPIC = 86;
+export const UNSTABLE_OFFSET_COMMIT = 88;

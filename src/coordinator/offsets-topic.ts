@@ -1,0 +1,34 @@
+// The coordinator's narrow view of the internal __consumer_offsets topic. The broker implements it
+// on its logs (creating the topic on first use); tests implement it in memory.
+
+export const OFFSETS_TOPIC_NAME = '__consumer_offsets';
+
+/** One record of __consumer_offsets; a null value is a tombstone (compaction removes the key). */
+export interface CoordinatorRecord {
+  key: Buffer;
+  value: Buffer | null;
+}
+
+export interface OffsetsTopic {
+  readonly numPartitions: number;
+  /** Appends the records to the partition as one batch; resolves once they are written. */
+  append(partition: number, records: ReadonlyArray<CoordinatorRecord>): Promise<void>;
+  /** Every record of the partition, in offset order (used once, at start-up). */
+  readAll(partition: number): Promise<CoordinatorRecord[]>;
+}
+
+/** Java's String.hashCode over UTF-16 code units, as Kafka uses it for the group's partition. */
+export function javaStringHashCode(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
+  return h;
+}
+
+/** Kafka's Utils.abs: maps Integer.MIN_VALUE to 0 instead of overflowing. */
+function kafkaAbs(n: number): number {
+  return n === -2147483648 ? 0 : Math.abs(n);
+}
+
+export function partitionFor(groupId: string, numPartitions: number): number {
+  return kafkaAbs(javaStringHashCode(groupId)) % numPartitions;
+}

@@ -1,0 +1,84 @@
+import type { ProduceRequest } from '../../protocol/generated/ProduceRequest.js';
+import type { PartitionProduceResponse, ProduceResponse } from '../../protocol/generated/ProduceResponse.js';
+import type { UnifiedLog } from '../../storage/unified-log.js';
+import { ErrorCode } from '../errors.js';
+import { NO_RESPONSE, type Handler, type RequestContext } from './handler.js';
+import { INTERNAL_TOPICS } from './03-metadata.js';
+
+function partitionResponse(index: number, errorCode: number, errorMessage: string | null = null): PartitionProduceResponse {
+  return {
+    index,
+    errorCode,
+    baseOffset: -1,
+    logAppendTimeMs: -1,
+    logStartOffset: -1,
+    recordErrors: [],
+    errorMessage,
+    currentLeader: { leaderId: -1, leaderEpoch: -1 },
+  };
+}
+
+/** Maps an append failure to its Kafka code: storage errors carry one; anything else is a storage fault. */
+function errorCodeOf(err: unknown): number {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'number' ? code : ErrorCode.KAFKA_STORAGE_ERROR;
+}
+
+function appendAll(request: ProduceRequest, ctx: RequestContext, touched: UnifiedLog[]): ProduceResponse['responses'] {
+  const { broker } = ctx;
+  const now = Date.now();
+  const validAcks = request.acks === 0 || request.acks === 1 || request.acks === -1;
+  return request.topicData.map((topicData) => ({
+    name: topicData.name,
+    partitionResponses: topicData.partitionData.map((p) => {
+      if (!validAcks) return partitionResponse(p.index, ErrorCode.INVALID_REQUIRED_ACKS);
+      const log = broker.getLog(topicData.name, p.index);
+      if (!log) return partitionResponse(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      if (INTERNAL_TOPICS.has(topicData.name)) {
+        return partitionResponse(p.index, ErrorCode.INVALID_TOPIC_EXCEPTION, 'Cannot append to internal topic');
+      }
+      if (!Buffer.isBuffer(p.records) || p.records.length === 0) {
+        return partitionResponse(p.index, ErrorCode.CORRUPT_MESSAGE, 'Produce request without record batches');
+      }
+      try {
+        const result = log.appendAsLeader(p.records, now);
+        touched.push(log);
+        broker.purgatory.notify(topicData.name, p.index);
+        return {
+          ...partitionResponse(p.index, ErrorCode.NONE),
+          baseOffset: result.firstOffset,
+          logAppendTimeMs: result.logAppendTime,
+          logStartOffset: result.logStartOffset,
+        };
+      } catch (err) {
+        const code = errorCodeOf(err);
+        const fields = { topic: topicData.name, partition: p.index, clientId: ctx.clientId, error: (err as Error).message };
+        if (code === ErrorCode.KAFKA_STORAGE_ERROR) ctx.log.error(fields, 'append failed');
+        else ctx.log.debug(fields, 'produce rejected');
+        return partitionResponse(p.index, code, (err as Error).message);
+      }
+    }),
+  }));
+}
+
+export const handler: Handler<ProduceRequest, ProduceResponse> = {
+  apiKey: 0,
+  name: 'Produce',
+  minVersion: 3,
+  maxVersion: 11,
+  async handle(request, ctx) {
+    const touched: UnifiedLog[] = [];
+    const responses = appendAll(request, ctx, touched);
+    if (request.acks === 0) return NO_RESPONSE;
+    if (request.acks === -1 && touched.length > 0) {
+      // kafkite's durability default: acks=all is answered once the data is on disk (group-committed fdatasync).
+      try {
+        await Promise.all(touched.map((log) => log.flush()));
+      } catch (err) {
+        ctx.log.error({ error: (err as Error).message }, 'flush failed');
+        for (const t of responses) for (const p of t.partitionResponses) if (p.errorCode === ErrorCode.NONE) p.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
+      }
+    }
+    return { responses, throttleTimeMs: 0, nodeEndpoints: [] };
+  },
+};

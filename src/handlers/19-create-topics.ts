@@ -1,0 +1,80 @@
+import type { CreatableTopic, CreateTopicsRequest } from '../../protocol/generated/CreateTopicsRequest.js';
+import type { CreatableTopicResult, CreateTopicsResponse } from '../../protocol/generated/CreateTopicsResponse.js';
+import type { Broker } from '../broker.js';
+import { ErrorCode, KafkaError } from '../errors.js';
+import { ZERO_UUID } from '../metadata/topic-registry.js';
+import type { Handler } from './handler.js';
+
+function result(name: string, errorCode: number, errorMessage: string | null): CreatableTopicResult {
+  return {
+    name,
+    topicId: ZERO_UUID,
+    errorCode,
+    errorMessage,
+    topicConfigErrorCode: 0,
+    numPartitions: -1,
+    replicationFactor: -1,
+    configs: null,
+  };
+}
+
+function create(broker: Broker, t: CreatableTopic, validateOnly: boolean): CreatableTopicResult {
+  if (t.assignments.length > 0 && (t.numPartitions !== -1 || t.replicationFactor !== -1)) {
+    throw new KafkaError(
+      ErrorCode.INVALID_REQUEST,
+      'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.',
+    );
+  }
+  for (const a of t.assignments) {
+    if (a.brokerIds.length !== 1 || a.brokerIds[0] !== broker.nodeId) {
+      throw new KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Unknown broker(s) in the replica assignment of partition ${a.partitionIndex}.`);
+    }
+  }
+  const configs: Record<string, string> = {};
+  for (const c of t.configs) {
+    if (c.value === null) throw new KafkaError(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${c.name}`);
+    configs[c.name] = c.value;
+  }
+  const topic = broker.createTopic(t.name, {
+    partitions: t.assignments.length > 0 ? t.assignments.length : t.numPartitions,
+    replicationFactor: t.assignments.length > 0 ? 1 : t.replicationFactor,
+    configs,
+    validateOnly,
+  });
+  return {
+    ...result(t.name, ErrorCode.NONE, null),
+    topicId: topic.topicId,
+    numPartitions: topic.partitions,
+    replicationFactor: 1,
+    configs: broker.config.describeTopicConfig(topic.configs).map((e) => ({
+      name: e.name,
+      value: e.value,
+      readOnly: e.readOnly,
+      configSource: e.source,
+      isSensitive: e.isSensitive,
+    })),
+  };
+}
+
+export const handler: Handler<CreateTopicsRequest, CreateTopicsResponse> = {
+  apiKey: 19,
+  name: 'CreateTopics',
+  minVersion: 0,
+  maxVersion: 7,
+  handle(request, ctx) {
+    const seen = new Set<string>();
+    const duplicates = new Set(request.topics.filter((t) => seen.size === seen.add(t.name).size).map((t) => t.name));
+    return {
+      throttleTimeMs: 0,
+      topics: request.topics.map((t) => {
+        if (duplicates.has(t.name)) return result(t.name, ErrorCode.INVALID_REQUEST, 'Create topics request from client contains a duplicate topic.');
+        try {
+          return create(ctx.broker, t, request.validateOnly);
+        } catch (err) {
+          if (!(err instanceof KafkaError)) throw err;
+          return result(t.name, err.code, err.message);
+        }
+      }),
+    };
+  },
+};

@@ -1,0 +1,269 @@
+// One client connection: frames in, requests dispatched, responses out strictly in request order.
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { DecodeError, Reader, Writer, type FileSlice } from '../../protocol/primitives.js';
+import { API_KEYS, requestHeaderVersion, responseHeaderVersion } from '../../protocol/generated/index.js';
+import type { Broker } from '../broker.js';
+import { HANDLERS } from '../handlers/index.js';
+import { NO_RESPONSE, type RequestContext } from '../handlers/handler.js';
+import { unsupportedApiVersionsResponse } from '../handlers/18-api-versions.js';
+import type { ResponseSender } from './response-sender.js';
+
+const API_VERSIONS_KEY = 18;
+
+/** A response slot: filled when its handler finishes; sent once every earlier slot has been sent. */
+interface ResponseSlot {
+  chunks: Array<Buffer | FileSlice> | null;
+  ready: boolean;
+}
+
+export interface ConnectionOptions {
+  id: number;
+  listenerName: string;
+  broker: Broker;
+  sender: ResponseSender;
+  maxRequestBytes: number;
+  /** Requests decoded but not yet answered before we stop reading the socket. */
+  maxInFlight: number;
+  log: Logger;
+  onClose(connection: Connection): void;
+}
+
+export class Connection {
+  private readonly queue: ResponseSlot[] = [];
+  private readonly partial: Buffer[] = [];
+  private partialBytes = 0;
+  private frameSize = -1;
+  private paused = false;
+  private sending = false;
+  private closed = false;
+  readonly remoteAddress: string;
+
+  constructor(private readonly socket: Socket, private readonly opts: ConnectionOptions) {
+    this.remoteAddress = `${socket.remoteAddress}:${socket.remotePort}`;
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('drain', () => this.maybeResume());
+    socket.on('error', (err) => this.opts.log.debug({ err, remote: this.remoteAddress }, 'connection error'));
+    socket.on('close', () => this.onClosed());
+  }
+
+  get id(): number {
+    return this.opts.id;
+  }
+
+  /** Closes the connection (malformed input, shutdown). Responses not yet sent are dropped. */
+  close(reason?: string, fields?: object): void {
+    if (this.closed) return;
+    if (reason) this.opts.log.info({ remote: this.remoteAddress, connectionId: this.id, ...fields }, reason);
+    this.closed = true;
+    this.socket.destroy();
+  }
+
+  /** Resolves once every request received so far has been answered (graceful shutdown). */
+  async drained(): Promise<void> {
+    while (!this.closed && this.queue.length > 0) await new Promise((r) => setTimeout(r, 5));
+  }
+
+  private onClosed(): void {
+    this.closed = true;
+    this.opts.onClose(this);
+  }
+
+  private onData(chunk: Buffer): void {
+    let pos = 0;
+    while (pos < chunk.length && !this.closed) {
+      if (this.frameSize < 0) {
+        const sizeBytes = this.takeSizePrefix(chunk, pos);
+        if (sizeBytes === 0) return;
+        pos += sizeBytes;
+        if (this.frameSize <= 0 || this.frameSize > this.opts.maxRequestBytes) {
+          this.close('closing connection: request size out of bounds', {
+            size: this.frameSize,
+            max: this.opts.maxRequestBytes,
+          });
+          return;
+        }
+      }
+      const want = this.frameSize - this.partialBytes;
+      const available = chunk.length - pos;
+      if (this.partialBytes === 0 && available >= want) {
+        this.onFrame(chunk.subarray(pos, pos + want));
+        pos += want;
+        this.frameSize = -1;
+        continue;
+      }
+      const take = Math.min(want, available);
+      this.partial.push(chunk.subarray(pos, pos + take));
+      this.partialBytes += take;
+      pos += take;
+      if (this.partialBytes === this.frameSize) {
+        const frame = Buffer.concat(this.partial, this.partialBytes);
+        this.partial.length = 0;
+        this.partialBytes = 0;
+        this.frameSize = -1;
+        this.onFrame(frame);
+      }
+    }
+  }
+
+  /** Reads the 4-byte size prefix (possibly split across chunks); returns bytes consumed from chunk. */
+  private takeSizePrefix(chunk: Buffer, pos: number): number {
+    if (this.partialBytes === 0 && chunk.length - pos >= 4) {
+      this.frameSize = chunk.readInt32BE(pos);
+      return 4;
+    }
+    const take = Math.min(4 - this.partialBytes, chunk.length - pos);
+    this.partial.push(chunk.subarray(pos, pos + take));
+    this.partialBytes += take;
+    if (this.partialBytes < 4) return take;
+    this.frameSize = Buffer.concat(this.partial, 4).readInt32BE(0);
+    this.partial.length = 0;
+    this.partialBytes = 0;
+    return take;
+  }
+
+  private onFrame(frame: Buffer): void {
+    const r = new Reader(frame);
+    let apiKey: number, apiVersion: number, correlationId: number;
+    try {
+      apiKey = r.int16();
+      apiVersion = r.int16();
+      correlationId = r.int32();
+    } catch {
+      this.close('closing connection: truncated request header');
+      return;
+    }
+    const handler = HANDLERS.get(apiKey);
+    const api = API_KEYS[apiKey];
+    if (apiKey === API_VERSIONS_KEY && handler && apiVersion > handler.maxVersion) {
+      // Kafka answers a too-new ApiVersions with v0 and UNSUPPORTED_VERSION so the client can downgrade.
+      this.respond(this.enqueue(), API_VERSIONS_KEY, 0, correlationId, unsupportedApiVersionsResponse());
+      return;
+    }
+    if (!handler || !api || apiVersion < handler.minVersion || apiVersion > handler.maxVersion) {
+      this.close('closing connection: unsupported API key or version', { apiKey, apiVersion });
+      return;
+    }
+    let request: unknown;
+    let clientId: string | null;
+    try {
+      clientId = r.nullableString(false);
+      if (requestHeaderVersion(apiKey, apiVersion) >= 2) r.skipTaggedFields();
+      request = api.readRequest(r, apiVersion);
+    } catch (err) {
+      if (!(err instanceof DecodeError)) throw err;
+      this.close('closing connection: malformed request', { apiKey, apiVersion, error: err.message });
+      return;
+    }
+    const ctx: RequestContext = {
+      apiKey,
+      apiVersion,
+      correlationId,
+      clientId,
+      connectionId: this.id,
+      remoteAddress: this.remoteAddress,
+      listenerName: this.opts.listenerName,
+      broker: this.opts.broker,
+      log: this.opts.log,
+    };
+    const slot = this.enqueue();
+    const started = performance.now();
+    let result: unknown;
+    try {
+      result = handler.handle(request, ctx);
+    } catch (err) {
+      this.failed(ctx, err);
+      return;
+    }
+    if (result instanceof Promise) {
+      result.then(
+        (res) => this.finish(slot, ctx, res, started),
+        (err) => this.failed(ctx, err),
+      );
+    } else {
+      this.finish(slot, ctx, result, started);
+    }
+  }
+
+  private finish(slot: ResponseSlot, ctx: RequestContext, response: unknown, started: number): void {
+    this.opts.broker.metrics?.observeRequest(ctx.apiKey, performance.now() - started);
+    if (response === NO_RESPONSE) {
+      slot.ready = true;
+      this.flush();
+      return;
+    }
+    this.respond(slot, ctx.apiKey, ctx.apiVersion, ctx.correlationId, response);
+  }
+
+  private failed(ctx: RequestContext, err: unknown): void {
+    this.opts.log.error({ err, apiKey: ctx.apiKey, apiVersion: ctx.apiVersion, clientId: ctx.clientId }, 'request failed');
+    this.close();
+  }
+
+  private enqueue(): ResponseSlot {
+    const slot: ResponseSlot = { chunks: null, ready: false };
+    this.queue.push(slot);
+    if (this.queue.length >= this.opts.maxInFlight) this.pause();
+    return slot;
+  }
+
+  private respond(slot: ResponseSlot, apiKey: number, version: number, correlationId: number, body: unknown): void {
+    if (this.closed) return;
+    const bodyWriter = new Writer(1024);
+    API_KEYS[apiKey]!.writeResponse(bodyWriter, version, body);
+    const flexibleHeader = responseHeaderVersion(apiKey, version) >= 1;
+    const header = Buffer.allocUnsafe(flexibleHeader ? 9 : 8);
+    header.writeInt32BE(bodyWriter.length + header.length - 4, 0);
+    header.writeInt32BE(correlationId, 4);
+    if (flexibleHeader) header[8] = 0; // no tagged fields
+    slot.chunks = [header, ...bodyWriter.toChunks()];
+    slot.ready = true;
+    this.flush();
+  }
+
+  /** Sends every ready response at the head of the queue, in one corked write where possible. */
+  private flush(): void {
+    if (this.sending || this.closed) return;
+    const batch: Array<Buffer | FileSlice> = [];
+    while (this.queue.length > 0 && this.queue[0]!.ready) {
+      const slot = this.queue.shift()!;
+      if (slot.chunks) for (const c of slot.chunks) batch.push(c);
+    }
+    if (batch.length === 0) return this.maybeResume();
+    const pending = this.opts.sender.send(this.socket, batch);
+    if (pending === undefined) return this.afterSend();
+    this.sending = true;
+    pending.then(
+      () => {
+        this.sending = false;
+        this.afterSend();
+        this.flush();
+      },
+      (err) => {
+        this.sending = false;
+        this.close('closing connection: send failed', { error: (err as Error).message });
+      },
+    );
+  }
+
+  /** A client that does not read its socket stops being read from: memory stays bounded. */
+  private afterSend(): void {
+    if (this.socket.writableNeedDrain) this.pause();
+    else this.maybeResume();
+  }
+
+  private pause(): void {
+    if (this.paused) return;
+    this.paused = true;
+    this.socket.pause();
+  }
+
+  private maybeResume(): void {
+    if (!this.paused || this.closed) return;
+    if (this.queue.length < this.opts.maxInFlight / 2 && !this.socket.writableNeedDrain) {
+      this.paused = false;
+      this.socket.resume();
+    }
+  }
+}

@@ -1,0 +1,48 @@
+// Puts response bytes on the socket. In-memory chunks go out in one corked write; file slices
+// (Fetch record data) are read from the page cache first. The zero-copy sendfile path plugs in here.
+import { read } from 'node:fs';
+import type { Socket } from 'node:net';
+import type { FileSlice } from '../../protocol/primitives.js';
+
+export interface ResponseSender {
+  /** Writes the chunks in order. Returns a promise only when the send had to wait for file reads. */
+  send(socket: Socket, chunks: ReadonlyArray<Buffer | FileSlice>): Promise<void> | undefined;
+}
+
+function writeAll(socket: Socket, buffers: ReadonlyArray<Buffer>): void {
+  if (buffers.length === 1) {
+    socket.write(buffers[0]!);
+    return;
+  }
+  socket.cork();
+  for (const b of buffers) socket.write(b);
+  socket.uncork();
+}
+
+function readSlice(slice: FileSlice): Promise<Buffer> {
+  const buf = Buffer.allocUnsafe(slice.length);
+  return new Promise((resolve, reject) => {
+    const step = (filled: number): void => {
+      read(slice.fd, buf, filled, slice.length - filled, slice.position + filled, (err, n) => {
+        if (err) return reject(err);
+        if (n === 0) return reject(new Error(`short read of fd ${slice.fd} at ${slice.position + filled}`));
+        if (filled + n < slice.length) return step(filled + n);
+        resolve(buf);
+      });
+    };
+    step(0);
+  });
+}
+
+/** Reads file slices into memory and writes them: used where sendfile is not available. */
+export class CopyingResponseSender implements ResponseSender {
+  send(socket: Socket, chunks: ReadonlyArray<Buffer | FileSlice>): Promise<void> | undefined {
+    if (chunks.every((c) => Buffer.isBuffer(c))) {
+      writeAll(socket, chunks as Buffer[]);
+      return undefined;
+    }
+    return Promise.all(chunks.map((c) => (Buffer.isBuffer(c) ? c : readSlice(c)))).then((buffers) => {
+      if (!socket.destroyed) writeAll(socket, buffers);
+    });
+  }
+}
