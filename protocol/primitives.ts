@@ -33,6 +33,11 @@ export class DecodeError extends Error {
   override name = 'DecodeError';
 }
 
+/** A message that cannot be encoded in the requested version (e.g. null where that version has no null). */
+export class EncodeError extends Error {
+  override name = 'EncodeError';
+}
+
 export class Reader {
   offset: number;
   constructor(readonly buf: Buffer, offset = 0, readonly end = buf.length) {

@@ -54,7 +54,7 @@ export class Broker {
     mkdirSync(metaDir, { recursive: true });
     const topics = TopicRegistry.loadOrCreate(join(metaDir, 'kafkite-topics.json'));
     const logManager = await LogManager.open({
-      logDirs: config.logDirs,
+      logDirs: [...config.logDirs],
       logger: log,
       clusterId: config.clusterId ?? topics.clusterId,
       nodeId: config.nodeId,

@@ -21,6 +21,8 @@ export class KafkiteServer {
       maxRequestBytes: config.socketRequestMaxBytes,
       maxInFlightPerConnection: MAX_IN_FLIGHT_PER_CONNECTION,
       connectionsMaxIdleMs: config.connectionsMaxIdleMs,
+      maxConnections: config.maxConnections,
+      maxConnectionsPerIp: config.maxConnectionsPerIp,
     });
     let bound;
     try {

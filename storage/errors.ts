@@ -1,61 +1,61 @@
 // Storage errors, each carrying the Kafka error code the handlers put in the response.
 
 export abstract class StorageError extends Error {
-  abstract readonly errorCode: number;
+  abstract readonly code: number;
 }
 
 /** CORRUPT_MESSAGE: bad CRC, bad size or a batch that cannot be parsed. */
 export class CorruptRecordError extends StorageError {
   override name = 'CorruptRecordError';
-  readonly errorCode = 2;
+  readonly code = 2;
 }
 
 /** MESSAGE_TOO_LARGE: a batch larger than max.message.bytes. */
 export class RecordTooLargeError extends StorageError {
   override name = 'RecordTooLargeError';
-  readonly errorCode = 10;
+  readonly code = 10;
 }
 
 /** INVALID_RECORD: a well-formed batch the log refuses (wrong magic, keyless record on a compacted topic, ...). */
 export class InvalidRecordError extends StorageError {
   override name = 'InvalidRecordError';
-  readonly errorCode = 87;
+  readonly code = 87;
 }
 
 /** OFFSET_OUT_OF_RANGE: a fetch or delete below the log start offset or beyond the end. */
 export class OffsetOutOfRangeError extends StorageError {
   override name = 'OffsetOutOfRangeError';
-  readonly errorCode = 1;
+  readonly code = 1;
 }
 
 /** OUT_OF_ORDER_SEQUENCE_NUMBER: an idempotent producer skipped a sequence number. */
 export class OutOfOrderSequenceError extends StorageError {
   override name = 'OutOfOrderSequenceError';
-  readonly errorCode = 45;
+  readonly code = 45;
 }
 
 /** DUPLICATE_SEQUENCE_NUMBER. The log answers a retried batch with its original offsets instead of throwing this. */
 export class DuplicateSequenceError extends StorageError {
   override name = 'DuplicateSequenceError';
-  readonly errorCode = 46;
+  readonly code = 46;
 }
 
 /** INVALID_PRODUCER_EPOCH: a fenced producer (its epoch is older than the latest one seen). */
 export class InvalidProducerEpochError extends StorageError {
   override name = 'InvalidProducerEpochError';
-  readonly errorCode = 47;
+  readonly code = 47;
 }
 
 /** INVALID_TIMESTAMP. */
 export class InvalidTimestampError extends StorageError {
   override name = 'InvalidTimestampError';
-  readonly errorCode = 32;
+  readonly code = 32;
 }
 
 /** KAFKA_STORAGE_ERROR: an I/O failure on a log directory. */
 export class KafkaStorageError extends StorageError {
   override name = 'KafkaStorageError';
-  readonly errorCode = 56;
+  readonly code = 56;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
   }

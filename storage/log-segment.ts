@@ -61,11 +61,11 @@ export class LogSegment {
     private suffix: string,
   ) {}
 
-  static create(dir: string, baseOffset: number, config: SegmentConfig, logger?: Logger): LogSegment {
-    const log = FileRecords.create(logFile(dir, baseOffset));
-    const segment = new LogSegment(dir, baseOffset, log, config, logger, '');
-    segment.offsetIndex_ = new OffsetIndex(offsetIndexFile(dir, baseOffset), baseOffset, config.maxIndexSize);
-    segment.timeIndex_ = new TimeIndex(timeIndexFile(dir, baseOffset), baseOffset, config.maxIndexSize);
+  static create(dir: string, baseOffset: number, config: SegmentConfig, logger?: Logger, suffix = ''): LogSegment {
+    const log = FileRecords.create(logFile(dir, baseOffset, suffix));
+    const segment = new LogSegment(dir, baseOffset, log, config, logger, suffix);
+    segment.offsetIndex_ = new OffsetIndex(segment.offsetIndexFile, baseOffset, config.maxIndexSize);
+    segment.timeIndex_ = new TimeIndex(segment.timeIndexFile, baseOffset, config.maxIndexSize);
     segment.offsetIndex_.writeAll();
     segment.timeIndex_.writeAll();
     return segment;

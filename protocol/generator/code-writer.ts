@@ -11,11 +11,21 @@ export class CodeWriter {
 
   /** Writes `head {`, the body one level deeper, then `}` (or `tail`). */
   block(head: string, body: () => void, tail = '}'): this {
-    this.line(`${head} {`);
+    this.line(head === '' ? '{' : `${head} {`);
+    return this.indented(body).line(tail);
+  }
+
+  /** Runs `body` one indentation level deeper. */
+  indented(body: () => void): this {
     this.depth++;
     body();
     this.depth--;
-    return this.line(tail);
+    return this;
+  }
+
+  /** Writes `if (condition) {` then-body `} else {` else-body `}`. */
+  ifElse(condition: string, then: () => void, otherwise: () => void): this {
+    return this.block(`if (${condition})`, then, '} else {').indented(otherwise).line('}');
   }
 
   /** Appends lines produced elsewhere, re-indented to the current depth. */

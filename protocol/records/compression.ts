@@ -29,7 +29,7 @@ export function compress(type: CompressionType, data: Buffer): Buffer {
     case CompressionType.Gzip:
       return zlib.gzipSync(data, { level: GZIP_LEVEL });
     case CompressionType.Snappy:
-      return xerialSnappyCompress(data);
+      return snappy.compressSync(data, { copyOutputData: true });
     case CompressionType.Lz4:
       return lz4.compressFrameSync(data);
     case CompressionType.Zstd:
@@ -100,31 +100,14 @@ function decompressedSizeBound(type: CompressionType, data: Buffer): number {
 // --- snappy -------------------------------------------------------------------------------------
 // The Java client writes snappy-java's "xerial" stream (magic, two int32 versions, then
 // int32-length-prefixed raw snappy blocks); librdkafka and kafkajs write one raw snappy block.
-// We read both and write xerial, as Kafka's own broker does, with snappy-java's 32 KiB blocks.
+// We read both. We write one raw block: every client reads it (snappy-java's SnappyInputStream
+// falls back to raw when the magic is absent), while some (@platformatic/kafka) cannot read xerial.
 
 const XERIAL_MAGIC = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00]);
 const XERIAL_HEADER_SIZE = 16;
-const XERIAL_VERSION = 1;
-const XERIAL_BLOCK_SIZE = 32 * 1024;
 
 function isXerialFramed(data: Buffer): boolean {
   return data.length >= XERIAL_HEADER_SIZE && data.subarray(0, XERIAL_MAGIC.length).equals(XERIAL_MAGIC);
-}
-
-function xerialSnappyCompress(data: Buffer): Buffer {
-  const parts: Buffer[] = [];
-  const header = Buffer.alloc(XERIAL_HEADER_SIZE);
-  XERIAL_MAGIC.copy(header);
-  header.writeInt32BE(XERIAL_VERSION, 8);
-  header.writeInt32BE(XERIAL_VERSION, 12);
-  parts.push(header);
-  for (let pos = 0; pos < data.length; pos += XERIAL_BLOCK_SIZE) {
-    const block = snappy.compressSync(data.subarray(pos, pos + XERIAL_BLOCK_SIZE));
-    const length = Buffer.allocUnsafe(4);
-    length.writeInt32BE(block.length);
-    parts.push(length, block);
-  }
-  return Buffer.concat(parts);
 }
 
 /** Visits each raw snappy block of a xerial stream; lengths are checked against the bytes there. */
@@ -152,8 +135,9 @@ function xerialSnappyDecompress(data: Buffer): Buffer {
   return Buffer.concat(blocks);
 }
 
+/** copyOutputData: a V8-owned copy is faster than napi's external buffers, which load the GC. */
 function snappyUncompress(block: Buffer): Buffer {
-  return snappy.uncompressSync(block, { asBuffer: true }) as Buffer;
+  return snappy.uncompressSync(block, { asBuffer: true, copyOutputData: true }) as Buffer;
 }
 
 /** A raw snappy block starts with its uncompressed length as an unsigned varint (at most 32 bits). */

@@ -39,6 +39,8 @@ export class ClassicGroup {
   readonly pendingSyncMembers = new Set<string>();
   /** A member joined during the initial rebalance delay, which extends the delay once more. */
   newMemberAdded = false;
+  /** The join phase waits out group.initial.rebalance.delay.ms even when everyone has joined. */
+  initialDelayActive = false;
   /** The join phase's timer (rebalance timeout or initial delay). */
   joinTimer: NodeJS.Timeout | undefined;
   syncTimer: NodeJS.Timeout | undefined;

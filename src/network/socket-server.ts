@@ -24,6 +24,8 @@ export interface SocketServerOptions {
   maxRequestBytes: number;
   maxInFlightPerConnection: number;
   connectionsMaxIdleMs: number;
+  maxConnections: number;
+  maxConnectionsPerIp: number;
 }
 
 export class ListenerBindError extends Error {
@@ -34,6 +36,7 @@ export class SocketServer {
   private readonly servers: Server[] = [];
   private readonly connections = new Set<Connection>();
   private nextConnectionId = 1;
+  private readonly perIp = new Map<string, number>();
 
   constructor(private readonly opts: SocketServerOptions) {}
 
@@ -65,6 +68,15 @@ export class SocketServer {
 
   private listen(listenerName: string, host: string | undefined, port: number): Promise<number> {
     const server = createServer({ noDelay: true }, (socket) => {
+      const ip = socket.remoteAddress ?? '';
+      const fromIp = this.perIp.get(ip) ?? 0;
+      // Kafka refuses connections over max.connections / max.connections.per.ip by closing them.
+      if (this.connections.size >= this.opts.maxConnections || fromIp >= this.opts.maxConnectionsPerIp) {
+        this.opts.log.debug({ remote: ip, connections: this.connections.size, fromIp }, 'connection refused: too many connections');
+        socket.destroy();
+        return;
+      }
+      this.perIp.set(ip, fromIp + 1);
       const connection = new Connection(socket, {
         id: this.nextConnectionId++,
         listenerName,
@@ -73,7 +85,12 @@ export class SocketServer {
         maxRequestBytes: this.opts.maxRequestBytes,
         maxInFlight: this.opts.maxInFlightPerConnection,
         log: this.opts.log,
-        onClose: (c) => this.connections.delete(c),
+        onClose: (c) => {
+          this.connections.delete(c);
+          const left = (this.perIp.get(ip) ?? 1) - 1;
+          if (left > 0) this.perIp.set(ip, left);
+          else this.perIp.delete(ip);
+        },
       });
       this.connections.add(connection);
       socket.setTimeout(this.opts.connectionsMaxIdleMs, () => connection.close());

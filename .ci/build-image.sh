@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Builds docker/Dockerfile with buildah (no Docker engine, no registry) and smoke-tests the image:
+#   1. a local base image: Debian bookworm (debootstrap, minbase) + this machine's node and npm,
+#      cached in buildah's storage under a tag naming the Node version;
+#   2. `buildah bud` of docker/Dockerfile on that base, no pulls;
+#   3. the image's entrypoint run with host networking and KAFKA_* overrides, checked from the host
+#      with kcat (metadata, produce, consume) and the admin HTTP, then stopped with SIGTERM.
+# Needs root. Exits non-zero on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+IMAGE_TAG=${KAFKITE_IMAGE_TAG:-localhost/kafkite:ci}
+DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+DEBIAN_SUITE=bookworm
+NODE_BIN=$(command -v node)
+NODE_VERSION=$(node --version)
+NPM_DIR=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
+BASE_TAG="localhost/kafkite-base:node${NODE_VERSION#v}-${DEBIAN_SUITE}"
+
+export STORAGE_DRIVER=vfs BUILDAH_ISOLATION=chroot
+bh() { buildah --storage-driver vfs "$@"; }
+
+step_started=0
+step() {
+  step_started=$SECONDS
+  printf '\n==> %s\n' "$*"
+}
+step_done() { printf '<== done in %ds\n' $((SECONDS - step_started)); }
+die() {
+  printf 'build-image: FAILED: %s\n' "$*" >&2
+  exit 1
+}
+
+descendants() { local child; for child in $(pgrep -P "$1"); do echo "$child"; descendants "$child"; done; }
+
+work_dir=$(mktemp -d /tmp/kafkite-image.XXXXXX)
+base_container=''
+run_container=''
+run_pid=''
+cleanup() {
+  if [[ -n $run_pid ]] && kill -0 "$run_pid" 2>/dev/null; then
+    kill -KILL $(descendants "$run_pid") "$run_pid" 2>/dev/null || true
+    wait "$run_pid" 2>/dev/null || true
+  fi
+  [[ -n $run_container ]] && bh rm "$run_container" >/dev/null 2>&1 || true
+  [[ -n $base_container ]] && bh rm "$base_container" >/dev/null 2>&1 || true
+  rm -rf "$work_dir"
+}
+trap cleanup EXIT
+
+step "tools: buildah, debootstrap, kcat"
+missing=()
+for tool in buildah debootstrap kcat; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+if ((${#missing[@]} > 0)); then
+  echo "installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+buildah --version
+step_done
+
+step "base image $BASE_TAG (Debian $DEBIAN_SUITE minbase + node $NODE_VERSION from $NODE_BIN, npm from $NPM_DIR)"
+if bh inspect --type image "$BASE_TAG" >/dev/null 2>&1; then
+  echo "cached: reusing $BASE_TAG"
+else
+  base_container=$(bh from scratch)
+  rootfs=$(bh mount "$base_container")
+  echo "debootstrap from $DEBIAN_MIRROR into $rootfs"
+  debootstrap --variant=minbase "$DEBIAN_SUITE" "$rootfs" "$DEBIAN_MIRROR" >"$work_dir/debootstrap.log" 2>&1 ||
+    { tail -20 "$work_dir/debootstrap.log"; die "debootstrap"; }
+  cat >"$rootfs/etc/apt/sources.list" <<EOF
+deb $DEBIAN_MIRROR $DEBIAN_SUITE main
+deb $DEBIAN_MIRROR $DEBIAN_SUITE-updates main
+deb http://deb.debian.org/debian-security $DEBIAN_SUITE-security main
+EOF
+  install -D -m 0755 "$NODE_BIN" "$rootfs/usr/local/bin/node"
+  mkdir -p "$rootfs/usr/local/lib/node_modules"
+  cp -a "$NPM_DIR" "$rootfs/usr/local/lib/node_modules/npm"
+  ln -s ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
+  ln -s ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
+  rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin "$rootfs"/var/cache/apt/archives/*.deb
+  bh umount "$base_container" >/dev/null
+  bh run "$base_container" -- node -e 'console.log(`node ${process.version} runs in the base image`)'
+  bh run "$base_container" -- npm --version
+  bh config --env NODE_VERSION="${NODE_VERSION#v}" --cmd node \
+    --label org.opencontainers.image.description="Debian $DEBIAN_SUITE with Node $NODE_VERSION" "$base_container"
+  bh commit --quiet --rm "$base_container" "$BASE_TAG" >/dev/null
+  base_container=''
+fi
+step_done
+
+step "image $IMAGE_TAG from docker/Dockerfile (BASE_IMAGE=$BASE_TAG)"
+# --network host: the build stage reaches Debian's mirror and the npm registry. --layers caches the
+# toolchain layer; --format docker keeps HEALTHCHECK (OCI image config has no such field).
+bh bud --pull=never --network host --layers --format docker \
+  --build-arg BASE_IMAGE="$BASE_TAG" -f docker/Dockerfile -t "$IMAGE_TAG" . 2>&1 |
+  grep -E '^(STEP|COMMIT|--> Using cache|Successfully|Error|error|npm (ERR|error))|added [0-9]+ packages' || true
+bh inspect --type image "$IMAGE_TAG" >/dev/null 2>&1 || die "buildah bud produced no $IMAGE_TAG"
+bh inspect --type image --format '{{.Docker.Config.User}} {{.Docker.Config.Entrypoint}} {{.Docker.Config.Healthcheck.Test}}' "$IMAGE_TAG"
+step_done
+
+free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+step "run the image's entrypoint (host network, KAFKA_NUM_PARTITIONS=3)"
+# The image's own ports when free; otherwise free ones through the same KAFKA_* overrides.
+kafka_port=9092
+admin_port=9644
+env_args=(--env KAFKA_NUM_PARTITIONS=3 --env KAFKITE_ADVERTISED_HOST=127.0.0.1)
+if ! port_free $kafka_port || ! port_free $admin_port; then
+  kafka_port=$(free_port)
+  admin_port=$(free_port)
+  env_args+=(--env "KAFKA_LISTENERS=PLAINTEXT://0.0.0.0:$kafka_port"
+    --env "KAFKA_ADVERTISED_LISTENERS=PLAINTEXT://127.0.0.1:$kafka_port"
+    --env "KAFKA_ADMIN_LISTENER=http://0.0.0.0:$admin_port")
+fi
+echo "broker on 127.0.0.1:$kafka_port, admin on 127.0.0.1:$admin_port"
+run_container=$(bh from --pull=never "$IMAGE_TAG")
+# buildah run does not apply the image's ENTRYPOINT; run it explicitly (as the image's user).
+bh run --network host "${env_args[@]}" "$run_container" -- /usr/local/bin/kafkite-entrypoint.sh \
+  >"$work_dir/broker.log" 2>&1 &
+run_pid=$!
+for _ in $(seq 1 100); do
+  grep -q '"kafkite started"' "$work_dir/broker.log" && break
+  kill -0 "$run_pid" 2>/dev/null || { cat "$work_dir/broker.log"; die "the broker exited before starting"; }
+  sleep 0.2
+done
+grep -q '"kafkite started"' "$work_dir/broker.log" || { cat "$work_dir/broker.log"; die "no 'kafkite started' within 20s"; }
+step_done
+
+step "check from the host: kcat metadata, produce, consume; admin /health, /ready, /metrics"
+broker=127.0.0.1:$kafka_port
+seq 1 100 | sed 's/^/record-/' | kcat -b "$broker" -P -t image-smoke || die "kcat produce"
+consumed=$(kcat -b "$broker" -C -t image-smoke -o beginning -e -q | sort -V)
+[[ $consumed == "$(seq 1 100 | sed 's/^/record-/')" ]] || die "consumed records differ from produced: $(wc -l <<<"$consumed") lines"
+echo "produced and consumed 100 records"
+partitions=$(kcat -b "$broker" -L -t image-smoke | grep -c 'partition [0-9]*, leader' || true)
+[[ $partitions == 3 ]] || die "image-smoke has $partitions partitions, expected 3 (KAFKA_NUM_PARTITIONS=3)"
+echo "image-smoke has 3 partitions (KAFKA_NUM_PARTITIONS applied)"
+admin=http://127.0.0.1:$admin_port
+for path in /health /ready; do
+  node -e 'fetch(process.argv[1]).then(async r=>{console.log(r.status, await r.text()); process.exit(r.ok?0:1)}, e=>{console.error(e.message); process.exit(1)})' "$admin$path" ||
+    die "GET $path"
+done
+bh run "$run_container" -- node /opt/kafkite/healthcheck.js || die "the image's HEALTHCHECK failed"
+echo "HEALTHCHECK command passes"
+node -e 'fetch(process.argv[1]).then(r=>r.text()).then(t=>{const l=t.split("\n").filter(l=>l.startsWith("kafkite_")); console.log(l.length+" kafkite_ samples"); process.exit(l.length?0:1)}, e=>{console.error(e.message); process.exit(1)})' "$admin/metrics" ||
+  die "GET /metrics"
+step_done
+
+step "stop with SIGTERM"
+# buildah run (chroot isolation) does not forward signals: signal the broker's node process, found among
+# the descendants of our buildah run.
+broker_pid=''
+for pid in $(descendants "$run_pid"); do
+  grep -qa '/opt/kafkite/bin/kafkite.js' "/proc/$pid/cmdline" 2>/dev/null && broker_pid=$pid
+done
+[[ -n $broker_pid ]] || die "cannot find the broker's process under buildah run ($run_pid)"
+kill -TERM "$broker_pid"
+status=0
+wait "$run_pid" || status=$?
+run_pid=''
+tail -n 3 "$work_dir/broker.log"
+[[ $status == 0 ]] || die "buildah run exited with $status after SIGTERM"
+grep -q '"kafkite stopped"' "$work_dir/broker.log" || die "no 'kafkite stopped' in the broker's log"
+echo "clean stop (exit 0, 'kafkite stopped')"
+step_done
+
+printf '\nbuild-image: OK (%s, %ds total)\n' "$IMAGE_TAG" "$SECONDS"

@@ -1,0 +1,230 @@
+// The broker's configuration: server.properties, then KAFKA_* environment variables, then --override key=value,
+// each later source winning. Every known key is parsed and validated up front, so a bad value stops startup with
+// one ConfigError line instead of surfacing later.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { LogConfig } from '../storage/log-config.js';
+import { ConfigSource, CONFIG_TYPE_IDS, type ConfigEntry, type ConfigSynonym } from './config-entry.js';
+import { ConfigError, UnknownConfigError } from './config-error.js';
+import { describeText, parseConfigValue, defaultValue, type ConfigValue } from './config-value.js';
+import { ALL_BROKER_CONFIG_DEFS, brokerConfigDef, brokerSynonymChain } from './definitions.js';
+import { propertiesFromEnv } from './env.js';
+import { isInertKey } from './inert-keys.js';
+import { checkServable, parseEndpoints, parseSecurityProtocolMap, type Endpoint } from './listeners.js';
+import { parseProperties } from './properties.js';
+import { TopicConfigResolver } from './topic-config.js';
+
+export { ConfigError, UnknownConfigError } from './config-error.js';
+export { ConfigSource, type ConfigEntry, type ConfigSynonym } from './config-entry.js';
+export type { Endpoint, SecurityProtocol } from './listeners.js';
+export type { ConfigValue } from './config-value.js';
+
+/** Where Kafka would put an empty advertised host (InetAddress.getLocalHost().getCanonicalHostName()). */
+const ADVERTISED_WILDCARD_HOST = 'localhost';
+/** node.id when neither node.id nor broker.id is set (Kafka: required in KRaft, auto-generated under ZooKeeper). */
+const DEFAULT_NODE_ID = 1;
+
+export class BrokerConfig {
+  readonly listeners: readonly Endpoint[];
+  readonly advertisedListeners: readonly Endpoint[];
+  readonly logDirs: readonly string[];
+  readonly nodeId: number;
+  private readonly props: ReadonlyMap<string, string>;
+  private readonly values = new Map<string, ConfigValue>();
+  private readonly topics: TopicConfigResolver;
+
+  /**
+   * `props`: explicitly set configs (unknown keys are ignored here; loadBrokerConfig reports them).
+   * Relative log directories resolve against `cwd`.
+   */
+  constructor(props: Readonly<Record<string, string>> | ReadonlyMap<string, string> = {}, cwd = process.cwd()) {
+    const entries = props instanceof Map ? [...props] : Object.entries(props);
+    this.props = new Map(entries.filter(([name]) => brokerConfigDef(name) !== undefined));
+    for (const def of ALL_BROKER_CONFIG_DEFS) {
+      const raw = this.props.get(def.name);
+      this.values.set(def.name, raw === undefined ? defaultValue(def) : parseConfigValue(def, raw));
+    }
+    this.topics = new TopicConfigResolver(this.props);
+    [this.listeners, this.advertisedListeners] = this.resolveListeners();
+    this.logDirs = this.resolveLogDirs(cwd);
+    this.nodeId = this.resolveNodeId();
+  }
+
+  get numPartitions(): number { return this.number('num.partitions'); }
+  get defaultReplicationFactor(): number { return this.number('default.replication.factor'); }
+  get autoCreateTopicsEnable(): boolean { return this.boolean('auto.create.topics.enable'); }
+  get socketRequestMaxBytes(): number { return this.number('socket.request.max.bytes'); }
+  get messageMaxBytes(): number { return this.number('message.max.bytes'); }
+  get maxConnections(): number { return this.number('max.connections'); }
+  get maxConnectionsPerIp(): number { return this.number('max.connections.per.ip'); }
+  get connectionsMaxIdleMs(): number { return this.number('connections.max.idle.ms'); }
+  get logRetentionCheckIntervalMs(): number { return this.number('log.retention.check.interval.ms'); }
+  /** Number.MAX_SAFE_INTEGER (Kafka's Long.MAX_VALUE) by default: never. */
+  get logFlushSchedulerIntervalMs(): number { return this.number('log.flush.scheduler.interval.ms'); }
+  get logCleanerEnable(): boolean { return this.boolean('log.cleaner.enable'); }
+  get logCleanerBackoffMs(): number { return this.number('log.cleaner.backoff.ms'); }
+  get offsetsTopicNumPartitions(): number { return this.number('offsets.topic.num.partitions'); }
+  get offsetsRetentionMinutes(): number { return this.number('offsets.retention.minutes'); }
+  get groupInitialRebalanceDelayMs(): number { return this.number('group.initial.rebalance.delay.ms'); }
+  get groupMinSessionTimeoutMs(): number { return this.number('group.min.session.timeout.ms'); }
+  get groupMaxSessionTimeoutMs(): number { return this.number('group.max.session.timeout.ms'); }
+  get groupMaxSize(): number { return this.number('group.max.size'); }
+  get deleteTopicEnable(): boolean { return this.boolean('delete.topic.enable'); }
+  /** A pino level: trace, debug, info, warn, error, fatal or silent. */
+  get logLevel(): string { return (this.values.get('log.level') as string).toLowerCase(); }
+  get adminListener(): string | null { return this.values.get('admin.listener') as string | null; }
+  get zeroCopyEnable(): boolean { return this.boolean('kafkite.zero.copy.enable'); }
+  get clusterId(): string | null { return this.values.get('cluster.id') as string | null; }
+
+  /** The typed value of any known broker config (null when unset without a default). */
+  get(name: string): ConfigValue {
+    if (!this.values.has(name)) throw new UnknownConfigError(name, null, 'broker');
+    return this.values.get(name)!;
+  }
+
+  /** Every broker config for DescribeConfigs. kafkite has no dynamic broker configs, so all are read-only. */
+  entries(): ConfigEntry[] {
+    return ALL_BROKER_CONFIG_DEFS.map((def) => {
+      const isSensitive = def.type === 'password';
+      const shown = (text: string): string | null => (isSensitive ? null : text);
+      const raw = this.props.get(def.name) ?? def.default;
+      const chain = brokerSynonymChain(def.name);
+      const synonyms: ConfigSynonym[] = [];
+      for (const name of chain) {
+        const set = this.props.get(name);
+        if (set !== undefined) synonyms.push({ name, value: shown(describeText(brokerConfigDef(name)!, set)), source: ConfigSource.STATIC_BROKER_CONFIG });
+      }
+      for (const name of chain) {
+        const fallback = brokerConfigDef(name)!.default;
+        if (fallback !== null) synonyms.push({ name, value: shown(fallback), source: ConfigSource.DEFAULT_CONFIG });
+      }
+      return {
+        name: def.name,
+        value: raw === null ? null : shown(describeText(def, raw)),
+        source: synonyms[0]?.source ?? ConfigSource.DEFAULT_CONFIG,
+        isSensitive,
+        readOnly: true,
+        configType: CONFIG_TYPE_IDS[def.type],
+        synonyms,
+      };
+    });
+  }
+
+  /** A topic's LogConfig: its overrides, else the broker's synonyms (with unit multipliers), else Kafka's defaults. */
+  logConfig(topicOverrides: Readonly<Record<string, string>>): LogConfig {
+    return this.topics.logConfig(topicOverrides);
+  }
+
+  /** Throws ConfigError for unknown topic config names and bad values (CreateTopics: INVALID_CONFIG). */
+  validateTopicConfigs(overrides: Readonly<Record<string, string>>): void {
+    this.topics.validate(overrides);
+  }
+
+  describeTopicConfig(topicOverrides: Readonly<Record<string, string>>): ConfigEntry[] {
+    return this.topics.describe(topicOverrides);
+  }
+
+  private number(name: string): number {
+    return this.values.get(name) as number;
+  }
+
+  private boolean(name: string): boolean {
+    return this.values.get(name) as boolean;
+  }
+
+  private string(name: string): string | null {
+    return this.values.get(name) as string | null;
+  }
+
+  /**
+   * Controller listeners (controller.listener.names) are left out: kafkite has no controller quorum to serve.
+   * An empty advertised host becomes `localhost`, where Kafka would use the machine's canonical host name; that
+   * suits a development broker, and containers publishing the port.
+   */
+  private resolveListeners(): [Endpoint[], Endpoint[]] {
+    const protocols = parseSecurityProtocolMap(this.string('listener.security.protocol.map')!);
+    const controllerNames = new Set((this.string('controller.listener.names') ?? '').split(',').map((n) => n.trim().toUpperCase()));
+    const listenersRaw = this.string('listeners')!;
+    const listeners = parseEndpoints('listeners', listenersRaw, protocols).filter((e) => !controllerNames.has(e.name));
+    if (listeners.length === 0) throw new ConfigError('listeners', listenersRaw, 'at least one listener besides controller.listener.names');
+    checkServable('listeners', listenersRaw, listeners);
+
+    const advertisedKey = this.props.has('advertised.listeners') ? 'advertised.listeners' : 'listeners';
+    const advertisedRaw = this.string('advertised.listeners') ?? listenersRaw;
+    const advertised = parseEndpoints(advertisedKey, advertisedRaw, protocols)
+      .filter((e) => !controllerNames.has(e.name))
+      .map((e) => (e.host === '' ? { ...e, host: ADVERTISED_WILDCARD_HOST } : e));
+    const names = new Set(listeners.map((e) => e.name));
+    for (const e of advertised) {
+      if (!names.has(e.name)) throw new ConfigError('advertised.listeners', advertisedRaw, `listener names that listeners defines (${[...names].join(', ')})`);
+      if (e.host === '0.0.0.0') throw new ConfigError('advertised.listeners', advertisedRaw, 'a routable host, not the meta-address 0.0.0.0');
+    }
+    return [listeners, advertised];
+  }
+
+  /** log.dirs, else log.dir; comma-separated. */
+  private resolveLogDirs(cwd: string): string[] {
+    const key = this.props.has('log.dirs') ? 'log.dirs' : 'log.dir';
+    const raw = this.string(key)!;
+    const dirs = raw.split(',').map((d) => d.trim()).filter((d) => d !== '');
+    if (dirs.length === 0) throw new ConfigError(key, raw, 'at least one directory');
+    return dirs.map((d) => resolve(cwd, d));
+  }
+
+  /** node.id, else broker.id (Kafka copies one to the other and requires them equal), else 1; -1 means unset. */
+  private resolveNodeId(): number {
+    const nodeId = this.number('node.id');
+    const brokerId = this.number('broker.id');
+    for (const [key, id] of [['node.id', nodeId], ['broker.id', brokerId]] as const) {
+      if (id < -1) throw new ConfigError(key, String(id), `an int >= 0 (or -1: unset, kafkite uses ${DEFAULT_NODE_ID})`);
+    }
+    if (nodeId !== -1 && brokerId !== -1 && nodeId !== brokerId) {
+      throw new ConfigError('node.id', String(nodeId), `the same value as broker.id (${brokerId})`);
+    }
+    if (nodeId !== -1) return nodeId;
+    return brokerId !== -1 ? brokerId : DEFAULT_NODE_ID;
+  }
+}
+
+export interface LoadedConfig {
+  config: BrokerConfig;
+  /** Keys no Kafka or kafkite config has; ignored, as Kafka does, and worth a warning. */
+  unknownKeys: string[];
+  /** Keys accepted without effect on a single node (replication factors, controller quorum, zookeeper.*, …). */
+  inertKeys: string[];
+}
+
+export interface LoadOptions {
+  /** A server.properties file (read as UTF-8). A missing file throws the fs error (ENOENT). */
+  file?: string;
+  /** "key=value" strings from --override. */
+  overrides?: string[];
+  /** Usually process.env: KAFKA_* variables, mapped as the apache/kafka Docker image does. */
+  env?: Record<string, string | undefined>;
+}
+
+/** Loads and validates the broker config: file < env < overrides. Throws ConfigError on the first bad value. */
+export function loadBrokerConfig(opts: LoadOptions): LoadedConfig {
+  const props = new Map<string, string>();
+  const merge = (source: ReadonlyMap<string, string>): void => source.forEach((value, key) => props.set(key, value));
+  if (opts.file !== undefined) merge(parseProperties(readFileSync(opts.file, 'utf8')));
+  if (opts.env) merge(propertiesFromEnv(opts.env));
+  merge(parseOverrides(opts.overrides ?? []));
+
+  const keys = [...props.keys()];
+  return {
+    config: new BrokerConfig(props),
+    unknownKeys: keys.filter((key) => !brokerConfigDef(key) && !isInertKey(key)),
+    inertKeys: keys.filter(isInertKey),
+  };
+}
+
+function parseOverrides(overrides: readonly string[]): Map<string, string> {
+  const props = new Map<string, string>();
+  for (const override of overrides) {
+    const eq = override.indexOf('=');
+    if (eq <= 0) throw new ConfigError('--override', override, 'key=value');
+    props.set(override.slice(0, eq).trim(), override.slice(eq + 1));
+  }
+  return props;
+}

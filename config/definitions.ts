@@ -1,0 +1,43 @@
+// Lookup over every configuration kafkite knows: Kafka's broker and topic configs, plus kafkite's own.
+import type { BrokerConfigDef, TopicConfigDef } from './config-def.js';
+import { BROKER_CONFIG_DEFS, TOPIC_CONFIG_DEFS } from './definitions.generated.js';
+
+/** kafkite's own broker configs; known keys like Kafka's, never reported as unknown. */
+export const KAFKITE_CONFIG_DEFS: readonly BrokerConfigDef[] = [
+  {
+    name: 'log.level',
+    type: 'string',
+    default: 'info',
+    validator: { kind: 'oneOf', values: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], caseInsensitive: true },
+    topicName: null,
+    group: 'kafkite',
+  },
+  { name: 'admin.listener', type: 'string', default: null, validator: null, topicName: null, group: 'kafkite' },
+  { name: 'kafkite.zero.copy.enable', type: 'boolean', default: 'true', validator: null, topicName: null, group: 'kafkite' },
+  // Kafka keeps the cluster id in meta.properties; kafkite takes a fixed one here (the Docker image's CLUSTER_ID).
+  { name: 'cluster.id', type: 'string', default: null, validator: { kind: 'nonEmptyString' }, topicName: null, group: 'kafkite' },
+];
+
+export const ALL_BROKER_CONFIG_DEFS: readonly BrokerConfigDef[] = [...BROKER_CONFIG_DEFS, ...KAFKITE_CONFIG_DEFS];
+export { TOPIC_CONFIG_DEFS };
+
+const brokerDefs = new Map(ALL_BROKER_CONFIG_DEFS.map((def) => [def.name, def]));
+const topicDefs = new Map(TOPIC_CONFIG_DEFS.map((def) => [def.name, def]));
+
+export function brokerConfigDef(name: string): BrokerConfigDef | undefined {
+  return brokerDefs.get(name);
+}
+
+export function topicConfigDef(name: string): TopicConfigDef | undefined {
+  return topicDefs.get(name);
+}
+
+/**
+ * The broker configs that stand for the same setting, highest priority first (Kafka's brokerConfigSynonyms):
+ * the whole chain for log.retention.{ms,minutes,hours} and the like, else just the name itself.
+ */
+export function brokerSynonymChain(name: string): readonly string[] {
+  const topicName = brokerDefs.get(name)?.topicName;
+  const chain = topicName ? topicDefs.get(topicName)?.brokerSynonyms.map((s) => s.name) : undefined;
+  return chain && chain.includes(name) ? chain : [name];
+}

@@ -1,0 +1,37 @@
+// Configs a stock Kafka file sets that mean nothing on one node: replication, the controller quorum, ZooKeeper,
+// JVM thread pools, inter-broker traffic, JMX metrics and per-listener security overrides. kafkite accepts them
+// (still validated when Kafka defines them) and reports them once at startup.
+
+const INERT_PATTERNS: readonly RegExp[] = [
+  /\.replication\.factor$/,
+  /\.min\.isr$/,
+  /^zookeeper\./,
+  /^controller\./,
+  /^process\.roles$/,
+  /^num\.(network\.threads|io\.threads|recovery\.threads\.per\.data\.dir|replica\.fetchers|replica\.alter\.log\.dirs\.threads)$/,
+  /^background\.threads$/,
+  /^queued\.max\.request/,
+  /^socket\.(send|receive)\.buffer\.bytes$/,
+  /^replica\./,
+  /^inter\.broker\./,
+  /^security\.inter\.broker\.protocol$/,
+  /^sasl\.mechanism\.(inter\.broker|controller)\.protocol$/,
+  /^(control\.plane\.listener\.name|early\.start\.listeners)$/,
+  /^broker\.(heartbeat\.interval\.ms|session\.timeout\.ms|rack|id\.generation\.enable)$/,
+  /^reserved\.broker\.max\.id$/,
+  /^initial\.broker\.registration\.timeout\.ms$/,
+  /^metadata\.(log|max)\./,
+  /^controlled\.shutdown\./,
+  /^auto\.leader\.rebalance\.enable$/,
+  /^leader\.imbalance\./,
+  /^unclean\.leader\.election\./,
+  /^eligible\.leader\.replicas\.enable$/,
+  /^(leader|follower)\.replication\.throttled\.rate$/,
+  /^(alter\.log\.dirs\.)?replication\.quota\./,
+  /^(kafka\.metrics\.|metrics\.|metric\.reporters$)/,
+  /^listener\.name\./,
+];
+
+export function isInertKey(name: string): boolean {
+  return INERT_PATTERNS.some((pattern) => pattern.test(name));
+}

@@ -1,0 +1,909 @@
+// The classic group protocol coordinator of a single broker (Kafka's GroupCoordinator): membership,
+// rebalances, committed offsets, and their persistence in __consumer_offsets.
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import * as E from './error-codes.js';
+import { ClassicGroup, GroupState } from './group.js';
+import { ClassicGroupMember } from './member.js';
+import { OffsetStore, type OffsetAndMetadata, type TopicPartition } from './offset-store.js';
+import { partitionFor, type CoordinatorRecord, type OffsetsTopic } from './offsets-topic.js';
+import { subscribedTopicsOf } from './consumer-protocol.js';
+import {
+  decodeGroupMetadataValue, decodeKey, decodeOffsetCommitValue, groupMetadataKey, groupMetadataValue,
+  offsetCommitKey, offsetCommitValue, type GroupMetadata,
+} from './records.js';
+import type {
+  DescribedGroup, HeartbeatRequest, JoinGroupRequest, JoinGroupResult, JoinGroupResultMember, LeaveGroupResult,
+  LeavingMember, ListedGroup, OffsetCommitRequest, OffsetDeleteResult, OffsetFetchResult, SyncGroupRequest,
+  SyncGroupResult, TopicPartitionErrors,
+} from './types.js';
+
+export interface GroupCoordinatorConfig {
+  groupMinSessionTimeoutMs: number;
+  groupMaxSessionTimeoutMs: number;
+  groupInitialRebalanceDelayMs: number;
+  groupMaxSize: number;
+  offsetsRetentionMs: number;
+  offsetsRetentionCheckIntervalMs: number;
+  offsetMetadataMaxBytes: number;
+}
+
+/** Kafka's defaults (group.*, offsets.retention.minutes=10080, offset.metadata.max.bytes=4096). */
+export const DEFAULT_GROUP_COORDINATOR_CONFIG: Readonly<GroupCoordinatorConfig> = Object.freeze({
+  groupMinSessionTimeoutMs: 6000,
+  groupMaxSessionTimeoutMs: 1800000,
+  groupInitialRebalanceDelayMs: 3000,
+  groupMaxSize: 2147483647,
+  offsetsRetentionMs: 10080 * 60000,
+  offsetsRetentionCheckIntervalMs: 600000,
+  offsetMetadataMaxBytes: 4096,
+});
+
+const CLASSIC_GROUP_TYPE = 'classic';
+const EMPTY = Buffer.alloc(0);
+
+function joinError(memberId: string, errorCode: number): JoinGroupResult {
+  return {
+    errorCode, generationId: -1, protocolType: null, protocolName: null, leader: '', skipAssignment: false,
+    memberId, members: [],
+  };
+}
+
+function syncError(errorCode: number): SyncGroupResult {
+  return { errorCode, protocolType: null, protocolName: null, assignment: EMPTY };
+}
+
+export class GroupCoordinator {
+  private readonly groups = new Map<string, ClassicGroup>();
+  private readonly offsets = new OffsetStore();
+  private loading = true;
+  private active = true;
+  private expiryTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly config: GroupCoordinatorConfig,
+    private readonly offsetsTopic: OffsetsTopic,
+    private readonly log?: Logger,
+  ) {}
+
+  /** The __consumer_offsets partition that holds a group's records. */
+  partitionFor(groupId: string): number {
+    return partitionFor(groupId, this.offsetsTopic.numPartitions);
+  }
+
+  // ---- lifecycle ----
+
+  /** Loads groups and offsets from __consumer_offsets; until then requests get COORDINATOR_LOAD_IN_PROGRESS. */
+  async startup(): Promise<void> {
+    const offsets = new Map<string, { group: string; topic: string; partition: number; value: OffsetAndMetadata | null }>();
+    const groups = new Map<string, GroupMetadata | null>();
+    for (let p = 0; p < this.offsetsTopic.numPartitions; p++) {
+      for (const record of await this.offsetsTopic.readAll(p)) {
+        const key = decodeKey(record.key);
+        if (key.type === 'offset') {
+          const value = record.value === null ? null : decodeOffsetCommitValue(record.value);
+          offsets.set(`${key.group}\0${key.topic}\0${key.partition}`, { ...key, value });
+        } else if (key.type === 'group') {
+          groups.set(key.group, record.value === null ? null : decodeGroupMetadataValue(record.value));
+        }
+      }
+    }
+    for (const o of offsets.values()) {
+      if (o.value !== null) this.offsets.put(o.group, o.topic, o.partition, o.value);
+    }
+    for (const [groupId, metadata] of groups) {
+      if (metadata !== null) this.loadGroup(groupId, metadata);
+    }
+    for (const o of offsets.values()) {
+      if (o.value !== null && !this.groups.has(o.group)) this.groups.set(o.group, new ClassicGroup(o.group, Date.now()));
+    }
+    this.loading = false;
+    this.expiryTimer = setInterval(() => void this.cleanupExpiredOffsets(Date.now()), this.config.offsetsRetentionCheckIntervalMs);
+    this.expiryTimer.unref();
+  }
+
+  private loadGroup(groupId: string, metadata: GroupMetadata): void {
+    const now = Date.now();
+    const group = new ClassicGroup(groupId, metadata.currentStateTimestamp >= 0 ? metadata.currentStateTimestamp : now);
+    group.generationId = metadata.generationId;
+    group.protocolType = metadata.protocolType === '' ? null : metadata.protocolType;
+    group.protocolName = metadata.protocolName;
+    for (const m of metadata.members) {
+      const protocols = metadata.protocolName === null ? [] : [{ name: metadata.protocolName, metadata: m.subscription }];
+      const member = new ClassicGroupMember(
+        m.memberId, m.groupInstanceId, m.clientId, m.clientHost, m.rebalanceTimeoutMs, m.sessionTimeoutMs,
+        metadata.protocolType, protocols,
+      );
+      member.assignment = m.assignment;
+      group.add(member);
+      this.scheduleHeartbeat(group, member);
+    }
+    group.leaderId = metadata.leaderId;
+    // A loaded group with members resumes Stable; the members' session timeouts decide if they are still there.
+    group.state = group.isEmpty() ? GroupState.Empty : GroupState.Stable;
+    this.groups.set(groupId, group);
+  }
+
+  /** Stops all timers and answers every waiting JoinGroup/SyncGroup with NOT_COORDINATOR. */
+  shutdown(): void {
+    this.active = false;
+    clearInterval(this.expiryTimer);
+    for (const group of this.groups.values()) {
+      clearTimeout(group.joinTimer);
+      clearTimeout(group.syncTimer);
+      for (const timer of group.pendingMembers.values()) clearTimeout(timer);
+      for (const member of group.members.values()) {
+        clearTimeout(member.heartbeatTimer);
+        this.completeJoin(member, joinError(member.memberId, E.NOT_COORDINATOR));
+        this.completeSync(member, syncError(E.NOT_COORDINATOR));
+      }
+    }
+    this.groups.clear();
+  }
+
+  private validateGroupStatus(groupId: string, requireNonEmptyId = true): number {
+    if (requireNonEmptyId && groupId === '') return E.INVALID_GROUP_ID;
+    if (!this.active) return E.COORDINATOR_NOT_AVAILABLE;
+    if (this.loading) return E.COORDINATOR_LOAD_IN_PROGRESS;
+    return E.NONE;
+  }
+
+  // ---- JoinGroup ----
+
+  async joinGroup(req: JoinGroupRequest): Promise<JoinGroupResult> {
+    const status = this.validateGroupStatus(req.groupId);
+    if (status !== E.NONE) return joinError(req.memberId, status);
+    if (req.sessionTimeoutMs < this.config.groupMinSessionTimeoutMs || req.sessionTimeoutMs > this.config.groupMaxSessionTimeoutMs) {
+      return joinError(req.memberId, E.INVALID_SESSION_TIMEOUT);
+    }
+    const isUnknownMember = req.memberId === '';
+    let group = this.groups.get(req.groupId);
+    if (!group) {
+      if (!isUnknownMember) return joinError(req.memberId, E.UNKNOWN_MEMBER_ID);
+      group = new ClassicGroup(req.groupId, Date.now());
+      this.groups.set(req.groupId, group);
+    }
+    if (!this.acceptJoiningMember(group, req.memberId)) return joinError(req.memberId, E.GROUP_MAX_SIZE_REACHED);
+
+    const result = isUnknownMember ? this.joinUnknownMember(group, req) : this.joinKnownMember(group, req);
+    if (group.is(GroupState.PreparingRebalance)) this.maybeCompleteJoinPhase(group);
+    return result;
+  }
+
+  /** Kafka's acceptJoiningMember: new members are accepted up to group.max.size. */
+  private acceptJoiningMember(group: ClassicGroup, memberId: string): boolean {
+    switch (group.state) {
+      case GroupState.Empty:
+      case GroupState.Dead:
+        return true;
+      case GroupState.PreparingRebalance:
+        return group.members.get(memberId)?.isAwaitingJoin === true || group.awaitingJoinCount < this.config.groupMaxSize;
+      default:
+        return group.has(memberId) || group.size < this.config.groupMaxSize;
+    }
+  }
+
+  private joinUnknownMember(group: ClassicGroup, req: JoinGroupRequest): Promise<JoinGroupResult> | JoinGroupResult {
+    if (group.is(GroupState.Dead)) return joinError('', E.COORDINATOR_NOT_AVAILABLE);
+    if (!group.supportsProtocols(req.protocolType, req.protocols)) return joinError('', E.INCONSISTENT_GROUP_PROTOCOL);
+    const newMemberId = `${req.groupInstanceId ?? req.clientId}-${randomUUID()}`;
+    if (req.groupInstanceId !== null) {
+      const oldMemberId = group.currentStaticMemberId(req.groupInstanceId);
+      if (oldMemberId !== undefined) return this.updateStaticMemberAndRebalance(group, req.groupInstanceId, newMemberId, req);
+      return this.addMemberAndRebalance(group, newMemberId, req);
+    }
+    if (req.requireKnownMemberId) {
+      // KIP-394: the member learns its id first, so a client that never rejoins leaves no member behind.
+      this.addPendingMember(group, newMemberId, req.sessionTimeoutMs);
+      return joinError(newMemberId, E.MEMBER_ID_REQUIRED);
+    }
+    return this.addMemberAndRebalance(group, newMemberId, req);
+  }
+
+  private joinKnownMember(group: ClassicGroup, req: JoinGroupRequest): Promise<JoinGroupResult> | JoinGroupResult {
+    if (group.is(GroupState.Dead)) return joinError(req.memberId, E.COORDINATOR_NOT_AVAILABLE);
+    if (!group.supportsProtocols(req.protocolType, req.protocols)) return joinError(req.memberId, E.INCONSISTENT_GROUP_PROTOCOL);
+    if (group.pendingMembers.has(req.memberId)) return this.addMemberAndRebalance(group, req.memberId, req);
+    const memberError = this.validateCurrentMember(group, req.memberId, req.groupInstanceId);
+    if (memberError !== E.NONE) return joinError(req.memberId, memberError);
+    const member = group.members.get(req.memberId)!;
+    switch (group.state) {
+      case GroupState.PreparingRebalance:
+        return this.updateMemberAndRebalance(group, member, req);
+      case GroupState.CompletingRebalance:
+        return member.matches(req.protocols) ? this.currentGeneration(group, member) : this.updateMemberAndRebalance(group, member, req);
+      case GroupState.Stable:
+        // The leader's rejoin, or changed metadata, starts a rebalance; a follower's unchanged rejoin gets the current generation.
+        return group.isLeader(member.memberId) || !member.matches(req.protocols)
+          ? this.updateMemberAndRebalance(group, member, req)
+          : this.currentGeneration(group, member);
+      default:
+        return joinError(req.memberId, E.UNKNOWN_MEMBER_ID);
+    }
+  }
+
+  private validateCurrentMember(group: ClassicGroup, memberId: string, groupInstanceId: string | null): number {
+    if (group.isStaticMemberFenced(memberId, groupInstanceId)) return E.FENCED_INSTANCE_ID;
+    if (!group.has(memberId)) return E.UNKNOWN_MEMBER_ID;
+    return E.NONE;
+  }
+
+  private currentGeneration(group: ClassicGroup, member: ClassicGroupMember): JoinGroupResult {
+    this.scheduleHeartbeat(group, member);
+    return {
+      errorCode: E.NONE,
+      generationId: group.generationId,
+      protocolType: group.protocolType,
+      protocolName: group.protocolName,
+      leader: group.leaderId ?? '',
+      skipAssignment: false,
+      memberId: member.memberId,
+      members: group.isLeader(member.memberId) ? this.memberMetadata(group) : [],
+    };
+  }
+
+  private memberMetadata(group: ClassicGroup): JoinGroupResultMember[] {
+    const protocol = group.protocolName!;
+    return [...group.members.values()].map((m) => ({
+      memberId: m.memberId, groupInstanceId: m.groupInstanceId, metadata: m.metadataFor(protocol),
+    }));
+  }
+
+  private addPendingMember(group: ClassicGroup, memberId: string, sessionTimeoutMs: number): void {
+    const timer = setTimeout(() => {
+      group.pendingMembers.delete(memberId);
+      if (group.is(GroupState.PreparingRebalance)) this.maybeCompleteJoinPhase(group);
+    }, sessionTimeoutMs);
+    timer.unref();
+    group.pendingMembers.set(memberId, timer);
+  }
+
+  private addMemberAndRebalance(group: ClassicGroup, memberId: string, req: JoinGroupRequest): Promise<JoinGroupResult> {
+    clearTimeout(group.pendingMembers.get(memberId));
+    group.pendingMembers.delete(memberId);
+    const member = new ClassicGroupMember(
+      memberId, req.groupInstanceId, req.clientId, req.clientHost,
+      req.rebalanceTimeoutMs < 0 ? req.sessionTimeoutMs : req.rebalanceTimeoutMs, req.sessionTimeoutMs,
+      req.protocolType, req.protocols,
+    );
+    const result = new Promise<JoinGroupResult>((resolve) => { member.awaitingJoin = resolve; });
+    if (group.is(GroupState.PreparingRebalance) && group.generationId === 0) group.newMemberAdded = true;
+    group.add(member);
+    this.maybePrepareRebalance(group, `adding new member ${memberId}`);
+    return result;
+  }
+
+  private updateMember(member: ClassicGroupMember, req: JoinGroupRequest): Promise<JoinGroupResult> {
+    // A second JoinGroup while the first still waits replaces it, as the client gave up on the first.
+    this.completeJoin(member, joinError(member.memberId, E.REBALANCE_IN_PROGRESS));
+    member.protocols = req.protocols;
+    member.sessionTimeoutMs = req.sessionTimeoutMs;
+    member.rebalanceTimeoutMs = req.rebalanceTimeoutMs < 0 ? req.sessionTimeoutMs : req.rebalanceTimeoutMs;
+    return new Promise<JoinGroupResult>((resolve) => { member.awaitingJoin = resolve; });
+  }
+
+  private updateMemberAndRebalance(group: ClassicGroup, member: ClassicGroupMember, req: JoinGroupRequest): Promise<JoinGroupResult> {
+    const result = this.updateMember(member, req);
+    this.maybePrepareRebalance(group, `updating metadata of member ${member.memberId}`);
+    return result;
+  }
+
+  /** A static member's new incarnation takes over its instance id; rebalances only if the protocol changes. */
+  private async updateStaticMemberAndRebalance(
+    group: ClassicGroup, groupInstanceId: string, newMemberId: string, req: JoinGroupRequest,
+  ): Promise<JoinGroupResult> {
+    const previousLeader = group.leaderId ?? '';
+    const oldMemberId = group.currentStaticMemberId(groupInstanceId)!;
+    const member = group.replaceStaticMember(groupInstanceId, newMemberId);
+    this.completeJoin(member, joinError(oldMemberId, E.FENCED_INSTANCE_ID));
+    this.completeSync(member, syncError(E.FENCED_INSTANCE_ID));
+    const oldProtocols = member.protocols;
+    const result = this.updateMember(member, req);
+    this.scheduleHeartbeat(group, member);
+
+    switch (group.state) {
+      case GroupState.Stable: {
+        if (group.selectProtocol() !== group.protocolName) {
+          this.prepareRebalance(group, `static member ${groupInstanceId} joined with a different protocol`);
+          return result;
+        }
+        const resolveJoin = member.awaitingJoin!;
+        member.awaitingJoin = undefined;
+        try {
+          await this.storeGroup(group);
+        } catch (err) {
+          this.log?.warn({ err, group: group.groupId }, 'failed to persist static member replacement');
+          group.replaceStaticMember(groupInstanceId, oldMemberId);
+          member.protocols = oldProtocols;
+          resolveJoin(joinError(newMemberId, E.COORDINATOR_NOT_AVAILABLE));
+          return result;
+        }
+        const isLeader = group.isLeader(newMemberId);
+        const skipAssignment = req.supportSkippingAssignment && isLeader;
+        resolveJoin({
+          errorCode: E.NONE,
+          generationId: group.generationId,
+          protocolType: group.protocolType,
+          protocolName: group.protocolName,
+          // Before v9 the old leader id is returned, so a rejoining leader does not assign a Stable group.
+          leader: skipAssignment ? newMemberId : previousLeader,
+          skipAssignment,
+          memberId: newMemberId,
+          members: skipAssignment ? this.memberMetadata(group) : [],
+        });
+        return result;
+      }
+      case GroupState.CompletingRebalance:
+        // The leader may already assign to the old member id: start over.
+        this.prepareRebalance(group, `static member ${groupInstanceId} rejoined during the sync phase`);
+        return result;
+      default:
+        return result;
+    }
+  }
+
+  private maybePrepareRebalance(group: ClassicGroup, reason: string): void {
+    if (group.canRebalance()) this.prepareRebalance(group, reason);
+  }
+
+  private prepareRebalance(group: ClassicGroup, reason: string): void {
+    this.log?.info({ group: group.groupId, reason }, 'preparing to rebalance group');
+    if (group.is(GroupState.CompletingRebalance)) this.resetAndPropagateAssignmentError(group, E.REBALANCE_IN_PROGRESS);
+    clearTimeout(group.syncTimer);
+    group.pendingSyncMembers.clear();
+    const wasEmpty = group.is(GroupState.Empty);
+    group.transitionTo(GroupState.PreparingRebalance, Date.now());
+    clearTimeout(group.joinTimer);
+    if (wasEmpty) {
+      // group.initial.rebalance.delay.ms: let more members of a starting group join the first generation.
+      group.initialDelayActive = true;
+      group.newMemberAdded = false;
+      const rebalanceTimeout = group.rebalanceTimeoutMs();
+      const delay = Math.min(this.config.groupInitialRebalanceDelayMs, rebalanceTimeout);
+      this.scheduleInitialDelay(group, delay, Math.max(rebalanceTimeout - this.config.groupInitialRebalanceDelayMs, 0));
+    } else {
+      group.joinTimer = setTimeout(() => this.onCompleteJoin(group), group.rebalanceTimeoutMs());
+      group.joinTimer.unref();
+      this.maybeCompleteJoinPhase(group);
+    }
+  }
+
+  private scheduleInitialDelay(group: ClassicGroup, delayMs: number, remainingMs: number): void {
+    group.joinTimer = setTimeout(() => {
+      if (group.newMemberAdded && remainingMs > 0) {
+        group.newMemberAdded = false;
+        const delay = Math.min(this.config.groupInitialRebalanceDelayMs, remainingMs);
+        this.scheduleInitialDelay(group, delay, Math.max(remainingMs - delay, 0));
+      } else {
+        group.initialDelayActive = false;
+        this.onCompleteJoin(group);
+      }
+    }, delayMs);
+    group.joinTimer.unref();
+  }
+
+  /** Completes the join phase early when every known member has rejoined (never during the initial delay). */
+  private maybeCompleteJoinPhase(group: ClassicGroup): void {
+    if (group.is(GroupState.PreparingRebalance) && !group.initialDelayActive && group.hasAllMembersJoined()) {
+      this.onCompleteJoin(group);
+    }
+  }
+
+  private onCompleteJoin(group: ClassicGroup): void {
+    clearTimeout(group.joinTimer);
+    group.initialDelayActive = false;
+    if (!group.is(GroupState.PreparingRebalance)) return;
+    for (const member of [...group.members.values()]) {
+      if (!member.isAwaitingJoin) this.removeMember(group, member, E.UNKNOWN_MEMBER_ID);
+    }
+    const now = Date.now();
+    group.generationId++;
+    if (group.isEmpty()) {
+      group.protocolName = null;
+      group.transitionTo(GroupState.Empty, now);
+      this.storeGroup(group).catch((err) => this.log?.warn({ err, group: group.groupId }, 'failed to persist empty group'));
+      return;
+    }
+    group.protocolName = group.selectProtocol();
+    group.transitionTo(GroupState.CompletingRebalance, now);
+    const members = this.memberMetadata(group);
+    for (const member of group.members.values()) {
+      const isLeader = group.isLeader(member.memberId);
+      this.completeJoin(member, {
+        errorCode: E.NONE,
+        generationId: group.generationId,
+        protocolType: group.protocolType,
+        protocolName: group.protocolName,
+        leader: group.leaderId ?? '',
+        skipAssignment: false,
+        memberId: member.memberId,
+        members: isLeader ? members : [],
+      });
+      this.scheduleHeartbeat(group, member);
+      group.pendingSyncMembers.add(member.memberId);
+    }
+    this.schedulePendingSync(group);
+  }
+
+  /** Members that do not send SyncGroup within the rebalance timeout are removed (Kafka's pending sync). */
+  private schedulePendingSync(group: ClassicGroup): void {
+    const generationId = group.generationId;
+    clearTimeout(group.syncTimer);
+    group.syncTimer = setTimeout(() => {
+      if (group.generationId !== generationId || group.pendingSyncMembers.size === 0) return;
+      if (!group.is(GroupState.CompletingRebalance) && !group.is(GroupState.Stable)) return;
+      for (const memberId of [...group.pendingSyncMembers]) {
+        const member = group.members.get(memberId);
+        if (member) this.removeMember(group, member, E.UNKNOWN_MEMBER_ID);
+      }
+      group.pendingSyncMembers.clear();
+      this.maybePrepareRebalance(group, 'members did not sync in time');
+    }, group.rebalanceTimeoutMs());
+    group.syncTimer.unref();
+  }
+
+  private completeJoin(member: ClassicGroupMember, result: JoinGroupResult): void {
+    const resolve = member.awaitingJoin;
+    member.awaitingJoin = undefined;
+    resolve?.(result);
+  }
+
+  private completeSync(member: ClassicGroupMember, result: SyncGroupResult): void {
+    const resolve = member.awaitingSync;
+    member.awaitingSync = undefined;
+    resolve?.(result);
+  }
+
+  // ---- heartbeats and member expiry ----
+
+  private scheduleHeartbeat(group: ClassicGroup, member: ClassicGroupMember): void {
+    member.heartbeatDeadline = Date.now() + member.sessionTimeoutMs;
+    if (member.heartbeatTimer === undefined) this.armHeartbeatTimer(group, member, member.sessionTimeoutMs);
+  }
+
+  private armHeartbeatTimer(group: ClassicGroup, member: ClassicGroupMember, delayMs: number): void {
+    member.heartbeatTimer = setTimeout(() => {
+      member.heartbeatTimer = undefined;
+      if (group.members.get(member.memberId) !== member) return;
+      const now = Date.now();
+      if (member.shouldKeepAlive(now)) {
+        this.armHeartbeatTimer(group, member, Math.max(member.heartbeatDeadline - now, member.sessionTimeoutMs));
+      } else {
+        this.log?.info({ group: group.groupId, member: member.memberId }, 'member session expired');
+        this.removeMemberAndUpdateGroup(group, member);
+      }
+    }, delayMs);
+    member.heartbeatTimer.unref();
+  }
+
+  private removeMember(group: ClassicGroup, member: ClassicGroupMember, errorCode: number): void {
+    clearTimeout(member.heartbeatTimer);
+    member.heartbeatTimer = undefined;
+    group.remove(member.memberId);
+    this.completeJoin(member, joinError(member.memberId, errorCode));
+    this.completeSync(member, syncError(errorCode));
+  }
+
+  private removeMemberAndUpdateGroup(group: ClassicGroup, member: ClassicGroupMember): void {
+    this.removeMember(group, member, E.UNKNOWN_MEMBER_ID);
+    switch (group.state) {
+      case GroupState.Stable:
+      case GroupState.CompletingRebalance:
+        this.prepareRebalance(group, `removing member ${member.memberId}`);
+        break;
+      case GroupState.PreparingRebalance:
+        this.maybeCompleteJoinPhase(group);
+        break;
+      default:
+        break;
+    }
+  }
+
+  heartbeat(req: HeartbeatRequest): number {
+    const status = this.validateGroupStatus(req.groupId);
+    if (status !== E.NONE) return status;
+    const group = this.groups.get(req.groupId);
+    if (!group) return E.UNKNOWN_MEMBER_ID;
+    if (group.is(GroupState.Dead)) return E.COORDINATOR_NOT_AVAILABLE;
+    const memberError = this.validateCurrentMember(group, req.memberId, req.groupInstanceId);
+    if (memberError !== E.NONE) return memberError;
+    if (req.generationId !== group.generationId) return E.ILLEGAL_GENERATION;
+    const member = group.members.get(req.memberId)!;
+    switch (group.state) {
+      case GroupState.PreparingRebalance:
+        this.scheduleHeartbeat(group, member);
+        return E.REBALANCE_IN_PROGRESS;
+      case GroupState.CompletingRebalance:
+      case GroupState.Stable:
+        this.scheduleHeartbeat(group, member);
+        return E.NONE;
+      default:
+        return E.UNKNOWN_MEMBER_ID;
+    }
+  }
+
+  // ---- SyncGroup ----
+
+  async syncGroup(req: SyncGroupRequest): Promise<SyncGroupResult> {
+    const status = this.validateGroupStatus(req.groupId);
+    if (status !== E.NONE) return syncError(status);
+    const group = this.groups.get(req.groupId);
+    if (!group) return syncError(E.UNKNOWN_MEMBER_ID);
+    if (group.is(GroupState.Dead)) return syncError(E.COORDINATOR_NOT_AVAILABLE);
+    const memberError = this.validateCurrentMember(group, req.memberId, req.groupInstanceId);
+    if (memberError !== E.NONE) return syncError(memberError);
+    if (req.generationId !== group.generationId) return syncError(E.ILLEGAL_GENERATION);
+    if ((req.protocolType !== null && req.protocolType !== group.protocolType) ||
+        (req.protocolName !== null && req.protocolName !== group.protocolName)) {
+      return syncError(E.INCONSISTENT_GROUP_PROTOCOL);
+    }
+    const member = group.members.get(req.memberId)!;
+    group.pendingSyncMembers.delete(member.memberId);
+    switch (group.state) {
+      case GroupState.PreparingRebalance:
+        return syncError(E.REBALANCE_IN_PROGRESS);
+      case GroupState.CompletingRebalance: {
+        this.completeSync(member, syncError(E.REBALANCE_IN_PROGRESS));
+        const result = new Promise<SyncGroupResult>((resolve) => { member.awaitingSync = resolve; });
+        if (group.isLeader(member.memberId)) await this.completeLeaderSync(group, req);
+        return result;
+      }
+      case GroupState.Stable:
+        this.scheduleHeartbeat(group, member);
+        return { errorCode: E.NONE, protocolType: group.protocolType, protocolName: group.protocolName, assignment: member.assignment };
+      default:
+        return syncError(E.UNKNOWN_MEMBER_ID);
+    }
+  }
+
+  private async completeLeaderSync(group: ClassicGroup, req: SyncGroupRequest): Promise<void> {
+    const generationId = group.generationId;
+    const assignments = new Map(req.assignments.map((a) => [a.memberId, a.assignment]));
+    let stored = true;
+    try {
+      await this.storeGroup(group, assignments);
+    } catch (err) {
+      this.log?.warn({ err, group: group.groupId }, 'failed to persist group assignment');
+      stored = false;
+    }
+    // The group may have moved on while the write was in flight.
+    if (!group.is(GroupState.CompletingRebalance) || group.generationId !== generationId) return;
+    if (!stored) {
+      this.resetAndPropagateAssignmentError(group, E.COORDINATOR_NOT_AVAILABLE);
+      this.prepareRebalance(group, 'failed to persist the assignment');
+      return;
+    }
+    for (const member of group.members.values()) {
+      member.assignment = assignments.get(member.memberId) ?? EMPTY;
+      if (member.isAwaitingSync) {
+        this.completeSync(member, {
+          errorCode: E.NONE, protocolType: group.protocolType, protocolName: group.protocolName, assignment: member.assignment,
+        });
+        this.scheduleHeartbeat(group, member);
+      }
+    }
+    group.transitionTo(GroupState.Stable, Date.now());
+  }
+
+  private resetAndPropagateAssignmentError(group: ClassicGroup, errorCode: number): void {
+    for (const member of group.members.values()) {
+      member.assignment = EMPTY;
+      this.completeSync(member, syncError(errorCode));
+    }
+  }
+
+  // ---- LeaveGroup ----
+
+  leaveGroup(groupId: string, members: ReadonlyArray<LeavingMember>): LeaveGroupResult {
+    const status = this.validateGroupStatus(groupId);
+    if (status !== E.NONE) return { errorCode: status, members: [] };
+    const group = this.groups.get(groupId);
+    if (!group) return { errorCode: E.NONE, members: members.map((m) => ({ ...m, errorCode: E.UNKNOWN_MEMBER_ID })) };
+    if (group.is(GroupState.Dead)) return { errorCode: E.COORDINATOR_NOT_AVAILABLE, members: [] };
+    return { errorCode: E.NONE, members: members.map((m) => ({ ...m, errorCode: this.removeLeavingMember(group, m) })) };
+  }
+
+  private removeLeavingMember(group: ClassicGroup, leaving: LeavingMember): number {
+    if (leaving.memberId === '') {
+      // Administrative removal of a static member by its instance id alone.
+      const memberId = group.currentStaticMemberId(leaving.groupInstanceId);
+      if (memberId === undefined) return E.UNKNOWN_MEMBER_ID;
+      this.removeMemberAndUpdateGroup(group, group.members.get(memberId)!);
+      return E.NONE;
+    }
+    const pending = group.pendingMembers.get(leaving.memberId);
+    if (pending !== undefined) {
+      clearTimeout(pending);
+      group.pendingMembers.delete(leaving.memberId);
+      this.maybeCompleteJoinPhase(group);
+      return E.NONE;
+    }
+    const memberError = this.validateCurrentMember(group, leaving.memberId, leaving.groupInstanceId);
+    if (memberError !== E.NONE) return memberError;
+    this.removeMemberAndUpdateGroup(group, group.members.get(leaving.memberId)!);
+    return E.NONE;
+  }
+
+  // ---- offsets ----
+
+  async commitOffsets(req: OffsetCommitRequest): Promise<TopicPartitionErrors[]> {
+    const allWith = (errorCode: number): TopicPartitionErrors[] =>
+      req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
+    const status = this.validateGroupStatus(req.groupId, false);
+    if (status !== E.NONE) return allWith(status);
+    let group = this.groups.get(req.groupId);
+    if (!group) {
+      if (req.generationId >= 0) return allWith(E.ILLEGAL_GENERATION);
+      // A standalone consumer: the group exists only to hold its offsets.
+      group = new ClassicGroup(req.groupId, Date.now());
+      this.groups.set(req.groupId, group);
+    }
+    const groupError = this.validateOffsetCommit(group, req);
+    if (groupError !== E.NONE) return allWith(groupError);
+
+    const now = Date.now();
+    const records: CoordinatorRecord[] = [];
+    const accepted: Array<[string, number, OffsetAndMetadata]> = [];
+    const result = req.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => {
+        const metadata = p.committedMetadata ?? '';
+        if (Buffer.byteLength(metadata) > this.config.offsetMetadataMaxBytes) {
+          return { partitionIndex: p.partitionIndex, errorCode: E.OFFSET_METADATA_TOO_LARGE };
+        }
+        const commitTimestamp = p.commitTimestamp >= 0 ? p.commitTimestamp : now;
+        const offset: OffsetAndMetadata = {
+          offset: p.committedOffset,
+          leaderEpoch: p.committedLeaderEpoch,
+          metadata,
+          commitTimestamp,
+          expireTimestamp: req.retentionTimeMs >= 0 ? commitTimestamp + req.retentionTimeMs : -1,
+        };
+        records.push({ key: offsetCommitKey(req.groupId, t.name, p.partitionIndex), value: offsetCommitValue(offset) });
+        accepted.push([t.name, p.partitionIndex, offset]);
+        return { partitionIndex: p.partitionIndex, errorCode: E.NONE };
+      }),
+    }));
+    if (records.length === 0) return result;
+    try {
+      await this.offsetsTopic.append(this.partitionFor(req.groupId), records);
+    } catch (err) {
+      this.log?.warn({ err, group: req.groupId }, 'failed to persist committed offsets');
+      return result.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => (p.errorCode === E.NONE ? { ...p, errorCode: E.COORDINATOR_NOT_AVAILABLE } : p)),
+      }));
+    }
+    for (const [topic, partition, offset] of accepted) this.offsets.put(req.groupId, topic, partition, offset);
+    return result;
+  }
+
+  private validateOffsetCommit(group: ClassicGroup, req: OffsetCommitRequest): number {
+    if (group.is(GroupState.Dead)) return E.COORDINATOR_NOT_AVAILABLE;
+    if (req.generationId < 0 && req.memberId === '' && group.is(GroupState.Empty)) return E.NONE;
+    const memberError = this.validateCurrentMember(group, req.memberId, req.groupInstanceId);
+    if (memberError !== E.NONE) return memberError;
+    if (req.generationId !== group.generationId) return E.ILLEGAL_GENERATION;
+    switch (group.state) {
+      case GroupState.Stable:
+      case GroupState.PreparingRebalance:
+        this.scheduleHeartbeat(group, group.members.get(req.memberId)!);
+        return E.NONE;
+      case GroupState.CompletingRebalance:
+        return E.REBALANCE_IN_PROGRESS;
+      default:
+        return E.UNKNOWN_MEMBER_ID;
+    }
+  }
+
+  /** Committed offsets of the listed partitions (-1 when none), or of every partition when `topics` is null. */
+  fetchOffsets(groupId: string, topics: ReadonlyArray<{ name: string; partitionIndexes: ReadonlyArray<number> }> | null): OffsetFetchResult {
+    const status = this.validateGroupStatus(groupId, false);
+    if (status !== E.NONE) return { errorCode: status, topics: [] };
+    const toFetched = (partitionIndex: number, o: OffsetAndMetadata | undefined) => ({
+      partitionIndex,
+      committedOffset: o?.offset ?? -1,
+      committedLeaderEpoch: o?.leaderEpoch ?? -1,
+      metadata: o?.metadata ?? '',
+      errorCode: E.NONE,
+    });
+    if (topics !== null) {
+      return {
+        errorCode: E.NONE,
+        topics: topics.map((t) => ({
+          name: t.name,
+          partitions: t.partitionIndexes.map((p) => toFetched(p, this.offsets.get(groupId, t.name, p))),
+        })),
+      };
+    }
+    const byTopic = new Map<string, ReturnType<typeof toFetched>[]>();
+    for (const [topic, partition, offset] of this.offsets.entries(groupId)) {
+      let list = byTopic.get(topic);
+      if (!list) byTopic.set(topic, (list = []));
+      list.push(toFetched(partition, offset));
+    }
+    return { errorCode: E.NONE, topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })) };
+  }
+
+  async deleteOffsets(groupId: string, topics: ReadonlyArray<{ name: string; partitions: ReadonlyArray<number> }>): Promise<OffsetDeleteResult> {
+    const status = this.validateGroupStatus(groupId);
+    if (status !== E.NONE) return { errorCode: status, topics: [] };
+    const group = this.groups.get(groupId);
+    if (!group || group.is(GroupState.Dead)) return { errorCode: E.GROUP_ID_NOT_FOUND, topics: [] };
+    let subscribed = new Set<string>();
+    if (!group.is(GroupState.Empty)) {
+      const topicsInUse = group.subscribedTopics(subscribedTopicsOf);
+      if (topicsInUse === undefined) return { errorCode: E.NON_EMPTY_GROUP, topics: [] };
+      subscribed = topicsInUse;
+    }
+    const tombstones: CoordinatorRecord[] = [];
+    const deleted: TopicPartition[] = [];
+    const result = topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((partitionIndex) => {
+        if (subscribed.has(t.name)) return { partitionIndex, errorCode: E.GROUP_SUBSCRIBED_TO_TOPIC };
+        if (this.offsets.get(groupId, t.name, partitionIndex) !== undefined) {
+          tombstones.push({ key: offsetCommitKey(groupId, t.name, partitionIndex), value: null });
+          deleted.push({ topic: t.name, partition: partitionIndex });
+        }
+        return { partitionIndex, errorCode: E.NONE };
+      }),
+    }));
+    if (tombstones.length > 0) {
+      try {
+        await this.offsetsTopic.append(this.partitionFor(groupId), tombstones);
+      } catch (err) {
+        this.log?.warn({ err, group: groupId }, 'failed to persist offset deletion');
+        return { errorCode: E.COORDINATOR_NOT_AVAILABLE, topics: [] };
+      }
+      for (const { topic, partition } of deleted) this.offsets.delete(groupId, topic, partition);
+    }
+    return { errorCode: E.NONE, topics: result };
+  }
+
+  // ---- group administration ----
+
+  describeGroups(groupIds: ReadonlyArray<string>): DescribedGroup[] {
+    return groupIds.map((groupId) => {
+      const described: DescribedGroup = {
+        errorCode: E.NONE, groupId, groupState: GroupState.Dead, protocolType: '', protocolData: '', members: [],
+      };
+      const status = this.validateGroupStatus(groupId);
+      if (status !== E.NONE) return { ...described, errorCode: status, groupState: '' };
+      const group = this.groups.get(groupId);
+      if (!group) return described;
+      const stable = group.is(GroupState.Stable);
+      return {
+        ...described,
+        groupState: group.state,
+        protocolType: group.protocolType ?? '',
+        protocolData: stable ? group.protocolName ?? '' : '',
+        // Member metadata and assignments are only meaningful once the group is Stable.
+        members: [...group.members.values()].map((m) => ({
+          memberId: m.memberId,
+          groupInstanceId: m.groupInstanceId,
+          clientId: m.clientId,
+          clientHost: m.clientHost,
+          memberMetadata: stable ? m.metadataFor(group.protocolName!) : EMPTY,
+          memberAssignment: stable ? m.assignment : EMPTY,
+        })),
+      };
+    });
+  }
+
+  /** Groups in any of `statesFilter` (case-insensitive; empty = all) whose type is in `typesFilter` (empty = all). */
+  listGroups(statesFilter: ReadonlyArray<string>, typesFilter: ReadonlyArray<string>): { errorCode: number; groups: ListedGroup[] } {
+    const status = this.validateGroupStatus('', false);
+    if (status !== E.NONE) return { errorCode: status, groups: [] };
+    const states = new Set(statesFilter.map((s) => s.toLowerCase()));
+    const types = new Set(typesFilter.map((s) => s.toLowerCase()));
+    if (types.size > 0 && !types.has(CLASSIC_GROUP_TYPE)) return { errorCode: E.NONE, groups: [] };
+    const groups: ListedGroup[] = [];
+    for (const group of this.groups.values()) {
+      if (group.is(GroupState.Dead) || (states.size > 0 && !states.has(group.state.toLowerCase()))) continue;
+      groups.push({ groupId: group.groupId, protocolType: group.protocolType ?? '', groupState: group.state, groupType: CLASSIC_GROUP_TYPE });
+    }
+    return { errorCode: E.NONE, groups };
+  }
+
+  async deleteGroups(groupIds: ReadonlyArray<string>): Promise<Array<{ groupId: string; errorCode: number }>> {
+    const results: Array<{ groupId: string; errorCode: number }> = [];
+    for (const groupId of groupIds) results.push({ groupId, errorCode: await this.deleteGroup(groupId) });
+    return results;
+  }
+
+  private async deleteGroup(groupId: string): Promise<number> {
+    const status = this.validateGroupStatus(groupId);
+    if (status !== E.NONE) return status;
+    const group = this.groups.get(groupId);
+    if (!group || group.is(GroupState.Dead)) return E.GROUP_ID_NOT_FOUND;
+    if (!group.is(GroupState.Empty)) return E.NON_EMPTY_GROUP;
+    try {
+      await this.removeGroup(group);
+    } catch (err) {
+      this.log?.warn({ err, group: groupId }, 'failed to persist group deletion');
+      return E.COORDINATOR_NOT_AVAILABLE;
+    }
+    return E.NONE;
+  }
+
+  /** Writes tombstones for the group and all its offsets, then forgets it. */
+  private async removeGroup(group: ClassicGroup): Promise<void> {
+    const tombstones: CoordinatorRecord[] = this.offsets
+      .partitions(group.groupId)
+      .map((tp) => ({ key: offsetCommitKey(group.groupId, tp.topic, tp.partition), value: null }));
+    tombstones.push({ key: groupMetadataKey(group.groupId), value: null });
+    await this.offsetsTopic.append(this.partitionFor(group.groupId), tombstones);
+    if (this.groups.get(group.groupId) !== group || !group.is(GroupState.Empty)) return;
+    group.transitionTo(GroupState.Dead, Date.now());
+    this.groups.delete(group.groupId);
+    this.offsets.deleteGroup(group.groupId);
+  }
+
+  /** offsets.retention.minutes: removes expired offsets, then Empty groups left without offsets. */
+  async cleanupExpiredOffsets(now: number): Promise<void> {
+    if (!this.active || this.loading) return;
+    for (const group of [...this.groups.values()]) {
+      const expired = this.expiredOffsets(group, now);
+      try {
+        if (expired.length > 0) {
+          await this.offsetsTopic.append(
+            this.partitionFor(group.groupId),
+            expired.map((tp) => ({ key: offsetCommitKey(group.groupId, tp.topic, tp.partition), value: null })),
+          );
+          for (const tp of expired) this.offsets.delete(group.groupId, tp.topic, tp.partition);
+        }
+        if (group.is(GroupState.Empty) && !this.offsets.hasOffsets(group.groupId)) await this.removeGroup(group);
+      } catch (err) {
+        this.log?.warn({ err, group: group.groupId }, 'failed to expire offsets');
+      }
+    }
+  }
+
+  private expiredOffsets(group: ClassicGroup, now: number): TopicPartition[] {
+    const retention = this.config.offsetsRetentionMs;
+    let baseTimestamp: (o: OffsetAndMetadata) => number;
+    let subscribed = new Set<string>();
+    if (group.protocolType === null) {
+      baseTimestamp = (o) => o.commitTimestamp; // standalone consumer: each offset ages on its own
+    } else if (group.is(GroupState.Empty)) {
+      baseTimestamp = () => group.currentStateTimestamp; // retention starts when the group became Empty
+    } else {
+      const topics = group.is(GroupState.Stable) ? group.subscribedTopics(subscribedTopicsOf) : undefined;
+      if (topics === undefined) return [];
+      subscribed = topics; // a live consumer group keeps the offsets of topics it still subscribes to
+      baseTimestamp = (o) => o.commitTimestamp;
+    }
+    const expired: TopicPartition[] = [];
+    for (const [topic, partition, o] of this.offsets.entries(group.groupId)) {
+      if (subscribed.has(topic)) continue;
+      const isExpired = o.expireTimestamp >= 0 ? now >= o.expireTimestamp : now - baseTimestamp(o) >= retention;
+      if (isExpired) expired.push({ topic, partition });
+    }
+    return expired;
+  }
+
+  // ---- persistence ----
+
+  private storeGroup(group: ClassicGroup, assignments?: ReadonlyMap<string, Buffer>): Promise<void> {
+    const value = groupMetadataValue({
+      protocolType: group.protocolType ?? '',
+      generationId: group.generationId,
+      protocolName: group.protocolName,
+      leaderId: group.leaderId,
+      currentStateTimestamp: group.currentStateTimestamp,
+      members: [...group.members.values()].map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+        sessionTimeoutMs: m.sessionTimeoutMs,
+        subscription: group.protocolName === null ? EMPTY : m.metadataFor(group.protocolName),
+        assignment: assignments?.get(m.memberId) ?? m.assignment,
+      })),
+    });
+    return this.offsetsTopic.append(this.partitionFor(group.groupId), [{ key: groupMetadataKey(group.groupId), value }]);
+  }
+}
+

@@ -1,0 +1,21 @@
+import type { LeaveGroupRequest } from '../../protocol/generated/LeaveGroupRequest.js';
+import type { LeaveGroupResponse } from '../../protocol/generated/LeaveGroupResponse.js';
+import { NONE } from '../coordinator/error-codes.js';
+import type { Handler } from './handler.js';
+
+export const handler: Handler<LeaveGroupRequest, LeaveGroupResponse> = {
+  apiKey: 13,
+  name: 'LeaveGroup',
+  minVersion: 0,
+  maxVersion: 5,
+  handle(request, ctx) {
+    // v0-2 name one member; v3+ (KIP-345) a batch, by member id or group instance id.
+    const leaving = ctx.apiVersion >= 3
+      ? request.members.map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId }))
+      : [{ memberId: request.memberId, groupInstanceId: null }];
+    const result = ctx.broker.groupCoordinator.leaveGroup(request.groupId, leaving);
+    if (ctx.apiVersion >= 3) return { throttleTimeMs: 0, errorCode: result.errorCode, members: result.members };
+    const memberError = result.members.find((m) => m.errorCode !== NONE)?.errorCode ?? NONE;
+    return { throttleTimeMs: 0, errorCode: result.errorCode !== NONE ? result.errorCode : memberError, members: [] };
+  },
+};

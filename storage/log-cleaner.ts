@@ -1,0 +1,227 @@
+// Log compaction (Kafka's LogCleaner): rewrites the closed segments of compacted logs keeping the
+// latest record per key. Offsets are kept (gaps are fine); batches are decoded and re-encoded with
+// their own compression only when they lose records.
+import type { Logger } from 'pino';
+import { decodeBatch, encodeBatch, type KafkaRecord } from '../protocol/records/record-batch.js';
+import { BatchHeader, batchesIn } from '../protocol/records/batch-header.js';
+import type { OffsetCheckpointFile } from './checkpoint-file.js';
+import { CLEANED_FILE_SUFFIX, logDirName } from './log-file-names.js';
+import { LogSegment } from './log-segment.js';
+import { segmentConfigOf, type UnifiedLog } from './unified-log.js';
+
+export interface LogCleanerOptions {
+  logger: Logger;
+  backoffMs: number;
+  /** The cleaner-offset-checkpoint of the log dir holding `log`. */
+  checkpointFor(log: UnifiedLog): OffsetCheckpointFile;
+  /** Every log of the log dir holding `log` (the checkpoint lists them all). */
+  logsIn(log: UnifiedLog): UnifiedLog[];
+}
+
+export interface CleanResult {
+  segments: number;
+  bytesBefore: number;
+  bytesAfter: number;
+  /** The first offset not yet cleaned (checkpointed). */
+  firstDirtyOffset: number;
+}
+
+/** Segments of one log that a cleaning pass covers. */
+interface Cleanable {
+  segments: LogSegment[];
+  firstDirtyOffset: number;
+  endOffset: number;
+  dirtyRatio: number;
+}
+
+export class LogCleaner {
+  private timer: NodeJS.Timeout | null = null;
+  private cleaning: UnifiedLog | null = null;
+  private readonly aborted = new Set<UnifiedLog>();
+
+  constructor(private readonly opts: LogCleanerOptions) {}
+
+  startup(logs: () => Iterable<UnifiedLog>): void {
+    this.timer = setInterval(() => {
+      try {
+        this.cleanFilthiestLog(logs(), Date.now());
+      } catch (err) {
+        this.opts.logger.error({ err }, `log cleaner failed: ${(err as Error).message}`);
+      }
+    }, this.opts.backoffMs);
+    this.timer.unref();
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  isCleaning(log: UnifiedLog): boolean {
+    return this.cleaning === log;
+  }
+
+  /** The log is being deleted: never clean it again. */
+  abort(log: UnifiedLog): void {
+    this.aborted.add(log);
+  }
+
+  /** Cleans the compacted log with the highest dirty ratio at or above its min.cleanable.dirty.ratio. */
+  cleanFilthiestLog(logs: Iterable<UnifiedLog>, now: number): CleanResult | null {
+    let best: { log: UnifiedLog; cleanable: Cleanable } | null = null;
+    for (const log of logs) {
+      if (this.aborted.has(log)) continue;
+      const cleanable = this.cleanableSegments(log, now);
+      if (cleanable === null) continue;
+      const overdue = this.maxCompactionLagExceeded(log, cleanable, now);
+      if (cleanable.dirtyRatio < log.config.minCleanableDirtyRatio && !overdue) continue;
+      if (best === null || cleanable.dirtyRatio > best.cleanable.dirtyRatio) best = { log, cleanable };
+    }
+    return best ? this.clean(best.log, best.cleanable, now) : null;
+  }
+
+  /** Cleans one log now, whatever its dirty ratio (tests, and a forced compaction). */
+  cleanLog(log: UnifiedLog, now: number): CleanResult | null {
+    const cleanable = this.cleanableSegments(log, now);
+    return cleanable ? this.clean(log, cleanable, now) : null;
+  }
+
+  private maxCompactionLagExceeded(log: UnifiedLog, c: Cleanable, now: number): boolean {
+    const firstDirty = c.segments.find((s) => s.baseOffset >= c.firstDirtyOffset);
+    return firstDirty !== undefined && now - firstDirty.largestTimestamp > log.config.maxCompactionLagMs;
+  }
+
+  /**
+   * The closed segments that may be cleaned: below the active segment, the first open transaction,
+   * and any segment younger than min.compaction.lag.ms. Null when nothing is dirty.
+   */
+  private cleanableSegments(log: UnifiedLog, now: number): Cleanable | null {
+    if (!log.config.cleanupPolicy.includes('compact')) return null;
+    let firstUncleanable = log.segments.activeSegment.baseOffset;
+    const unstable = log.producerStateManager.firstUnstableOffset();
+    if (unstable !== null) firstUncleanable = Math.min(firstUncleanable, unstable);
+    const all = log.segments.values();
+    const segments: LogSegment[] = [];
+    for (let i = 0; i + 1 < all.length; i++) {
+      const segment = all[i];
+      const end = all[i + 1].baseOffset;
+      if (end > firstUncleanable) break;
+      if (now - segment.largestTimestamp < log.config.minCompactionLagMs) break;
+      segments.push(segment);
+    }
+    if (segments.length === 0) return null;
+    const endOffset = log.segments.higherSegment(segments[segments.length - 1].baseOffset)!.baseOffset;
+    const checkpointed = this.opts.checkpointFor(log).read().get(logDirName(log.topic, log.partition)) ?? 0;
+    const firstDirtyOffset = Math.max(checkpointed, log.logStartOffset);
+    if (firstDirtyOffset >= endOffset) return null;
+    let dirty = 0;
+    let total = 0;
+    for (const s of segments) {
+      total += s.size;
+      if (s.baseOffset >= firstDirtyOffset || log.segments.higherSegment(s.baseOffset)!.baseOffset > firstDirtyOffset) dirty += s.size;
+    }
+    return { segments, firstDirtyOffset, endOffset, dirtyRatio: total === 0 ? 0 : dirty / total };
+  }
+
+  private clean(log: UnifiedLog, c: Cleanable, now: number): CleanResult {
+    this.cleaning = log;
+    try {
+      const latest = this.buildOffsetMap(c);
+      let bytesBefore = 0;
+      let bytesAfter = 0;
+      for (const segment of c.segments) {
+        bytesBefore += segment.size;
+        const cleaned = this.cleanSegment(log, segment, latest, now);
+        bytesAfter += cleaned.size;
+        log.replaceSegments(cleaned, [segment]);
+      }
+      this.checkpoint(log, c.endOffset);
+      this.opts.logger.info(
+        `Cleaned ${log.topic}-${log.partition} offsets [${c.segments[0].baseOffset}, ${c.endOffset}): ${bytesBefore} → ${bytesAfter} bytes`,
+      );
+      return { segments: c.segments.length, bytesBefore, bytesAfter, firstDirtyOffset: c.endOffset };
+    } finally {
+      this.cleaning = null;
+    }
+  }
+
+  /** Key → offset of its latest record in the dirty part (Kafka's OffsetMap). */
+  private buildOffsetMap(c: Cleanable): Map<string, number> {
+    const latest = new Map<string, number>();
+    for (const segment of c.segments) {
+      const next = c.segments[c.segments.indexOf(segment) + 1];
+      if ((next?.baseOffset ?? c.endOffset) <= c.firstDirtyOffset) continue;
+      for (const batch of batchesOf(segment)) {
+        if (batch.header.isControl) continue;
+        for (const r of decodeBatch(batch.buf).records) {
+          if (r.key !== null && r.offset >= c.firstDirtyOffset) latest.set(r.key.toString('latin1'), r.offset);
+        }
+      }
+    }
+    return latest;
+  }
+
+  private cleanSegment(log: UnifiedLog, segment: LogSegment, latest: Map<string, number>, now: number): LogSegment {
+    const cleaned = LogSegment.create(log.dir, segment.baseOffset, segmentConfigOf(log.config), this.opts.logger, CLEANED_FILE_SUFFIX);
+    cleaned.openForAppend();
+    const deleteHorizon = now - log.config.deleteRetentionMs;
+    for (const { header, buf } of batchesOf(segment)) {
+      let out = buf;
+      if (!header.isControl) {
+        const { records } = decodeBatch(buf);
+        const kept = records.filter((r) => shouldRetain(r, latest, deleteHorizon));
+        if (kept.length !== records.length) {
+          // A producer's batch stays (maybe empty) so its sequence numbers survive; others go when empty.
+          if (kept.length === 0 && header.producerId < 0) continue;
+          out = encodeBatch({
+            baseOffset: header.baseOffset,
+            lastOffset: header.lastOffset,
+            records: kept,
+            compression: header.compression,
+            timestampType: header.isLogAppendTime ? 'LogAppendTime' : 'CreateTime',
+            producerId: header.producerId,
+            producerEpoch: header.producerEpoch,
+            baseSequence: header.baseSequence,
+            isTransactional: header.isTransactional,
+            partitionLeaderEpoch: header.partitionLeaderEpoch,
+          });
+        }
+      }
+      const h = new BatchHeader(out, 0);
+      cleaned.append(out, [{ offsetInBuffer: 0, size: out.length, lastOffset: h.lastOffset, maxTimestamp: h.maxTimestamp }]);
+    }
+    cleaned.onBecomeInactiveSegment();
+    cleaned.log.flushSync();
+    return cleaned;
+  }
+
+  private checkpoint(log: UnifiedLog, firstDirtyOffset: number): void {
+    const file = this.opts.checkpointFor(log);
+    const offsets = file.read();
+    offsets.set(logDirName(log.topic, log.partition), firstDirtyOffset);
+    const live = new Set(this.opts.logsIn(log).map((l) => logDirName(l.topic, l.partition)));
+    const entries: { topic: string; partition: number; offset: number }[] = [];
+    for (const l of this.opts.logsIn(log)) {
+      const offset = offsets.get(logDirName(l.topic, l.partition));
+      if (offset !== undefined && live.has(logDirName(l.topic, l.partition))) entries.push({ topic: l.topic, partition: l.partition, offset });
+    }
+    file.write(entries);
+  }
+}
+
+/** Latest record per key is kept; a tombstone also goes once older than delete.retention.ms. */
+function shouldRetain(r: KafkaRecord, latest: Map<string, number>, deleteHorizon: number): boolean {
+  if (r.key === null) return true;
+  const latestOffset = latest.get(r.key.toString('latin1'));
+  if (latestOffset !== undefined && r.offset < latestOffset) return false;
+  return !(r.value === null && r.timestamp <= deleteHorizon);
+}
+
+/** Each batch of a segment with its bytes (read in chunks). */
+function* batchesOf(segment: LogSegment): Generator<{ header: BatchHeader; buf: Buffer }> {
+  for (const chunk of segment.log.chunksFrom(0)) {
+    for (const header of batchesIn(chunk.buf)) {
+      yield { header, buf: chunk.buf.subarray(header.pos, header.pos + header.sizeInBytes) };
+    }
+  }
+}

@@ -1,0 +1,556 @@
+// One partition's log (Kafka's UnifiedLog): appends as leader, reads as FileSlices, offset lookups by
+// time, retention, the log start offset, and group-committed flushes.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { FileSlice } from '../protocol/primitives.js';
+import { decodeBatch } from '../protocol/records/record-batch.js';
+import { LeaderEpochCheckpointFile } from './checkpoint-file.js';
+import { KafkaStorageError, OffsetOutOfRangeError } from './errors.js';
+import { LeaderEpochFileCache } from './leader-epoch-file-cache.js';
+import type { LogConfig } from './log-config.js';
+import {
+  CLEANED_FILE_SUFFIX,
+  DELETED_FILE_SUFFIX,
+  LEADER_EPOCH_CHECKPOINT_FILE,
+  LOG_FILE_SUFFIX,
+  SWAP_FILE_SUFFIX,
+  offsetFromFileName,
+} from './log-file-names.js';
+import { LogSegment, type AppendedBatch, type SegmentConfig } from './log-segment.js';
+import { LogSegments } from './log-segments.js';
+import { LogValidator, type AppendOrigin } from './log-validator.js';
+import { ProducerStateManager, producerBatchOf } from './producer-state-manager.js';
+
+/** Single-node kafkite: this broker leads every partition at epoch 0. */
+export const LEADER_EPOCH = 0;
+
+export const EARLIEST_TIMESTAMP = -2;
+export const LATEST_TIMESTAMP = -1;
+export const MAX_TIMESTAMP = -3;
+export const EARLIEST_LOCAL_TIMESTAMP = -4;
+
+export interface AppendResult {
+  firstOffset: number;
+  lastOffset: number;
+  /** The broker time written into LogAppendTime batches, -1 for CreateTime. */
+  logAppendTime: number;
+  logStartOffset: number;
+  recordCount: number;
+}
+
+export interface UnifiedLogOptions {
+  dir: string;
+  topic: string;
+  partition: number;
+  topicId: string;
+  config: LogConfig;
+  logger: Logger;
+  /** Offset below which the log is known to be on disk (from recovery-point-offset-checkpoint). */
+  recoveryPoint: number;
+  logStartOffset: number;
+  /** The log dir had Kafka's clean-shutdown marker: skip recovery. */
+  hadCleanShutdown: boolean;
+  /** Called (synchronously) whenever the log start offset moves, to checkpoint it. */
+  onLogStartOffsetChange?: () => void;
+}
+
+export function segmentConfigOf(config: LogConfig): SegmentConfig {
+  return {
+    indexIntervalBytes: config.indexIntervalBytes,
+    maxIndexSize: config.segmentIndexBytes,
+    rollJitterMs: config.segmentJitterMs > 0 ? Math.floor(Math.random() * config.segmentJitterMs) : 0,
+  };
+}
+
+export class UnifiedLog {
+  readonly topic: string;
+  readonly partition: number;
+  readonly topicId: string;
+  readonly dir: string;
+  config: LogConfig;
+  readonly segments = new LogSegments();
+  readonly producerStateManager = new ProducerStateManager();
+  readonly leaderEpochCache: LeaderEpochFileCache;
+  private readonly logger: Logger;
+  private nextOffset = 0;
+  private logStartOffset_ = 0;
+  private recoveryPoint_ = 0;
+  private unflushedMessages = 0;
+  private lastFlushTime = Date.now();
+  /** A segment file was created since the last flush: the directory must be fsynced too. */
+  private dirNeedsSync = false;
+  private flushing: Promise<void> | null = null;
+  private flushingTarget = 0;
+  private nextFlush: Promise<void> | null = null;
+  private readonly pendingDeletes = new Map<LogSegment, NodeJS.Timeout>();
+  private readonly onLogStartOffsetChange: () => void;
+
+  private constructor(opts: UnifiedLogOptions) {
+    this.topic = opts.topic;
+    this.partition = opts.partition;
+    this.topicId = opts.topicId;
+    this.dir = opts.dir;
+    this.config = opts.config;
+    this.logger = opts.logger;
+    this.onLogStartOffsetChange = opts.onLogStartOffsetChange ?? (() => {});
+    this.leaderEpochCache = new LeaderEpochFileCache(new LeaderEpochCheckpointFile(path.join(opts.dir, LEADER_EPOCH_CHECKPOINT_FILE)));
+  }
+
+  /** Opens (creating if needed) the partition directory, recovering what a crash left behind. */
+  static load(opts: UnifiedLogOptions): UnifiedLog {
+    fs.mkdirSync(opts.dir, { recursive: true });
+    const log = new UnifiedLog(opts);
+    log.loadSegments(opts);
+    return log;
+  }
+
+  // ---- offsets ----
+
+  get logStartOffset(): number {
+    return this.logStartOffset_;
+  }
+
+  get logEndOffset(): number {
+    return this.nextOffset;
+  }
+
+  /** One node, no followers: everything appended is committed. */
+  get highWatermark(): number {
+    return this.nextOffset;
+  }
+
+  get lastStableOffset(): number {
+    return this.producerStateManager.firstUnstableOffset() ?? this.highWatermark;
+  }
+
+  get recoveryPoint(): number {
+    return this.recoveryPoint_;
+  }
+
+  get size(): number {
+    return this.segments.sizeInBytes;
+  }
+
+  updateConfig(config: LogConfig): void {
+    this.config = config;
+    for (const s of this.segments.values()) s.updateConfig(segmentConfigOf(config));
+  }
+
+  // ---- loading ----
+
+  private loadSegments(opts: UnifiedLogOptions): void {
+    const files = fs.readdirSync(this.dir);
+    for (const f of files) {
+      if (f.endsWith(DELETED_FILE_SUFFIX) || f.endsWith(CLEANED_FILE_SUFFIX) || f.endsWith('.tmp')) fs.rmSync(path.join(this.dir, f), { force: true });
+    }
+    for (const f of files) {
+      if (f.endsWith(LOG_FILE_SUFFIX + SWAP_FILE_SUFFIX)) this.completeSwap(offsetFromFileName(f));
+    }
+    const segConfig = segmentConfigOf(this.config);
+    for (const f of fs.readdirSync(this.dir)) {
+      if (f.endsWith(LOG_FILE_SUFFIX) && /^\d{20}\.log$/.test(f)) {
+        this.segments.add(LogSegment.open(this.dir, offsetFromFileName(f), segConfig, this.logger));
+      }
+    }
+    if (this.segments.isEmpty) {
+      this.segments.add(LogSegment.create(this.dir, Math.max(0, opts.logStartOffset), segConfig, this.logger));
+      this.dirNeedsSync = true;
+    }
+    this.nextOffset = opts.hadCleanShutdown ? this.segments.activeSegment.readNextOffset() : this.recover(opts.recoveryPoint);
+    this.segments.activeSegment.openForAppend();
+    this.recoveryPoint_ = this.nextOffset;
+    this.logStartOffset_ = Math.min(Math.max(opts.logStartOffset, this.segments.firstSegment!.baseOffset), this.nextOffset);
+    this.rebuildProducerState();
+    if (this.leaderEpochCache.latestEpoch < 0) this.leaderEpochCache.assign(LEADER_EPOCH, this.logStartOffset_);
+    this.leaderEpochCache.truncateFromStart(this.logStartOffset_);
+    this.leaderEpochCache.truncateFromEnd(this.nextOffset);
+  }
+
+  /** A compaction swap was interrupted: the .swap segment replaces the segments it covers. */
+  private completeSwap(baseOffset: number): void {
+    const segConfig = segmentConfigOf(this.config);
+    const swapped = LogSegment.open(this.dir, baseOffset, segConfig, this.logger, SWAP_FILE_SUFFIX);
+    const next = swapped.readNextOffset();
+    for (const f of fs.readdirSync(this.dir)) {
+      if (!/^\d{20}\.log$/.test(f)) continue;
+      const base = offsetFromFileName(f);
+      if (base >= baseOffset && base < next) LogSegment.open(this.dir, base, segConfig, this.logger).deleteFiles();
+    }
+    swapped.changeFileSuffixes('');
+    swapped.close();
+  }
+
+  /**
+   * Re-validates the segments from the one holding the recovery point. A truncated segment drops every
+   * later one (their offsets would no longer follow on). Returns the log end offset.
+   */
+  private recover(recoveryPoint: number): number {
+    const toRecover = this.segments.segmentsFrom(recoveryPoint);
+    let nextOffset = this.segments.activeSegment.baseOffset;
+    for (let i = 0; i < toRecover.length; i++) {
+      const segment = toRecover[i];
+      const result = segment.recover(this.config.maxMessageBytes + 61);
+      nextOffset = Math.max(result.nextOffset, segment.baseOffset);
+      if (result.reason !== null) {
+        const dropped = toRecover.slice(i + 1);
+        this.logger.warn(
+          `Recovered ${this.topic}-${this.partition}: truncated ${segment.log.file} at position ${result.validBytes} ` +
+            `(${result.truncatedBytes} bytes: ${result.reason})` +
+            (dropped.length > 0 ? `, deleted ${dropped.length} later segment(s)` : ''),
+        );
+        for (const d of dropped) {
+          this.segments.remove(d);
+          d.deleteFiles();
+        }
+        break;
+      }
+    }
+    return nextOffset;
+  }
+
+  /** Producer state from the batch headers of the whole log (we keep no producer snapshots). */
+  private rebuildProducerState(): void {
+    this.producerStateManager.clear();
+    for (const segment of this.segments.values()) {
+      for (const batch of segment.log.batchesFrom(0)) {
+        if (batch.baseOffset < this.logStartOffset_ && batch.lastOffset < this.logStartOffset_) continue;
+        const h = segment.log.readHeader(batch.position);
+        if (h !== null && h.producerId >= 0) this.producerStateManager.update(producerBatchOf(h));
+      }
+    }
+  }
+
+  // ---- appends ----
+
+  /**
+   * Validates the Produce request's batches (headers only, CRC once), assigns offsets, applies
+   * LogAppendTime if configured, checks idempotent sequences and appends. A retried duplicate batch
+   * gets its original offsets back without being appended again.
+   */
+  appendAsLeader(records: Buffer, now: number, origin: AppendOrigin = 'client'): AppendResult {
+    const batches = LogValidator.validate(records, this.config, origin, allRecordsHaveKeys);
+    const first = batches[0];
+    if (first.producerId >= 0) {
+      const duplicate = this.producerStateManager.checkBatch(producerBatchOf(first));
+      if (duplicate) {
+        return {
+          firstOffset: duplicate.firstOffset,
+          lastOffset: duplicate.lastOffset,
+          logAppendTime: this.config.messageTimestampType === 'LogAppendTime' ? duplicate.timestamp : -1,
+          logStartOffset: this.logStartOffset_,
+          recordCount: duplicate.lastOffset - duplicate.firstOffset + 1,
+        };
+      }
+      for (let i = 1; i < batches.length; i++) {
+        if (batches[i].producerId >= 0) this.producerStateManager.checkBatch(producerBatchOf(batches[i]));
+      }
+    }
+    const logAppendTime = this.config.messageTimestampType === 'LogAppendTime';
+    const firstOffset = this.nextOffset;
+    let offset = firstOffset;
+    let maxTimestamp = -1;
+    let recordCount = 0;
+    const appended: AppendedBatch[] = [];
+    for (const batch of batches) {
+      batch.setBaseOffset(offset);
+      batch.setPartitionLeaderEpoch(LEADER_EPOCH);
+      if (logAppendTime) batch.setLogAppendTime(now);
+      const ts = batch.maxTimestamp;
+      if (ts > maxTimestamp) maxTimestamp = ts;
+      appended.push({ offsetInBuffer: batch.pos, size: batch.sizeInBytes, lastOffset: batch.lastOffset, maxTimestamp: ts });
+      recordCount += batch.recordsCount;
+      offset = batch.lastOffset + 1;
+    }
+    const lastOffset = offset - 1;
+    const segment = this.maybeRoll(records.length, maxTimestamp, lastOffset, now);
+    try {
+      segment.append(records, appended);
+    } catch (err) {
+      throw new KafkaStorageError(`append to ${segment.log.file} failed: ${(err as Error).message}`, { cause: err });
+    }
+    this.nextOffset = offset;
+    for (const batch of batches) if (batch.producerId >= 0) this.producerStateManager.update(producerBatchOf(batch));
+    this.unflushedMessages += recordCount;
+    if (this.unflushedMessages >= this.config.flushMessages) {
+      this.flush().catch((err) => this.logger.error({ err }, `flush of ${this.topic}-${this.partition} failed`));
+    }
+    return { firstOffset, lastOffset, logAppendTime: logAppendTime ? now : -1, logStartOffset: this.logStartOffset_, recordCount };
+  }
+
+  private maybeRoll(messagesSize: number, maxTimestampInMessages: number, maxOffsetInMessages: number, now: number): LogSegment {
+    const active = this.segments.activeSegment;
+    if (
+      active.shouldRoll({
+        maxSegmentBytes: this.config.segmentBytes,
+        maxSegmentMs: this.config.segmentMs,
+        messagesSize,
+        maxTimestampInMessages,
+        maxOffsetInMessages,
+        now,
+      })
+    ) {
+      return this.roll();
+    }
+    return active;
+  }
+
+  /** Starts a new active segment at the log end offset (no-op when the active one is empty and starts there). */
+  roll(): LogSegment {
+    const active = this.segments.activeSegment;
+    if (active.baseOffset === this.nextOffset) return active;
+    active.onBecomeInactiveSegment();
+    const segment = LogSegment.create(this.dir, this.nextOffset, segmentConfigOf(this.config), this.logger);
+    segment.openForAppend();
+    this.segments.add(segment);
+    this.dirNeedsSync = true;
+    return segment;
+  }
+
+  // ---- durability ----
+
+  /**
+   * fdatasync of everything appended so far, group-committed: callers during an fsync share the next
+   * one, so N concurrent acks=all producers cost about one fsync per round instead of N.
+   */
+  flush(): Promise<void> {
+    const target = this.nextOffset;
+    if (target <= this.recoveryPoint_ && !this.dirNeedsSync) return Promise.resolve();
+    if (this.flushing === null) return this.startFlush();
+    if (target <= this.flushingTarget) return this.flushing;
+    this.nextFlush ??= this.flushing.then(
+      () => this.startNextFlush(),
+      () => this.startNextFlush(),
+    );
+    return this.nextFlush;
+  }
+
+  private startNextFlush(): Promise<void> {
+    this.nextFlush = null;
+    return this.flushing ?? this.startFlush();
+  }
+
+  private startFlush(): Promise<void> {
+    const target = this.nextOffset;
+    const dirty = this.segments.segmentsFrom(this.recoveryPoint_);
+    const syncDir = this.dirNeedsSync;
+    this.dirNeedsSync = false;
+    this.unflushedMessages = 0;
+    this.flushingTarget = target;
+    const flushing = (async () => {
+      try {
+        await Promise.all(dirty.map((s) => s.flush()));
+        if (syncDir) await fsyncDirectoryAsync(this.dir);
+        if (target > this.recoveryPoint_) this.recoveryPoint_ = target;
+        this.lastFlushTime = Date.now();
+      } catch (err) {
+        if (syncDir) this.dirNeedsSync = true;
+        throw new KafkaStorageError(`flush of ${this.topic}-${this.partition} failed: ${(err as Error).message}`, { cause: err });
+      } finally {
+        this.flushing = null;
+      }
+    })();
+    this.flushing = flushing;
+    return flushing;
+  }
+
+  /** flush.ms: flushes when the last flush is older than that. */
+  flushIfDue(now: number): Promise<void> {
+    if (now - this.lastFlushTime < this.config.flushMs || this.nextOffset <= this.recoveryPoint_) return Promise.resolve();
+    return this.flush();
+  }
+
+  // ---- reads ----
+
+  /**
+   * Whole batches from the one holding `fetchOffset`, up to `maxBytes` (at least one batch when
+   * `minOneBatch`), as file ranges from a single segment. Empty at the log end offset.
+   */
+  read(fetchOffset: number, maxBytes: number, minOneBatch: boolean): { slices: FileSlice[]; bytes: number } {
+    if (fetchOffset < this.logStartOffset_ || fetchOffset > this.nextOffset) {
+      throw new OffsetOutOfRangeError(
+        `offset ${fetchOffset} is out of range for ${this.topic}-${this.partition} [${this.logStartOffset_}, ${this.nextOffset}]`,
+      );
+    }
+    let segment = this.segments.floorSegment(fetchOffset);
+    while (segment !== undefined && fetchOffset < this.nextOffset) {
+      const result = segment.read(fetchOffset, maxBytes, minOneBatch);
+      if (result !== null) {
+        return result.slice.length > 0 ? { slices: [result.slice], bytes: result.slice.length } : { slices: [], bytes: 0 };
+      }
+      segment = this.segments.higherSegment(segment.baseOffset);
+    }
+    return { slices: [], bytes: 0 };
+  }
+
+  /**
+   * ListOffsets: -2 earliest, -1 latest, -3 the record with the largest timestamp, -4 earliest local;
+   * otherwise the first record with timestamp >= the given one. Null when there is none.
+   */
+  fetchOffsetByTimestamp(timestamp: number): { offset: number; timestamp: number } | null {
+    if (timestamp === EARLIEST_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) return { offset: this.logStartOffset_, timestamp: -1 };
+    if (timestamp === LATEST_TIMESTAMP) return { offset: this.nextOffset, timestamp: -1 };
+    if (timestamp === MAX_TIMESTAMP) return this.maxTimestampRecord();
+    for (const segment of this.segments.values()) {
+      if (segment.size === 0 || segment.largestTimestamp < timestamp) continue;
+      const batch = segment.findBatchByTimestamp(timestamp, this.logStartOffset_);
+      if (batch === null) continue;
+      const record = decodeBatch(segment.log.read(batch.position, batch.size)).records.find(
+        (r) => r.timestamp >= timestamp && r.offset >= this.logStartOffset_,
+      );
+      if (record) return { offset: record.offset, timestamp: record.timestamp };
+    }
+    return null;
+  }
+
+  private maxTimestampRecord(): { offset: number; timestamp: number } | null {
+    let best: LogSegment | null = null;
+    for (const s of this.segments.values()) {
+      if (s.size > 0 && (best === null || s.maxTimestampSoFar.timestamp > best.maxTimestampSoFar.timestamp)) best = s;
+    }
+    if (best === null || best.maxTimestampSoFar.timestamp < 0) return null;
+    const max = best.maxTimestampSoFar;
+    const batch = best.translateOffset(max.offset);
+    if (batch === null) return null;
+    const record = decodeBatch(best.log.read(batch.position, batch.size)).records.find((r) => r.timestamp === max.timestamp);
+    return { offset: record?.offset ?? max.offset, timestamp: max.timestamp };
+  }
+
+  // ---- retention ----
+
+  /** DeleteRecords: moves the log start offset (-1 means the high watermark). Returns the new log start offset. */
+  deleteRecordsBefore(offset: number): number {
+    const target = offset === -1 ? this.highWatermark : offset;
+    if (target < 0 || target > this.highWatermark) {
+      throw new OffsetOutOfRangeError(`cannot delete records of ${this.topic}-${this.partition} before ${offset}: high watermark is ${this.highWatermark}`);
+    }
+    if (target > this.logStartOffset_) {
+      this.logStartOffset_ = target;
+      this.leaderEpochCache.truncateFromStart(target);
+      this.onLogStartOffsetChange();
+      this.deleteSegments(this.deletableSegments((_, next) => next !== undefined && next.baseOffset <= this.logStartOffset_), 'log start offset breach');
+    }
+    return this.logStartOffset_;
+  }
+
+  /** Retention by time and size (for cleanup.policy delete) and by log start offset; returns segments deleted. */
+  deleteOldSegments(now: number): number {
+    let deleted = this.deleteSegments(
+      this.deletableSegments((_, next) => next !== undefined && next.baseOffset <= this.logStartOffset_),
+      'log start offset breach',
+    );
+    if (!this.config.cleanupPolicy.includes('delete')) return deleted;
+    const retentionMs = this.config.retentionMs;
+    if (retentionMs >= 0) {
+      deleted += this.deleteSegments(this.deletableSegments((s) => now - s.largestTimestamp > retentionMs), `retention time ${retentionMs}ms breach`);
+    }
+    const retentionBytes = this.config.retentionBytes;
+    if (retentionBytes >= 0) {
+      let diff = this.size - retentionBytes;
+      deleted += this.deleteSegments(
+        this.deletableSegments((s) => {
+          if (diff - s.size < 0) return false;
+          diff -= s.size;
+          return true;
+        }),
+        `retention size ${retentionBytes} breach`,
+      );
+    }
+    return deleted;
+  }
+
+  /** The oldest segments matching `predicate`, in order; the active one only when not empty (Kafka's deletableSegments). */
+  private deletableSegments(predicate: (segment: LogSegment, next: LogSegment | undefined) => boolean): LogSegment[] {
+    const all = this.segments.values();
+    const out: LogSegment[] = [];
+    for (let i = 0; i < all.length; i++) {
+      const segment = all[i];
+      const next = all[i + 1];
+      const upperBound = next ? next.baseOffset : this.nextOffset;
+      const isLastAndEmpty = next === undefined && segment.size === 0;
+      if (this.highWatermark >= upperBound && predicate(segment, next) && !isLastAndEmpty) out.push(segment);
+      else break;
+    }
+    return out;
+  }
+
+  private deleteSegments(toDelete: LogSegment[], reason: string): number {
+    if (toDelete.length === 0) return 0;
+    // Deleting every segment: roll first so the log keeps an (empty) active segment.
+    if (toDelete.length === this.segments.size) this.roll();
+    for (const segment of toDelete) {
+      this.segments.remove(segment);
+      this.scheduleDelete(segment);
+    }
+    const newStart = this.segments.firstSegment!.baseOffset;
+    if (newStart > this.logStartOffset_) {
+      this.logStartOffset_ = newStart;
+      this.leaderEpochCache.truncateFromStart(newStart);
+      this.onLogStartOffsetChange();
+    }
+    this.logger.info(
+      `Deleted ${toDelete.length} segment(s) of ${this.topic}-${this.partition} (${reason}); log start offset ${this.logStartOffset_}`,
+    );
+    return toDelete.length;
+  }
+
+  /** Renames to .deleted now, closes and unlinks after file.delete.delay.ms so in-flight FileSlices stay valid. */
+  scheduleDelete(segment: LogSegment): void {
+    segment.changeFileSuffixes(DELETED_FILE_SUFFIX);
+    const timer = setTimeout(() => {
+      this.pendingDeletes.delete(segment);
+      segment.deleteFiles();
+    }, this.config.fileDeleteDelayMs);
+    timer.unref();
+    this.pendingDeletes.set(segment, timer);
+  }
+
+  /** Replaces `old` segments by `replacement` (compaction), deleting the old files after the delay. */
+  replaceSegments(replacement: LogSegment, old: readonly LogSegment[]): void {
+    replacement.changeFileSuffixes(SWAP_FILE_SUFFIX);
+    for (const s of old) {
+      this.segments.remove(s);
+      this.scheduleDelete(s);
+    }
+    replacement.changeFileSuffixes('');
+    this.segments.add(replacement);
+  }
+
+  // ---- shutdown ----
+
+  /** Flushes and closes every file; pending deletions happen now. */
+  async close(): Promise<void> {
+    await this.flush();
+    if (this.flushing) await this.flushing;
+    for (const [segment, timer] of this.pendingDeletes) {
+      clearTimeout(timer);
+      segment.deleteFiles();
+    }
+    this.pendingDeletes.clear();
+    for (const s of this.segments.values()) s.close();
+  }
+
+  /** Closes without flushing and deletes every file (topic deletion). */
+  closeAndDelete(): void {
+    for (const [segment, timer] of this.pendingDeletes) {
+      clearTimeout(timer);
+      segment.deleteFiles();
+    }
+    this.pendingDeletes.clear();
+    for (const s of this.segments.values()) s.deleteFiles();
+  }
+}
+
+/** Compacted topics: every (non-control) record needs a key. Decodes the batch, which only compacted topics pay. */
+function allRecordsHaveKeys(batch: Buffer): boolean {
+  return decodeBatch(batch).records.every((r) => r.key !== null);
+}
+
+function fsyncDirectoryAsync(dir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    fs.open(dir, 'r', (err, fd) => {
+      if (err) return reject(err);
+      fs.fsync(fd, (syncErr) => fs.close(fd, () => (syncErr ? reject(syncErr) : resolve())));
+    });
+  });
+}

@@ -1,0 +1,70 @@
+import { GroupCoordinator, DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '../../src/coordinator/group-coordinator.js';
+import type { CoordinatorRecord, OffsetsTopic } from '../../src/coordinator/offsets-topic.js';
+import type { JoinGroupRequest } from '../../src/coordinator/types.js';
+
+/** __consumer_offsets kept in memory: the coordinator's logic is under test here, not the log. */
+export class MemoryOffsetsTopic implements OffsetsTopic {
+  readonly partitions = new Map<number, CoordinatorRecord[]>();
+  failAppends = false;
+  constructor(readonly numPartitions = 4) {}
+
+  async append(partition: number, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
+    if (this.failAppends) throw new Error('append failed');
+    let list = this.partitions.get(partition);
+    if (!list) this.partitions.set(partition, (list = []));
+    list.push(...records);
+  }
+
+  async readAll(partition: number): Promise<CoordinatorRecord[]> {
+    return this.partitions.get(partition) ?? [];
+  }
+}
+
+export const TEST_CONFIG: GroupCoordinatorConfig = {
+  ...DEFAULT_GROUP_COORDINATOR_CONFIG,
+  groupMinSessionTimeoutMs: 10,
+  groupInitialRebalanceDelayMs: 0,
+};
+
+export async function startCoordinator(
+  overrides: Partial<GroupCoordinatorConfig> = {},
+  topic = new MemoryOffsetsTopic(),
+): Promise<{ coordinator: GroupCoordinator; topic: MemoryOffsetsTopic }> {
+  const coordinator = new GroupCoordinator({ ...TEST_CONFIG, ...overrides }, topic);
+  await coordinator.startup();
+  return { coordinator, topic };
+}
+
+/** A "consumer" subscription (ConsumerProtocolSubscription v0) to the given topics. */
+export function subscription(...topics: string[]): Buffer {
+  const parts = [Buffer.from([0, 0]), int32(topics.length)];
+  for (const t of topics) parts.push(Buffer.from([t.length >> 8, t.length & 0xff]), Buffer.from(t));
+  parts.push(int32(-1));
+  return Buffer.concat(parts);
+}
+
+function int32(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeInt32BE(n);
+  return b;
+}
+
+export function joinRequest(overrides: Partial<JoinGroupRequest> = {}): JoinGroupRequest {
+  return {
+    groupId: 'g',
+    memberId: '',
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: subscription('t') }],
+    sessionTimeoutMs: 1000,
+    rebalanceTimeoutMs: 1000,
+    reason: null,
+    requireKnownMemberId: false,
+    supportSkippingAssignment: true,
+    clientId: 'client',
+    clientHost: '/127.0.0.1',
+    ...overrides,
+  };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,191 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pino, type Logger } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FileSlice } from '../../protocol/primitives.js';
+import { CopyingResponseSender, type ResponseSender } from '../../src/network/response-sender.js';
+import {
+  SendfileResponseSender,
+  createResponseSender,
+  loadSendfileAddon,
+} from '../../src/network/sendfile-sender.js';
+
+const FILE_BYTES = 24 * 1024 * 1024; // well beyond loopback socket buffers, so sendfile hits EAGAIN
+
+let dir: string;
+let content: Buffer;
+let fd: number;
+let server: Server;
+const addon = loadSendfileAddon();
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'kafkite-sendfile-'));
+  content = randomBytes(FILE_BYTES);
+  const path = join(dir, '00000000000000000000.log');
+  writeFileSync(path, content);
+  fd = openSync(path, 'r');
+  server = createServer();
+  return new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+});
+
+afterAll(async () => {
+  closeSync(fd);
+  rmSync(dir, { recursive: true, force: true });
+  await new Promise((resolve) => server.close(resolve));
+});
+
+/** A connected pair: `serverSide` is what a sender writes to, `client` reads (paused until told). */
+async function connectPair(): Promise<{ serverSide: Socket; client: Socket }> {
+  const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
+  const address = server.address() as { port: number };
+  const client = connect(address.port, '127.0.0.1');
+  client.pause();
+  client.on('error', () => {});
+  const serverSide = await accepted;
+  serverSide.on('error', () => {});
+  return { serverSide, client };
+}
+
+/** Reads `total` bytes; with `delayMs` the client pauses after every chunk (a slow consumer). */
+function readAll(client: Socket, total: number, delayMs = 0): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let received = 0;
+  return new Promise((resolve, reject) => {
+    client.on('data', (chunk: Buffer) => {
+      parts.push(chunk);
+      received += chunk.length;
+      if (received >= total) return resolve(Buffer.concat(parts));
+      if (delayMs > 0) {
+        client.pause();
+        setTimeout(() => client.resume(), delayMs);
+      }
+    });
+    client.on('close', () => reject(new Error(`closed after ${received} of ${total} bytes`)));
+    client.resume();
+  });
+}
+
+function slice(position: number, length: number): FileSlice {
+  return { fd, position, length };
+}
+
+function expected(chunks: ReadonlyArray<Buffer | FileSlice>): Buffer {
+  return Buffer.concat(chunks.map((c) => (Buffer.isBuffer(c) ? c : content.subarray(c.position, c.position + c.length))));
+}
+
+/** Sends each batch after the previous one finished, as Connection does. */
+async function sendAll(sender: ResponseSender, socket: Socket, batches: Array<Array<Buffer | FileSlice>>): Promise<void> {
+  for (const batch of batches) await sender.send(socket, batch);
+}
+
+const senders: Array<[string, () => ResponseSender]> = [['copying', () => new CopyingResponseSender()]];
+if (addon) senders.push(['sendfile', () => new SendfileResponseSender(addon)]);
+
+describe.each(senders)('%s sender', (_name, makeSender) => {
+  it('sends buffers and file slices in order, including a slice of several MB', async () => {
+    const { serverSide, client } = await connectPair();
+    const batch = [
+      Buffer.from('header-1'),
+      slice(0, 1000),
+      Buffer.from('between'),
+      Buffer.from('two buffers'),
+      slice(5000, 12),
+      slice(1_000_000, 20 * 1024 * 1024),
+      Buffer.from('trailer'),
+    ];
+    const want = expected(batch);
+    const received = readAll(client, want.length);
+    await makeSender().send(serverSide, batch);
+    expect((await received).equals(want)).toBe(true);
+    client.destroy();
+  });
+
+  it('keeps order across sends to a slow-reading client', async () => {
+    const { serverSide, client } = await connectPair();
+    const batches: Array<Array<Buffer | FileSlice>> = [
+      [Buffer.from('first response')],
+      [Buffer.from('a'), slice(7, 6 * 1024 * 1024), slice(FILE_BYTES - 3 * 1024 * 1024, 3 * 1024 * 1024)],
+      [randomBytes(4 * 1024 * 1024)], // usually left partly queued in Node when the next send starts
+      [slice(123, 4 * 1024 * 1024), Buffer.from('end')],
+    ];
+    const want = expected(batches.flat());
+    const received = readAll(client, want.length, 1);
+    await sendAll(makeSender(), serverSide, batches);
+    expect((await received).equals(want)).toBe(true);
+    client.destroy();
+  });
+});
+
+describe.skipIf(!addon)('sendfile sender errors', () => {
+  it('rejects when the peer closes mid-transfer, without crashing', async () => {
+    const { serverSide, client } = await connectPair();
+    let received = 0;
+    client.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received >= 512 * 1024) client.destroy();
+    });
+    client.resume();
+    const sending = new SendfileResponseSender(addon!).send(serverSide, [Buffer.from('x'), slice(0, FILE_BYTES)]);
+    const err = (await sending!.then(() => null, (e: NodeJS.ErrnoException) => e))!;
+    expect(err).toBeInstanceOf(Error);
+    expect(['EPIPE', 'ECONNRESET']).toContain(err.code);
+    serverSide.destroy();
+  });
+
+  it('gives up on a stalled transfer once the server destroys the socket', async () => {
+    const { serverSide, client } = await connectPair(); // the client never reads
+    const sending = new SendfileResponseSender(addon!).send(serverSide, [Buffer.from('x'), slice(0, FILE_BYTES)]);
+    setTimeout(() => serverSide.destroy(), 300);
+    const started = Date.now();
+    const err = (await sending!.then(() => null, (e: NodeJS.ErrnoException) => e))!;
+    expect(err.code).toBe('ECANCELED');
+    expect(Date.now() - started).toBeLessThan(5000);
+    client.destroy();
+  });
+
+  it('reports a slice beyond the end of the file', async () => {
+    const { serverSide, client } = await connectPair();
+    const err = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      addon!.sendfile((serverSide as unknown as { _handle: { fd: number } })._handle.fd, fd, FILE_BYTES - 10, 20, resolve),
+    );
+    expect(err?.code).toBe('EOF');
+    expect((err as unknown as { bytesSent: number }).bytesSent).toBe(10);
+    client.destroy();
+    serverSide.destroy();
+  });
+
+  it('rejects bad arguments synchronously', () => {
+    expect(() => addon!.sendfile(-1, fd, 0, 1, () => {})).toThrow(TypeError);
+    expect(() => addon!.sendfile(1, fd, 0.5, 1, () => {})).toThrow(TypeError);
+  });
+});
+
+describe('createResponseSender', () => {
+  function capture(): { log: Logger; lines: Array<Record<string, unknown>> } {
+    const lines: Array<Record<string, unknown>> = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    return { log: pino(sink), lines };
+  }
+
+  it('uses the copying fallback when zero-copy is disabled, and says why', () => {
+    const { log, lines } = capture();
+    expect(createResponseSender({ zeroCopy: false, log })).toBeInstanceOf(CopyingResponseSender);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ responseSender: 'copying fallback', reason: 'kafkite.zero.copy.enable=false' });
+  });
+
+  it.skipIf(!addon)('uses sendfile when the addon is built', () => {
+    const { log, lines } = capture();
+    expect(createResponseSender({ zeroCopy: true, log })).toBeInstanceOf(SendfileResponseSender);
+    expect(lines).toEqual([expect.objectContaining({ responseSender: 'zero-copy sendfile' })]);
+  });
+});

@@ -1,0 +1,144 @@
+// Random messages for any spec and version, built from the compact schemas (no spec files needed),
+// and the Kafka rules for what a field holds when its version does not carry it.
+import fc from 'fast-check';
+import type { FieldSchema, MessageSchema } from '../../protocol/generated/schemas.js';
+
+export const ZERO_UUID = '0'.repeat(32);
+
+export interface Range {
+  lowest: number;
+  highest: number;
+}
+
+export function parseRange(text: string | undefined): Range {
+  if (text === undefined || text === 'none') return { lowest: 0, highest: -1 };
+  if (text.endsWith('+')) return { lowest: Number(text.slice(0, -1)), highest: Infinity };
+  const [lo, hi] = text.split('-');
+  return { lowest: Number(lo), highest: Number(hi ?? lo) };
+}
+
+export function inRange(version: number, text: string | undefined): boolean {
+  const range = parseRange(text);
+  return version >= range.lowest && version <= range.highest;
+}
+
+export function versionsOf(schema: MessageSchema): number[] {
+  const { lowest, highest } = parseRange(schema.validVersions);
+  return Array.from({ length: highest - lowest + 1 }, (_, i) => lowest + i);
+}
+
+function fieldKey(field: FieldSchema): string {
+  return field.name.charAt(0).toLowerCase() + field.name.slice(1);
+}
+
+function elementType(field: FieldSchema): string {
+  return field.type.startsWith('[]') ? field.type.slice(2) : field.type;
+}
+
+function integerDefault(text: string): number {
+  const negative = text.startsWith('-');
+  const digits = negative ? text.slice(1) : text;
+  const value = digits.startsWith('0x') ? parseInt(digits.slice(2), 16) : Number(digits);
+  return negative ? -value : value;
+}
+
+/** What Kafka's generated code reads for a field its version does not carry. */
+export function defaultOf(field: FieldSchema): unknown {
+  const d = field.default;
+  if (field.type.startsWith('[]')) return d === 'null' ? null : [];
+  if (field.fields) return d === 'null' ? null : defaultStruct(field.fields);
+  switch (field.type) {
+    case 'bool':
+      return d === 'true';
+    case 'string':
+      return d === 'null' ? null : (d ?? '');
+    case 'bytes':
+      return d === 'null' ? null : Buffer.alloc(0);
+    case 'records':
+      return null;
+    case 'uuid':
+      return ZERO_UUID;
+    case 'float64':
+      return d === undefined ? 0 : Number(d);
+    default:
+      return d === undefined ? 0 : integerDefault(d);
+  }
+}
+
+function defaultStruct(fields: readonly FieldSchema[]): Record<string, unknown> {
+  return Object.fromEntries(fields.map((f) => [fieldKey(f), defaultOf(f)]));
+}
+
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+function primitive(type: string): fc.Arbitrary<unknown> {
+  switch (type) {
+    case 'bool':
+      return fc.boolean();
+    case 'int8':
+      return fc.integer({ min: -128, max: 127 });
+    case 'int16':
+      return fc.integer({ min: -32768, max: 32767 });
+    case 'uint16':
+      return fc.integer({ min: 0, max: 65535 });
+    case 'int32':
+      return fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 });
+    case 'uint32':
+      return fc.integer({ min: 0, max: 2 ** 32 - 1 });
+    case 'int64':
+      return fc.oneof(fc.maxSafeInteger(), fc.constantFrom(-1, 0, 2 ** 32, -(2 ** 32) - 1));
+    case 'float64':
+      return fc.double();
+    case 'string':
+      return fc.string({ maxLength: 12, unit: 'grapheme' });
+    case 'bytes':
+    case 'records':
+      return fc.uint8Array({ maxLength: 24 }).map((a) => Buffer.from(a));
+    case 'uuid':
+      return fc.uint8Array({ minLength: 16, maxLength: 16 }).map(hex);
+    default:
+      throw new Error(`unknown type ${type}`);
+  }
+}
+
+/**
+ * A field's value for `version`. `present` is false for fields the version does not carry: any
+ * value of the right type then, since the writer must skip it.
+ */
+function fieldArbitrary(field: FieldSchema, version: number, present: boolean): fc.Arbitrary<unknown> {
+  const nullable = present ? inRange(version, field.nullableVersions) : field.nullableVersions !== undefined;
+  const element = field.fields
+    ? structArbitrary(field.fields, version, present)
+    : primitive(elementType(field));
+  const value = field.type.startsWith('[]') ? fc.array(element, { maxLength: 3 }) : element;
+  return nullable ? fc.option(value, { nil: null, freq: 3 }) : value;
+}
+
+function structArbitrary(fields: readonly FieldSchema[], version: number, present: boolean): fc.Arbitrary<Record<string, unknown>> {
+  const shape: Record<string, fc.Arbitrary<unknown>> = {};
+  for (const field of fields) {
+    shape[fieldKey(field)] = fieldArbitrary(field, version, present && inRange(version, field.versions));
+  }
+  return fc.record(shape);
+}
+
+export function messageArbitrary(schema: MessageSchema, version: number): fc.Arbitrary<Record<string, unknown>> {
+  return structArbitrary(schema.fields, version, true);
+}
+
+/** The value a reader must produce for `value` written at `version`: absent fields at their defaults. */
+export function normalize(fields: readonly FieldSchema[], version: number, value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of fields) {
+    const key = fieldKey(field);
+    const v = value[key];
+    if (!inRange(version, field.versions)) out[key] = defaultOf(field);
+    else if (field.fields && v !== null) {
+      const nested = field.fields;
+      out[key] = Array.isArray(v)
+        ? v.map((e) => normalize(nested, version, e as Record<string, unknown>))
+        : normalize(nested, version, v as Record<string, unknown>);
+    } else out[key] = v;
+  }
+  return out;
+}

@@ -1,0 +1,263 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { decodeBatch } from '../../protocol/records/record-batch.js';
+import {
+  CorruptRecordError,
+  InvalidProducerEpochError,
+  InvalidRecordError,
+  OffsetOutOfRangeError,
+  OutOfOrderSequenceError,
+  RecordTooLargeError,
+} from '../../storage/errors.js';
+import type { UnifiedLog } from '../../storage/unified-log.js';
+import { batch, config, openLog, readSlice, tempDir } from './helpers.js';
+
+let dir: string;
+let log: UnifiedLog | undefined;
+afterEach(async () => {
+  await log?.close();
+  log = undefined;
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function segmentFiles(): string[] {
+  return fs.readdirSync(path.join(dir, 'topic-0')).filter((f) => f.endsWith('.log')).sort();
+}
+
+describe('UnifiedLog appends and reads', () => {
+  it('assigns offsets and reads whole batches as file slices', () => {
+    dir = tempDir();
+    log = openLog(dir, config());
+    const r1 = log.appendAsLeader(batch(5), 1);
+    const r2 = log.appendAsLeader(batch(3), 2);
+    expect([r1.firstOffset, r1.lastOffset, r1.recordCount, r1.logAppendTime]).toEqual([0, 4, 5, -1]);
+    expect([r2.firstOffset, r2.lastOffset]).toEqual([5, 7]);
+    expect(log.logEndOffset).toBe(8);
+    expect(log.highWatermark).toBe(8);
+
+    const all = log.read(0, 1 << 20, true);
+    expect(all.slices).toHaveLength(1);
+    const bytes = readSlice(all.slices[0]);
+    const first = decodeBatch(bytes.subarray(0, bytes.readInt32BE(8) + 12));
+    expect(first.header.baseOffset).toBe(0);
+    expect(first.header.partitionLeaderEpoch).toBe(0);
+    expect(first.records.map((r) => r.offset)).toEqual([0, 1, 2, 3, 4]);
+
+    // A fetch inside a batch gets the whole batch.
+    const middle = log.read(6, 1 << 20, true);
+    expect(decodeBatch(readSlice(middle.slices[0])).header.baseOffset).toBe(5);
+    // At the log end: empty. Beyond: out of range.
+    expect(log.read(8, 100, true)).toEqual({ slices: [], bytes: 0 });
+    expect(() => log!.read(9, 100, true)).toThrow(OffsetOutOfRangeError);
+  });
+
+  it('honours maxBytes with whole batches, and minOneBatch', () => {
+    dir = tempDir();
+    log = openLog(dir, config());
+    for (let i = 0; i < 10; i++) log.appendAsLeader(batch(2, { valueSize: 100 }), 0);
+    const size = log.size / 10;
+    expect(log.read(0, size * 3 + 5, true).bytes).toBe(size * 3);
+    expect(log.read(0, 10, true).bytes).toBe(size);
+    expect(log.read(0, 10, false).bytes).toBe(0);
+  });
+
+  it('rejects bad batches', () => {
+    dir = tempDir();
+    log = openLog(dir, config({ maxMessageBytes: 500 }));
+    const corrupt = batch(2);
+    corrupt[corrupt.length - 1] ^= 0xff;
+    expect(() => log!.appendAsLeader(corrupt, 0)).toThrow(CorruptRecordError);
+    expect(() => log!.appendAsLeader(batch(20, { valueSize: 50 }), 0)).toThrow(RecordTooLargeError);
+    expect(() => log!.appendAsLeader(Buffer.concat([batch(1), Buffer.alloc(5)]), 0)).toThrow(CorruptRecordError);
+    const badCount = batch(2);
+    badCount.writeInt32BE(3, 57);
+    expect(() => log!.appendAsLeader(fixCrc(badCount), 0)).toThrow(InvalidRecordError);
+    expect(log.logEndOffset).toBe(0);
+  });
+
+  it('requires keys on compacted topics', () => {
+    dir = tempDir();
+    log = openLog(dir, config({ cleanupPolicy: ['compact'] }));
+    expect(() => log!.appendAsLeader(batch(2), 0)).toThrow(InvalidRecordError);
+    log.appendAsLeader(batch(2, { key: (i) => Buffer.from(`k${i}`) }), 0);
+    expect(log.logEndOffset).toBe(2);
+  });
+
+  it('applies LogAppendTime', () => {
+    dir = tempDir();
+    log = openLog(dir, config({ messageTimestampType: 'LogAppendTime' }));
+    const r = log.appendAsLeader(batch(3, { timestamp: 5 }), 123456);
+    expect(r.logAppendTime).toBe(123456);
+    const decoded = decodeBatch(readSlice(log.read(0, 1 << 20, true).slices[0]));
+    expect(decoded.header.isLogAppendTime).toBe(true);
+    expect(decoded.records.map((x) => x.timestamp)).toEqual([123456, 123456, 123456]);
+  });
+});
+
+describe('rolling', () => {
+  it('rolls on segment.bytes', () => {
+    dir = tempDir();
+    log = openLog(dir, config({ segmentBytes: 1000 }));
+    for (let i = 0; i < 10; i++) log.appendAsLeader(batch(1, { valueSize: 300 }), 0);
+    expect(segmentFiles().length).toBeGreaterThanOrEqual(4);
+    for (const s of log.segments.values()) expect(s.size).toBeLessThanOrEqual(1000);
+    // Every offset is still readable across segments.
+    for (let o = 0; o < 10; o++) expect(decodeBatch(readSlice(log.read(o, 1, true).slices[0])).header.baseOffset).toBe(o);
+  });
+
+  it('rolls on segment.ms by record timestamps, and on a full index', () => {
+    dir = tempDir();
+    log = openLog(dir, config({ segmentMs: 1000 }));
+    log.appendAsLeader(batch(1, { timestamp: 10_000 }), 0);
+    log.appendAsLeader(batch(1, { timestamp: 10_500 }), 0);
+    expect(segmentFiles()).toHaveLength(1);
+    log.appendAsLeader(batch(1, { timestamp: 11_001 }), 0);
+    expect(segmentFiles()).toEqual(['00000000000000000000.log', '00000000000000000002.log']);
+    await_close: {
+      break await_close;
+    }
+
+    const dir2 = path.join(dir, 'other');
+    fs.mkdirSync(dir2);
+    const small = openLog(dir2, config({ segmentIndexBytes: 16, indexIntervalBytes: 0 }));
+    for (let i = 0; i < 6; i++) small.appendAsLeader(batch(1), 0);
+    // Two 8-byte entries fill the offset index; the first batch of a segment never gets one.
+    expect(small.segments.size).toBeGreaterThan(1);
+    expect(small.segments.values()[0].offsetIndex.entries).toBe(1);
+    small.close();
+  });
+
+  it('rolls when offsets would overflow the relative int32', () => {
+    dir = tempDir();
+    log = openLog(dir, config());
+    log.appendAsLeader(batch(1), 0);
+    expect(
+      log.segments.activeSegment.shouldRoll({ maxSegmentBytes: 1 << 30, maxSegmentMs: 1e12, messagesSize: 10, maxTimestampInMessages: 0, maxOffsetInMessages: 2 ** 31, now: 0 }),
+    ).toBe(true);
+  });
+});
+
+describe('lookups', () => {
+  it('finds offsets by timestamp through the time index', () => {
+    dir = tempDir();
+    log = openLog(dir, config({ indexIntervalBytes: 100, segmentBytes: 2000 }));
+    for (let i = 0; i < 50; i++) log.appendAsLeader(batch(4, { timestamp: 1000 + i * 10 }), 0);
+    // Records of batch i have timestamps 1000+10i .. 1000+10i+3, offsets 4i .. 4i+3.
+    expect(log.fetchOffsetByTimestamp(1000)).toEqual({ offset: 0, timestamp: 1000 });
+    expect(log.fetchOffsetByTimestamp(1252)).toEqual({ offset: 102, timestamp: 1252 });
+    expect(log.fetchOffsetByTimestamp(1255)).toEqual({ offset: 104, timestamp: 1260 });
+    expect(log.fetchOffsetByTimestamp(999_999)).toBeNull();
+    expect(log.fetchOffsetByTimestamp(-2)).toEqual({ offset: 0, timestamp: -1 });
+    expect(log.fetchOffsetByTimestamp(-1)).toEqual({ offset: 200, timestamp: -1 });
+    expect(log.fetchOffsetByTimestamp(-3)).toEqual({ offset: 199, timestamp: 1493 });
+  });
+
+  it('reads any offset via index lookup in a multi-segment log', () => {
+    dir = tempDir();
+    log = openLog(dir, config({ indexIntervalBytes: 256, segmentBytes: 8192 }));
+    for (let i = 0; i < 300; i++) log.appendAsLeader(batch(1 + (i % 3), { valueSize: 20 }), 0);
+    for (let o = 0; o < log.logEndOffset; o += 7) {
+      const h = decodeBatch(readSlice(log.read(o, 1, true).slices[0])).header;
+      expect(h.baseOffset).toBeLessThanOrEqual(o);
+      expect(h.lastOffset).toBeGreaterThanOrEqual(o);
+    }
+  });
+});
+
+describe('idempotent producers', () => {
+  it('returns the original offsets for a duplicate, rejects gaps and fenced epochs', () => {
+    dir = tempDir();
+    log = openLog(dir, config());
+    const p = { producerId: 7, producerEpoch: 0 };
+    expect(log.appendAsLeader(batch(3, { ...p, baseSequence: 0 }), 0).firstOffset).toBe(0);
+    expect(log.appendAsLeader(batch(2, { ...p, baseSequence: 3 }), 0).firstOffset).toBe(3);
+    const dup = log.appendAsLeader(batch(3, { ...p, baseSequence: 0 }), 0);
+    expect([dup.firstOffset, dup.lastOffset]).toEqual([0, 2]);
+    expect(log.logEndOffset).toBe(5);
+    expect(() => log!.appendAsLeader(batch(1, { ...p, baseSequence: 9 }), 0)).toThrow(OutOfOrderSequenceError);
+    // New epoch must start at 0; then the old epoch is fenced.
+    expect(() => log!.appendAsLeader(batch(1, { producerId: 7, producerEpoch: 1, baseSequence: 5 }), 0)).toThrow(OutOfOrderSequenceError);
+    log.appendAsLeader(batch(1, { producerId: 7, producerEpoch: 1, baseSequence: 0 }), 0);
+    expect(() => log!.appendAsLeader(batch(1, { ...p, baseSequence: 5 }), 0)).toThrow(InvalidProducerEpochError);
+    // Unknown producer starting mid-stream.
+    expect(() => log!.appendAsLeader(batch(1, { producerId: 8, producerEpoch: 0, baseSequence: 4 }), 0)).toThrow(OutOfOrderSequenceError);
+  });
+
+  it('rebuilds producer state at start-up', async () => {
+    dir = tempDir();
+    log = openLog(dir, config());
+    log.appendAsLeader(batch(3, { producerId: 7, producerEpoch: 0, baseSequence: 0 }), 0);
+    await log.close();
+    log = openLog(dir, config(), { hadCleanShutdown: true });
+    expect(log.appendAsLeader(batch(3, { producerId: 7, producerEpoch: 0, baseSequence: 0 }), 0).firstOffset).toBe(0);
+    expect(log.appendAsLeader(batch(1, { producerId: 7, producerEpoch: 0, baseSequence: 3 }), 0).firstOffset).toBe(3);
+  });
+});
+
+describe('retention and log start offset', () => {
+  it('deleteRecordsBefore moves the log start offset and deletes whole segments below it', () => {
+    dir = tempDir();
+    log = openLog(dir, config({ segmentBytes: 500, fileDeleteDelayMs: 60_000 }));
+    for (let i = 0; i < 10; i++) log.appendAsLeader(batch(1, { valueSize: 200 }), 0);
+    const before = log.segments.size;
+    expect(log.deleteRecordsBefore(5)).toBe(5);
+    expect(log.logStartOffset).toBe(5);
+    expect(log.segments.size).toBeLessThan(before);
+    expect(log.segments.firstSegment!.baseOffset).toBeLessThanOrEqual(5);
+    expect(() => log!.read(4, 100, true)).toThrow(OffsetOutOfRangeError);
+    expect(log.read(5, 1, true).bytes).toBeGreaterThan(0);
+    expect(() => log!.deleteRecordsBefore(11)).toThrow(OffsetOutOfRangeError);
+    // Deleted segments are renamed, not yet unlinked.
+    expect(fs.readdirSync(log.dir).some((f) => f.endsWith('.log.deleted'))).toBe(true);
+    expect(fs.readFileSync(path.join(log.dir, 'leader-epoch-checkpoint'), 'utf8')).toBe('0\n1\n0 5\n');
+  });
+
+  it('deletes by time, rolling an expired active segment, and unlinks after file.delete.delay.ms', async () => {
+    dir = tempDir();
+    log = openLog(dir, config({ retentionMs: 1000, fileDeleteDelayMs: 20 }));
+    log.appendAsLeader(batch(2, { timestamp: 1000 }), 0);
+    log.appendAsLeader(batch(2, { timestamp: 1500 }), 0);
+    expect(log.deleteOldSegments(2200)).toBe(0);
+    expect(log.deleteOldSegments(2600)).toBe(1);
+    expect(log.logStartOffset).toBe(4);
+    expect(log.segments.size).toBe(1);
+    expect(log.segments.activeSegment.baseOffset).toBe(4);
+    expect(log.deleteOldSegments(1e13)).toBe(0); // the empty active segment stays
+    await new Promise((r) => setTimeout(r, 60));
+    expect(fs.readdirSync(log.dir).filter((f) => f.includes('.deleted'))).toEqual([]);
+  });
+
+  it('deletes by size, oldest first, keeping at least retention.bytes', () => {
+    dir = tempDir();
+    log = openLog(dir, config({ retentionBytes: 1000, retentionMs: -1, segmentBytes: 400 }));
+    for (let i = 0; i < 12; i++) log.appendAsLeader(batch(1, { valueSize: 100 }), 0);
+    const deleted = log.deleteOldSegments(Date.now());
+    expect(deleted).toBeGreaterThan(0);
+    expect(log.size).toBeGreaterThan(1000 - 400);
+    expect(log.size).toBeLessThanOrEqual(1000);
+    expect(log.logStartOffset).toBe(log.segments.firstSegment!.baseOffset);
+  });
+});
+
+describe('flush', () => {
+  it('group-commits: concurrent callers share fsyncs and the recovery point advances', async () => {
+    dir = tempDir();
+    log = openLog(dir, config());
+    log.appendAsLeader(batch(1), 0);
+    const a = log.flush();
+    log.appendAsLeader(batch(1), 0);
+    const b = log.flush();
+    const c = log.flush();
+    expect(b).toBe(c);
+    await Promise.all([a, b, c]);
+    expect(log.recoveryPoint).toBe(2);
+    await log.flush();
+  });
+});
+
+function fixCrc(buf: Buffer): Buffer {
+  const { crc32c } = require('@node-rs/crc32') as typeof import('@node-rs/crc32');
+  buf.writeUInt32BE(crc32c(buf.subarray(21)) >>> 0, 17);
+  return buf;
+}
