@@ -79,6 +79,8 @@ EOF
   cp -a "$NPM_DIR" "$rootfs/usr/local/lib/node_modules/npm"
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
   ln -s ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
+  # Node's headers, as Node's release tarball has them: node-gyp builds against them without a download.
+  cp -a "$(dirname "$(dirname "$NODE_BIN")")/include/node" "$rootfs/usr/local/include/node"
   rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin "$rootfs"/var/cache/apt/archives/*.deb
   bh umount "$base_container" >/dev/null
   bh run "$base_container" -- node -e 'console.log(`node ${process.version} runs in the base image`)'
@@ -93,7 +95,7 @@ step_done
 step "image $IMAGE_TAG from docker/Dockerfile (BASE_IMAGE=$BASE_TAG)"
 # --network host: the build stage reaches Debian's mirror and the npm registry. --layers caches the
 # toolchain layer; --format docker keeps HEALTHCHECK (OCI image config has no such field).
-bh bud --pull=never --network host --layers --format docker \
+bh bud --pull=never --network host --layers --force-rm --format docker \
   --build-arg BASE_IMAGE="$BASE_TAG" -f docker/Dockerfile -t "$IMAGE_TAG" . 2>&1 |
   grep -E '^(STEP|COMMIT|--> Using cache|Successfully|Error|error|npm (ERR|error))|added [0-9]+ packages' || true
 bh inspect --type image "$IMAGE_TAG" >/dev/null 2>&1 || die "buildah bud produced no $IMAGE_TAG"

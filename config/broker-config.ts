@@ -15,6 +15,7 @@ import { parseProperties } from './properties.js';
 import { TopicConfigResolver } from './topic-config.js';
 
 export { ConfigError, UnknownConfigError } from './config-error.js';
+export { PropertiesSyntaxError } from './properties.js';
 export { ConfigSource, type ConfigEntry, type ConfigSynonym } from './config-entry.js';
 export type { Endpoint, SecurityProtocol } from './listeners.js';
 export type { ConfigValue } from './config-value.js';
@@ -195,7 +196,10 @@ export interface LoadedConfig {
 }
 
 export interface LoadOptions {
-  /** A server.properties file (read as UTF-8). A missing file throws the fs error (ENOENT). */
+  /**
+   * A server.properties file, read as UTF-8 (Java reads ISO-8859-1; the two agree on ASCII and \u escapes).
+   * A missing file throws the fs error (ENOENT); a malformed \u escape, PropertiesSyntaxError.
+   */
   file?: string;
   /** "key=value" strings from --override. */
   overrides?: string[];
@@ -207,7 +211,7 @@ export interface LoadOptions {
 export function loadBrokerConfig(opts: LoadOptions): LoadedConfig {
   const props = new Map<string, string>();
   const merge = (source: ReadonlyMap<string, string>): void => source.forEach((value, key) => props.set(key, value));
-  if (opts.file !== undefined) merge(parseProperties(readFileSync(opts.file, 'utf8')));
+  if (opts.file !== undefined) merge(parseProperties(readFileSync(opts.file, 'utf8'), opts.file));
   if (opts.env) merge(propertiesFromEnv(opts.env));
   merge(parseOverrides(opts.overrides ?? []));
 

@@ -4,8 +4,8 @@
 
 export class PropertiesSyntaxError extends Error {
   override name = 'PropertiesSyntaxError';
-  constructor(readonly line: number, detail: string) {
-    super(`line ${line}: ${detail}`);
+  constructor(readonly line: number, detail: string, readonly source?: string) {
+    super(`${source ? `${source}, ` : ''}line ${line}: ${detail}`);
   }
 }
 
@@ -18,12 +18,12 @@ interface LogicalLine {
 
 const isWhitespace = (c: string): boolean => c === ' ' || c === '\t' || c === '\f';
 
-/** Parses a .properties text; a key given twice keeps its last value. */
-export function parseProperties(text: string): Map<string, string> {
+/** Parses a .properties text; a key given twice keeps its last value. `source` names the file in errors. */
+export function parseProperties(text: string, source?: string): Map<string, string> {
   const props = new Map<string, string>();
   for (const { line, text: entry } of logicalLines(text)) {
     const [rawKey, rawValue] = splitKeyValue(entry);
-    props.set(unescape(rawKey, line), unescape(rawValue, line));
+    props.set(unescape(rawKey, line, source), unescape(rawValue, line, source));
   }
   return props;
 }
@@ -93,7 +93,7 @@ function splitKeyValue(entry: string): [string, string] {
 const SIMPLE_ESCAPES: Readonly<Record<string, string>> = { t: '\t', n: '\n', r: '\r', f: '\f' };
 
 /** Resolves \t \n \r \f and \uXXXX; any other escaped character stands for itself (\\ \= \: \# \! "\ "). */
-function unescape(raw: string, line: number): string {
+function unescape(raw: string, line: number, source: string | undefined): string {
   if (!raw.includes('\\')) return raw;
   let out = '';
   for (let i = 0; i < raw.length; i++) {
@@ -106,7 +106,7 @@ function unescape(raw: string, line: number): string {
     if (next === undefined) break; // unreachable: logicalLines() never leaves an odd trailing backslash
     if (next === 'u') {
       const hex = raw.slice(i + 1, i + 5);
-      if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw new PropertiesSyntaxError(line, `malformed \\uxxxx encoding: \\u${hex}`);
+      if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw new PropertiesSyntaxError(line, `malformed \\uxxxx encoding: \\u${hex}`, source);
       out += String.fromCharCode(parseInt(hex, 16));
       i += 4;
     } else {

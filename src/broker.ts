@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config/broker-config.js';
 import { LogManager } from '../storage/log-manager.js';
 import type { UnifiedLog } from '../storage/unified-log.js';
+import type { GroupCoordinator } from './coordinator/group-coordinator.js';
+import { openGroupCoordinator } from './coordinator/open-group-coordinator.js';
 import { ErrorCode, KafkaError } from './errors.js';
 import { invalidTopicNameReason, newTopicId, TopicRegistry, type TopicInfo } from './metadata/topic-registry.js';
 import { ProducerIdManager } from './producer-ids.js';
@@ -34,6 +36,8 @@ export class Broker {
   metrics?: BrokerMetrics;
   /** Set at shutdown: long-polling fetches answer at once. */
   closing = false;
+  /** Set by open() once __consumer_offsets is loaded. */
+  groupCoordinator!: GroupCoordinator;
   readonly purgatory = new FetchPurgatory();
 
   private constructor(
@@ -60,7 +64,8 @@ export class Broker {
       nodeId: config.nodeId,
       configFor: (topic) => config.logConfig(topics.get(topic)?.configs ?? {}),
       retentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
-      flushSchedulerIntervalMs: config.logFlushSchedulerIntervalMs,
+      // Kafka's default is Long.MAX_VALUE (never); Node timers cap at 2^31-1 ms.
+      flushSchedulerIntervalMs: Math.min(config.logFlushSchedulerIntervalMs, 2 ** 31 - 1),
       cleanerBackoffMs: config.logCleanerBackoffMs,
       cleanerEnable: config.logCleanerEnable,
     });
@@ -74,6 +79,7 @@ export class Broker {
     );
     broker.reconcileLogs();
     logManager.startup();
+    broker.groupCoordinator = await openGroupCoordinator(broker);
     return broker;
   }
 
@@ -141,6 +147,41 @@ export class Broker {
     });
   }
 
+  /** Replaces a topic's config overrides, validated first; takes effect on its logs at once, and persists. */
+  alterTopicConfigs(name: string, overrides: Record<string, string>, validateOnly: boolean): void {
+    const topic = this.topics.get(name);
+    if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${name} does not exist.`);
+    try {
+      this.config.validateTopicConfigs(overrides);
+    } catch (err) {
+      throw new KafkaError(ErrorCode.INVALID_CONFIG, (err as Error).message);
+    }
+    if (validateOnly) return;
+    topic.configs = { ...overrides };
+    this.topics.update();
+    const logConfig = this.config.logConfig(topic.configs);
+    for (let p = 0; p < topic.partitions; p++) this.getLog(name, p)?.updateConfig(logConfig);
+    this.log.info({ topic: name, configs: overrides }, 'topic configs altered');
+  }
+
+  /** CreatePartitions: grows a topic to `count` partitions (Kafka never shrinks one). */
+  createPartitions(name: string, count: number, validateOnly: boolean): void {
+    const topic = this.topics.get(name);
+    if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
+    if (count < topic.partitions) {
+      throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `The topic ${name} currently has ${topic.partitions} partition(s); ${count} would not be an increase.`);
+    }
+    if (count === topic.partitions) {
+      throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `Topic already has ${topic.partitions} partition(s).`);
+    }
+    if (validateOnly) return;
+    const before = topic.partitions;
+    topic.partitions = count;
+    this.topics.update();
+    for (let p = before; p < count; p++) this.createPartitionLog(topic, p);
+    this.log.info({ topic: name, partitions: count, before }, 'partitions created');
+  }
+
   async deleteTopic(name: string): Promise<TopicInfo> {
     if (!this.config.deleteTopicEnable) {
       throw new KafkaError(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
@@ -156,6 +197,7 @@ export class Broker {
 
   async shutdown(): Promise<void> {
     this.purgatory.wakeAll();
+    this.groupCoordinator?.shutdown();
     await this.logManager.shutdown();
   }
 }

@@ -1,5 +1,5 @@
 // `kafkite start [server.properties] [--override key=value]...`, as kafka-server-start.sh takes them.
-import { ConfigError, loadBrokerConfig } from '../config/broker-config.js';
+import { ConfigError, PropertiesSyntaxError, loadBrokerConfig } from '../config/broker-config.js';
 import { createLogger } from './logger.js';
 import { ListenerBindError } from './network/socket-server.js';
 import { KafkiteServer } from './server.js';
@@ -41,7 +41,9 @@ async function start(args: string[]): Promise<void> {
   try {
     loaded = loadBrokerConfig({ file, overrides, env: process.env });
   } catch (err) {
-    if (err instanceof ConfigError || (err as NodeJS.ErrnoException).code === 'ENOENT') fail((err as Error).message, 2);
+    if (err instanceof ConfigError || err instanceof PropertiesSyntaxError || (err as NodeJS.ErrnoException).code === 'ENOENT') {
+      fail((err as Error).message, 2);
+    }
     throw err;
   }
   const { config } = loaded;

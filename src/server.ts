@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config/broker-config.js';
 import { Broker } from './broker.js';
-import { CopyingResponseSender } from './network/response-sender.js';
+import { createResponseSender } from './network/sendfile-sender.js';
 import { SocketServer } from './network/socket-server.js';
 
 /** Requests one connection may have decoded but unanswered before we stop reading it. */
@@ -16,7 +16,7 @@ export class KafkiteServer {
     const broker = await Broker.open(config, log);
     const sockets = new SocketServer({
       broker,
-      sender: new CopyingResponseSender(),
+      sender: createResponseSender({ zeroCopy: config.zeroCopyEnable, log }),
       log,
       maxRequestBytes: config.socketRequestMaxBytes,
       maxInFlightPerConnection: MAX_IN_FLIGHT_PER_CONNECTION,

@@ -6,12 +6,12 @@ import { KafkaStorageError } from './errors.js';
 
 const CHECKPOINT_VERSION = 0;
 
-export function writeFileAtomically(file: string, content: string): void {
+export function writeFileAtomically(file: string, content: string | Buffer): void {
   const tmp = `${file}.tmp`;
   try {
     const fd = fs.openSync(tmp, 'w');
     try {
-      fs.writeSync(fd, content);
+      fs.writeSync(fd, typeof content === 'string' ? Buffer.from(content) : content);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);

@@ -69,15 +69,21 @@ export class FileRecords {
   }
 
   /** Hops from batch to batch (headers only) starting at a batch boundary. */
-  *batchesFrom(position: number, end = this.size_): Generator<BatchLocation> {
+  *headersFrom(position: number, end = this.size_): Generator<{ position: number; header: BatchHeader }> {
     let pos = position;
     for (;;) {
-      const h = this.readHeader(pos, end);
-      if (h === null) return;
-      const size = h.sizeInBytes;
-      yield { position: pos, size, baseOffset: h.baseOffset, lastOffset: h.lastOffset, maxTimestamp: h.maxTimestamp };
+      const header = this.readHeader(pos, end);
+      if (header === null) return;
+      yield { position: pos, header };
+      const size = header.sizeInBytes;
       scanCounters.bytesScanned += size;
       pos += size;
+    }
+  }
+
+  *batchesFrom(position: number, end = this.size_): Generator<BatchLocation> {
+    for (const { position: pos, header: h } of this.headersFrom(position, end)) {
+      yield { position: pos, size: h.sizeInBytes, baseOffset: h.baseOffset, lastOffset: h.lastOffset, maxTimestamp: h.maxTimestamp };
     }
   }
 

@@ -109,8 +109,32 @@ export class LogSegment {
 
   /** The largest timestamp and the (batch last) offset it first appeared at. */
   get maxTimestampSoFar(): TimestampOffset {
-    if (this.maxTimestampSoFar_ === null) this.maxTimestampSoFar_ = this.timeIndex.lastEntry;
+    if (this.maxTimestampSoFar_ === null) this.maxTimestampSoFar_ = this.lastTimeIndexEntryOnDisk() ?? this.timeIndex.lastEntry;
     return this.maxTimestampSoFar_;
+  }
+
+  /**
+   * The last entry of a not-yet-loaded time index, read alone so that retention checks over thousands
+   * of cold segments do not load their indexes. Null when the file looks wrong (then it is loaded and checked).
+   */
+  private lastTimeIndexEntryOnDisk(): TimestampOffset | null {
+    if (this.timeIndex_ !== null) return null;
+    let fd: number;
+    try {
+      fd = fs.openSync(this.timeIndexFile, 'r');
+    } catch {
+      return null;
+    }
+    try {
+      const size = fs.fstatSync(fd).size;
+      if (size === 0 || size % 12 !== 0) return null;
+      const buf = Buffer.allocUnsafe(12);
+      fs.readSync(fd, buf, 0, 12, size - 12);
+      const index = new TimeIndex(this.timeIndexFile, this.baseOffset, 12, buf);
+      return index.lastEntry.timestamp >= 0 ? index.lastEntry : null;
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   /** Max record timestamp, or the file's mtime for a segment without timestamps (as Kafka does). */

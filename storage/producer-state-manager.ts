@@ -1,8 +1,13 @@
 // Idempotent and transactional producer state (Kafka's ProducerStateManager): per producer id the
 // epoch and the last five batches' sequence and offset ranges, plus each open transaction's first offset.
-// Rebuilt at start-up by reading the batch headers of the log (we write no .snapshot files).
+// Snapshots (`<offset>.snapshot`, Kafka's format v1) are written when a segment rolls and at clean
+// shutdown; at start-up the latest one is loaded and the batch headers after it are replayed.
+import { crc32c } from '@node-rs/crc32';
+import fs from 'node:fs';
+import { readInt64, writeInt64 } from '../protocol/primitives.js';
 import type { BatchHeader } from '../protocol/records/batch-header.js';
-import { InvalidProducerEpochError, OutOfOrderSequenceError } from './errors.js';
+import { writeFileAtomically } from './checkpoint-file.js';
+import { CorruptRecordError, InvalidProducerEpochError, OutOfOrderSequenceError } from './errors.js';
 
 export const NUM_BATCHES_TO_RETAIN = 5;
 const NO_SEQUENCE = -1;
@@ -133,4 +138,61 @@ export class ProducerStateManager {
   clear(): void {
     this.producers.clear();
   }
+
+  /**
+   * Kafka's snapshot v1: version int16, CRC32C (of what follows) uint32, then an int32-counted array of
+   * (producerId int64, epoch int16, lastSequence int32, lastOffset int64, offsetDelta int32,
+   * timestamp int64, coordinatorEpoch int32, currentTxnFirstOffset int64). Only each producer's last
+   * batch is kept, as in Kafka.
+   */
+  writeSnapshot(file: string): void {
+    const entries = [...this.producers.values()];
+    const buf = Buffer.alloc(SNAPSHOT_HEADER_SIZE + entries.length * SNAPSHOT_ENTRY_SIZE);
+    buf.writeInt16BE(PRODUCER_SNAPSHOT_VERSION, 0);
+    buf.writeInt32BE(entries.length, 6);
+    let pos = SNAPSHOT_HEADER_SIZE;
+    for (const e of entries) {
+      const last = e.batches[e.batches.length - 1];
+      writeInt64(buf, e.producerId, pos);
+      buf.writeInt16BE(e.producerEpoch, pos + 8);
+      buf.writeInt32BE(last?.lastSeq ?? NO_SEQUENCE, pos + 10);
+      writeInt64(buf, last?.lastOffset ?? -1, pos + 14);
+      buf.writeInt32BE(last ? last.lastSeq - last.firstSeq : 0, pos + 22);
+      writeInt64(buf, e.lastTimestamp, pos + 26);
+      buf.writeInt32BE(-1, pos + 34);
+      writeInt64(buf, e.currentTxnFirstOffset, pos + 38);
+      pos += SNAPSHOT_ENTRY_SIZE;
+    }
+    buf.writeUInt32BE(crc32c(buf.subarray(6)) >>> 0, 2);
+    writeFileAtomically(file, buf);
+  }
+
+  /** Replaces the state with a snapshot's; throws CorruptRecordError for a damaged file. */
+  loadSnapshot(file: string): void {
+    const buf = fs.readFileSync(file);
+    if (buf.length < SNAPSHOT_HEADER_SIZE || buf.readInt16BE(0) !== PRODUCER_SNAPSHOT_VERSION) throw new CorruptRecordError(`bad snapshot header in ${file}`);
+    if ((crc32c(buf.subarray(6)) >>> 0) !== buf.readUInt32BE(2)) throw new CorruptRecordError(`snapshot CRC mismatch in ${file}`);
+    const count = buf.readInt32BE(6);
+    if (buf.length !== SNAPSHOT_HEADER_SIZE + count * SNAPSHOT_ENTRY_SIZE) throw new CorruptRecordError(`bad snapshot size in ${file}`);
+    this.producers.clear();
+    for (let i = 0, pos = SNAPSHOT_HEADER_SIZE; i < count; i++, pos += SNAPSHOT_ENTRY_SIZE) {
+      const producerId = readInt64(buf, pos);
+      const lastSeq = buf.readInt32BE(pos + 10);
+      const lastOffset = readInt64(buf, pos + 14);
+      const offsetDelta = buf.readInt32BE(pos + 22);
+      const timestamp = readInt64(buf, pos + 26);
+      const batches = lastSeq === NO_SEQUENCE ? [] : [{ firstSeq: lastSeq - offsetDelta, lastSeq, firstOffset: lastOffset - offsetDelta, lastOffset, timestamp }];
+      this.producers.set(producerId, {
+        producerId,
+        producerEpoch: buf.readInt16BE(pos + 8),
+        batches,
+        currentTxnFirstOffset: readInt64(buf, pos + 38),
+        lastTimestamp: timestamp,
+      });
+    }
+  }
 }
+
+const PRODUCER_SNAPSHOT_VERSION = 1;
+const SNAPSHOT_HEADER_SIZE = 10;
+const SNAPSHOT_ENTRY_SIZE = 46;

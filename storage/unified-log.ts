@@ -14,8 +14,10 @@ import {
   DELETED_FILE_SUFFIX,
   LEADER_EPOCH_CHECKPOINT_FILE,
   LOG_FILE_SUFFIX,
+  PRODUCER_SNAPSHOT_FILE_SUFFIX,
   SWAP_FILE_SUFFIX,
   offsetFromFileName,
+  producerSnapshotFile,
 } from './log-file-names.js';
 import { LogSegment, type AppendedBatch, type SegmentConfig } from './log-segment.js';
 import { LogSegments } from './log-segments.js';
@@ -161,7 +163,7 @@ export class UnifiedLog {
     this.segments.activeSegment.openForAppend();
     this.recoveryPoint_ = this.nextOffset;
     this.logStartOffset_ = Math.min(Math.max(opts.logStartOffset, this.segments.firstSegment!.baseOffset), this.nextOffset);
-    this.rebuildProducerState();
+    this.loadProducerState();
     if (this.leaderEpochCache.latestEpoch < 0) this.leaderEpochCache.assign(LEADER_EPOCH, this.logStartOffset_);
     this.leaderEpochCache.truncateFromStart(this.logStartOffset_);
     this.leaderEpochCache.truncateFromEnd(this.nextOffset);
@@ -209,16 +211,51 @@ export class UnifiedLog {
     return nextOffset;
   }
 
-  /** Producer state from the batch headers of the whole log (we keep no producer snapshots). */
-  private rebuildProducerState(): void {
+  /**
+   * Producer state: the latest usable snapshot at or below the log end offset, then the batch headers
+   * after it. Snapshots beyond the end (the log was truncated) or damaged are deleted.
+   */
+  private loadProducerState(): void {
     this.producerStateManager.clear();
-    for (const segment of this.segments.values()) {
-      for (const batch of segment.log.batchesFrom(0)) {
-        if (batch.baseOffset < this.logStartOffset_ && batch.lastOffset < this.logStartOffset_) continue;
-        const h = segment.log.readHeader(batch.position);
-        if (h !== null && h.producerId >= 0) this.producerStateManager.update(producerBatchOf(h));
+    let from = this.logStartOffset_;
+    const snapshots = this.snapshotOffsets();
+    for (let i = snapshots.length - 1; i >= 0; i--) {
+      const offset = snapshots[i];
+      const file = producerSnapshotFile(this.dir, offset);
+      if (offset > this.nextOffset) {
+        fs.rmSync(file, { force: true });
+        continue;
+      }
+      try {
+        this.producerStateManager.loadSnapshot(file);
+        from = Math.max(offset, this.logStartOffset_);
+        break;
+      } catch (err) {
+        this.logger.warn(`Ignoring producer snapshot ${file}: ${(err as Error).message}`);
+        fs.rmSync(file, { force: true });
       }
     }
+    for (const segment of this.segments.segmentsFrom(from)) {
+      const start = segment.baseOffset >= from ? null : segment.translateOffset(from);
+      for (const { header } of segment.log.headersFrom(start?.position ?? 0)) {
+        if (header.producerId >= 0 && header.lastOffset >= from) this.producerStateManager.update(producerBatchOf(header));
+      }
+    }
+  }
+
+  private snapshotOffsets(): number[] {
+    return fs
+      .readdirSync(this.dir)
+      .filter((f) => f.endsWith(PRODUCER_SNAPSHOT_FILE_SUFFIX))
+      .map(offsetFromFileName)
+      .sort((a, b) => a - b);
+  }
+
+  /** Snapshot at the log end offset; keeps the newest two, as replay only ever needs the latest. */
+  private takeProducerSnapshot(): void {
+    this.producerStateManager.writeSnapshot(producerSnapshotFile(this.dir, this.nextOffset));
+    const offsets = this.snapshotOffsets();
+    for (const offset of offsets.slice(0, -2)) fs.rmSync(producerSnapshotFile(this.dir, offset), { force: true });
   }
 
   // ---- appends ----
@@ -300,6 +337,7 @@ export class UnifiedLog {
     const active = this.segments.activeSegment;
     if (active.baseOffset === this.nextOffset) return active;
     active.onBecomeInactiveSegment();
+    this.takeProducerSnapshot();
     const segment = LogSegment.create(this.dir, this.nextOffset, segmentConfigOf(this.config), this.logger);
     segment.openForAppend();
     this.segments.add(segment);
@@ -527,6 +565,7 @@ export class UnifiedLog {
       segment.deleteFiles();
     }
     this.pendingDeletes.clear();
+    this.takeProducerSnapshot();
     for (const s of this.segments.values()) s.close();
   }
 

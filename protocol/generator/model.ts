@@ -94,6 +94,8 @@ function parseDefault(spec: FieldSpec, type: TypeRef, nullable: boolean): Defaul
 class MessageResolver {
   private readonly structs: StructDef[] = [];
   private readonly common = new Map<string, StructDef>();
+  /** Common structs some field refers to. */
+  private readonly used = new Set<string>();
 
   constructor(private readonly spec: MessageSpec, private readonly validVersions: VersionRange) {}
 
@@ -133,8 +135,6 @@ class MessageResolver {
     };
   }
 
-  private readonly used = new Set<string>();
-
   private resolveFields(specs: FieldSpec[], context: VersionRange): FieldDef[] {
     return specs.map((spec) => this.resolveField(spec, context));
   }
@@ -162,6 +162,10 @@ class MessageResolver {
     }
     const type: TypeRef = isArray ? { kind: 'array', element } : element;
     const nullableVersions = spec.nullableVersions ? VersionRange.parse(spec.nullableVersions) : VersionRange.NONE;
+    if (type.kind === 'primitive' && type.name === 'uuid' && !nullableVersions.empty) {
+      throw new Error(`${this.spec.name}: uuid field ${spec.name} cannot be nullable`);
+    }
+    // Records are typed nullable in every version (a response may carry no records at all).
     const nullable = type.kind === 'primitive' && type.name === 'records' ? true : !nullableVersions.intersect(versions).empty;
     const taggedVersions = spec.taggedVersions ? VersionRange.parse(spec.taggedVersions) : VersionRange.NONE;
     if (spec.tag !== undefined && (taggedVersions.empty || taggedVersions.toString() !== versions.toString())) {

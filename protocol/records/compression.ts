@@ -4,8 +4,9 @@
 // Decompression is bounded. Before any native decoder allocates, the frame headers are walked to
 // get an upper bound on the output (snappy and LZ4 record their block sizes, ZSTD its block sizes
 // and content size; gzip is capped by zlib's maxOutputLength), so a small hostile batch cannot make
-// us allocate gigabytes. The default cap is 10 × message.max.bytes' default (1048588): far above
-// what producers' batch.size makes, so real batches are never refused.
+// us allocate gigabytes. The bound may exceed the true size by up to one block per frame (4 MiB at
+// most for LZ4). The default cap is 10 × message.max.bytes' default (1048588): far above what
+// producers' batch.size makes, so real batches are not refused.
 import zlib from 'node:zlib';
 import zstd from '@toondepauw/node-zstd';
 import lz4 from 'lz4-napi';
@@ -45,6 +46,8 @@ export function compress(type: CompressionType, data: Buffer): Buffer {
  */
 export function decompress(type: CompressionType, data: Buffer, maxBytes = DEFAULT_MAX_DECOMPRESSED_BYTES): Buffer {
   if (type === CompressionType.None) return data;
+  // Every codec writes a header even for no data, so empty input is always truncated.
+  if (data.length === 0) throw new CorruptRecordError(`empty ${CompressionType[type] ?? type} data`);
   if (type === CompressionType.Gzip) return gunzip(data, maxBytes);
   const bound = decompressedSizeBound(type, data);
   if (bound > maxBytes) {

@@ -8,6 +8,7 @@ import { ClassicGroupMember } from './member.js';
 import { OffsetStore, type OffsetAndMetadata, type TopicPartition } from './offset-store.js';
 import { partitionFor, type CoordinatorRecord, type OffsetsTopic } from './offsets-topic.js';
 import { subscribedTopicsOf } from './consumer-protocol.js';
+import type { GroupCoordinatorConfig } from './coordinator-config.js';
 import {
   decodeGroupMetadataValue, decodeKey, decodeOffsetCommitValue, groupMetadataKey, groupMetadataValue,
   offsetCommitKey, offsetCommitValue, type GroupMetadata,
@@ -17,27 +18,6 @@ import type {
   LeavingMember, ListedGroup, OffsetCommitRequest, OffsetDeleteResult, OffsetFetchResult, SyncGroupRequest,
   SyncGroupResult, TopicPartitionErrors,
 } from './types.js';
-
-export interface GroupCoordinatorConfig {
-  groupMinSessionTimeoutMs: number;
-  groupMaxSessionTimeoutMs: number;
-  groupInitialRebalanceDelayMs: number;
-  groupMaxSize: number;
-  offsetsRetentionMs: number;
-  offsetsRetentionCheckIntervalMs: number;
-  offsetMetadataMaxBytes: number;
-}
-
-/** Kafka's defaults (group.*, offsets.retention.minutes=10080, offset.metadata.max.bytes=4096). */
-export const DEFAULT_GROUP_COORDINATOR_CONFIG: Readonly<GroupCoordinatorConfig> = Object.freeze({
-  groupMinSessionTimeoutMs: 6000,
-  groupMaxSessionTimeoutMs: 1800000,
-  groupInitialRebalanceDelayMs: 3000,
-  groupMaxSize: 2147483647,
-  offsetsRetentionMs: 10080 * 60000,
-  offsetsRetentionCheckIntervalMs: 600000,
-  offsetMetadataMaxBytes: 4096,
-});
 
 const CLASSIC_GROUP_TYPE = 'classic';
 const EMPTY = Buffer.alloc(0);
@@ -141,6 +121,7 @@ export class GroupCoordinator {
     this.groups.clear();
   }
 
+  /** OffsetCommit, OffsetFetch, DescribeGroups and DeleteGroups accept the empty group id (`requireNonEmptyId` false). */
   private validateGroupStatus(groupId: string, requireNonEmptyId = true): number {
     if (requireNonEmptyId && groupId === '') return E.INVALID_GROUP_ID;
     if (!this.active) return E.COORDINATOR_NOT_AVAILABLE;
@@ -163,7 +144,13 @@ export class GroupCoordinator {
       group = new ClassicGroup(req.groupId, Date.now());
       this.groups.set(req.groupId, group);
     }
-    if (!this.acceptJoiningMember(group, req.memberId)) return joinError(req.memberId, E.GROUP_MAX_SIZE_REACHED);
+    if (!this.acceptJoiningMember(group, req.memberId)) {
+      // A member over the limit is removed, which lets the rest of the group complete its rebalance.
+      const member = group.members.get(req.memberId);
+      if (member) this.removeMember(group, member, E.GROUP_MAX_SIZE_REACHED);
+      if (group.is(GroupState.PreparingRebalance)) this.maybeCompleteJoinPhase(group);
+      return joinError('', E.GROUP_MAX_SIZE_REACHED);
+    }
 
     const result = isUnknownMember ? this.joinUnknownMember(group, req) : this.joinKnownMember(group, req);
     if (group.is(GroupState.PreparingRebalance)) this.maybeCompleteJoinPhase(group);
@@ -222,10 +209,14 @@ export class GroupCoordinator {
     }
   }
 
+  /** A static member's instance id must map to its member id (an older incarnation is fenced); the member must exist. */
   private validateCurrentMember(group: ClassicGroup, memberId: string, groupInstanceId: string | null): number {
-    if (group.isStaticMemberFenced(memberId, groupInstanceId)) return E.FENCED_INSTANCE_ID;
-    if (!group.has(memberId)) return E.UNKNOWN_MEMBER_ID;
-    return E.NONE;
+    if (groupInstanceId !== null) {
+      const current = group.currentStaticMemberId(groupInstanceId);
+      if (current === undefined) return E.UNKNOWN_MEMBER_ID;
+      if (current !== memberId) return E.FENCED_INSTANCE_ID;
+    }
+    return group.has(memberId) ? E.NONE : E.UNKNOWN_MEMBER_ID;
   }
 
   private currentGeneration(group: ClassicGroup, member: ClassicGroupMember): JoinGroupResult {
@@ -501,6 +492,8 @@ export class GroupCoordinator {
 
   heartbeat(req: HeartbeatRequest): number {
     const status = this.validateGroupStatus(req.groupId);
+    // While loading, the member cannot be checked; Kafka answers blindly.
+    if (status === E.COORDINATOR_LOAD_IN_PROGRESS) return E.NONE;
     if (status !== E.NONE) return status;
     const group = this.groups.get(req.groupId);
     if (!group) return E.UNKNOWN_MEMBER_ID;
@@ -526,6 +519,8 @@ export class GroupCoordinator {
 
   async syncGroup(req: SyncGroupRequest): Promise<SyncGroupResult> {
     const status = this.validateGroupStatus(req.groupId);
+    // A rebalance in flight was lost with the load; older clients only know to rejoin on REBALANCE_IN_PROGRESS.
+    if (status === E.COORDINATOR_LOAD_IN_PROGRESS) return syncError(E.REBALANCE_IN_PROGRESS);
     if (status !== E.NONE) return syncError(status);
     const group = this.groups.get(req.groupId);
     if (!group) return syncError(E.UNKNOWN_MEMBER_ID);
@@ -558,7 +553,9 @@ export class GroupCoordinator {
 
   private async completeLeaderSync(group: ClassicGroup, req: SyncGroupRequest): Promise<void> {
     const generationId = group.generationId;
-    const assignments = new Map(req.assignments.map((a) => [a.memberId, a.assignment]));
+    const given = new Map(req.assignments.map((a) => [a.memberId, a.assignment]));
+    // Members the leader left out get an empty assignment.
+    const assignments = new Map([...group.members.keys()].map((id) => [id, given.get(id) ?? EMPTY]));
     let stored = true;
     try {
       await this.storeGroup(group, assignments);
@@ -574,7 +571,7 @@ export class GroupCoordinator {
       return;
     }
     for (const member of group.members.values()) {
-      member.assignment = assignments.get(member.memberId) ?? EMPTY;
+      member.assignment = assignments.get(member.memberId)!;
       if (member.isAwaitingSync) {
         this.completeSync(member, {
           errorCode: E.NONE, protocolType: group.protocolType, protocolName: group.protocolName, assignment: member.assignment,
@@ -680,7 +677,8 @@ export class GroupCoordinator {
 
   private validateOffsetCommit(group: ClassicGroup, req: OffsetCommitRequest): number {
     if (group.is(GroupState.Dead)) return E.COORDINATOR_NOT_AVAILABLE;
-    if (req.generationId < 0 && req.memberId === '' && group.is(GroupState.Empty)) return E.NONE;
+    // Generation -1: the admin client or a standalone consumer, allowed while the group has no members.
+    if (req.generationId < 0 && group.is(GroupState.Empty)) return E.NONE;
     const memberError = this.validateCurrentMember(group, req.memberId, req.groupInstanceId);
     if (memberError !== E.NONE) return memberError;
     if (req.generationId !== group.generationId) return E.ILLEGAL_GENERATION;
@@ -768,7 +766,7 @@ export class GroupCoordinator {
       const described: DescribedGroup = {
         errorCode: E.NONE, groupId, groupState: GroupState.Dead, protocolType: '', protocolData: '', members: [],
       };
-      const status = this.validateGroupStatus(groupId);
+      const status = this.validateGroupStatus(groupId, false);
       if (status !== E.NONE) return { ...described, errorCode: status, groupState: '' };
       const group = this.groups.get(groupId);
       if (!group) return described;
@@ -813,7 +811,7 @@ export class GroupCoordinator {
   }
 
   private async deleteGroup(groupId: string): Promise<number> {
-    const status = this.validateGroupStatus(groupId);
+    const status = this.validateGroupStatus(groupId, false);
     if (status !== E.NONE) return status;
     const group = this.groups.get(groupId);
     if (!group || group.is(GroupState.Dead)) return E.GROUP_ID_NOT_FOUND;

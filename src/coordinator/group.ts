@@ -117,12 +117,6 @@ export class ClassicGroup {
     return groupInstanceId === null ? undefined : this.staticMembers.get(groupInstanceId);
   }
 
-  /** A static member's old incarnation: the instance id now belongs to another member id. */
-  isStaticMemberFenced(memberId: string, groupInstanceId: string | null): boolean {
-    const current = this.currentStaticMemberId(groupInstanceId);
-    return current !== undefined && current !== memberId;
-  }
-
   canRebalance(): boolean {
     return VALID_PREVIOUS_STATES[GroupState.PreparingRebalance].includes(this.state);
   }

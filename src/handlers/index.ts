@@ -4,11 +4,39 @@ import { handler as produce } from './00-produce.js';
 import { handler as fetch } from './01-fetch.js';
 import { handler as listOffsets } from './02-list-offsets.js';
 import { handler as metadata } from './03-metadata.js';
+import { handler as offsetCommit } from './08-offset-commit.js';
+import { handler as offsetFetch } from './09-offset-fetch.js';
+import { handler as findCoordinator } from './10-find-coordinator.js';
+import { handler as joinGroup } from './11-join-group.js';
+import { handler as heartbeat } from './12-heartbeat.js';
+import { handler as leaveGroup } from './13-leave-group.js';
+import { handler as syncGroup } from './14-sync-group.js';
+import { handler as describeGroups } from './15-describe-groups.js';
+import { handler as listGroups } from './16-list-groups.js';
 import { handler as apiVersions } from './18-api-versions.js';
 import { handler as createTopics } from './19-create-topics.js';
 import { handler as deleteTopics } from './20-delete-topics.js';
+import { handler as deleteRecords } from './21-delete-records.js';
 import { handler as initProducerId } from './22-init-producer-id.js';
+import { handler as offsetForLeaderEpoch } from './23-offset-for-leader-epoch.js';
+import { handler as describeConfigs } from './32-describe-configs.js';
+import { handler as alterConfigs } from './33-alter-configs.js';
+import { handler as describeLogDirs } from './35-describe-log-dirs.js';
+import { handler as createPartitions } from './37-create-partitions.js';
+import { handler as deleteGroups } from './42-delete-groups.js';
+import { handler as electLeaders } from './43-elect-leaders.js';
+import { handler as incrementalAlterConfigs } from './44-incremental-alter-configs.js';
+import { handler as alterPartitionReassignments } from './45-alter-partition-reassignments.js';
+import { handler as listPartitionReassignments } from './46-list-partition-reassignments.js';
+import { handler as offsetDelete } from './47-offset-delete.js';
+import { handler as describeCluster } from './60-describe-cluster.js';
+import { handler as describeProducers } from './61-describe-producers.js';
 
 export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
-  [produce, fetch, listOffsets, metadata, apiVersions, createTopics, deleteTopics, initProducerId].map((h) => [h.apiKey, h]),
+  [
+    produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator, joinGroup, heartbeat, leaveGroup,
+    syncGroup, describeGroups, listGroups, deleteGroups, offsetDelete, apiVersions, createTopics, deleteTopics, deleteRecords, initProducerId,
+    offsetForLeaderEpoch, describeConfigs, alterConfigs, describeLogDirs, createPartitions, electLeaders,
+    incrementalAlterConfigs, alterPartitionReassignments, listPartitionReassignments, describeCluster, describeProducers,
+  ].map((h) => [h.apiKey, h]),
 );

@@ -60,6 +60,10 @@ function socketFd(socket: Socket): number | undefined {
   return typeof fd === 'number' && fd >= 0 ? fd : undefined;
 }
 
+/**
+ * Sends file slices with sendfile(2). It owns the socket's output while a send is in progress (the
+ * connection waits for the promise), so in-memory chunks and slices cannot interleave.
+ */
 export class SendfileResponseSender implements ResponseSender {
   private readonly fallback = new CopyingResponseSender();
 
@@ -81,8 +85,9 @@ export class SendfileResponseSender implements ResponseSender {
         return;
       }
       // sendfile writes to the kernel directly: bytes Node still holds must reach the kernel first.
-      if (buffers.length) writeBuffers(socket, buffers);
+      await flushed(socket, buffers);
       const slice = chunks[i++] as FileSlice;
+      if (slice.length === 0) continue;
       if (socket.destroyed) throw new Error('socket closed before sendfile');
       await this.sendSlice(fd, slice);
     }

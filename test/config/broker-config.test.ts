@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BrokerConfig, ConfigError, ConfigSource, loadBrokerConfig, UnknownConfigError } from '../../config/broker-config.js';
+import { BrokerConfig, ConfigError, ConfigSource, loadBrokerConfig, PropertiesSyntaxError, UnknownConfigError } from '../../config/broker-config.js';
 import { envVarToPropertyName, propertiesFromEnv } from '../../config/env.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kafkite-config-'));
@@ -114,6 +114,12 @@ describe('loadBrokerConfig', () => {
     const file = propertiesFile('# kafkite\nlisteners = PLAINTEXT://127.0.0.1:0,\\\n   OTHER://127.0.0.1:0\nlistener.security.protocol.map=PLAINTEXT:PLAINTEXT,OTHER:PLAINTEXT\n');
     const { config } = loadBrokerConfig({ file });
     expect(config.listeners.map((l) => l.name)).toEqual(['PLAINTEXT', 'OTHER']);
+  });
+
+  it('names the file in a PropertiesSyntaxError', () => {
+    const file = propertiesFile('a=1\nlog.dirs=C:\\users\\kafka\n');
+    expect(() => loadBrokerConfig({ file })).toThrow(PropertiesSyntaxError);
+    expect(() => loadBrokerConfig({ file })).toThrow(`${file}, line 2: malformed \\uxxxx encoding: \\users`);
   });
 
   it('throws the fs error for a missing file', () => {

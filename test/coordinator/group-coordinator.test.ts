@@ -327,7 +327,7 @@ describe('group administration', () => {
       { groupId: 'live', errorCode: E.NON_EMPTY_GROUP },
       { groupId: 'idle', errorCode: E.NONE },
       { groupId: 'missing', errorCode: E.GROUP_ID_NOT_FOUND },
-      { groupId: '', errorCode: E.INVALID_GROUP_ID },
+      { groupId: '', errorCode: E.GROUP_ID_NOT_FOUND },
     ]);
     expect(coordinator.fetchOffsets('idle', null).topics).toEqual([]);
   });
@@ -338,6 +338,10 @@ describe('persistence in __consumer_offsets', () => {
     coordinator = new GroupCoordinator(TEST_CONFIG, new MemoryOffsetsTopic());
     expect((await coordinator.joinGroup(joinRequest())).errorCode).toBe(E.COORDINATOR_LOAD_IN_PROGRESS);
     expect(coordinator.fetchOffsets('g', null).errorCode).toBe(E.COORDINATOR_LOAD_IN_PROGRESS);
+    // As Kafka: heartbeats pass blindly, and SyncGroup sends the member back to JoinGroup.
+    expect(coordinator.heartbeat({ groupId: 'g', generationId: 1, memberId: 'm', groupInstanceId: null })).toBe(E.NONE);
+    const synced = await coordinator.syncGroup({ groupId: 'g', generationId: 1, memberId: 'm', groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] });
+    expect(synced.errorCode).toBe(E.REBALANCE_IN_PROGRESS);
   });
 
   it('restores offsets, groups and deletions after a restart', async () => {

@@ -1,4 +1,5 @@
-import { GroupCoordinator, DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '../../src/coordinator/group-coordinator.js';
+import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '../../src/coordinator/coordinator-config.js';
+import { GroupCoordinator } from '../../src/coordinator/group-coordinator.js';
 import type { CoordinatorRecord, OffsetsTopic } from '../../src/coordinator/offsets-topic.js';
 import type { JoinGroupRequest } from '../../src/coordinator/types.js';
 

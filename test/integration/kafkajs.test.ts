@@ -43,13 +43,14 @@ describe('kafkajs', () => {
     await admin.connect();
     try {
       expect(await admin.createTopics({ topics: [{ topic: 'admin-topic', numPartitions: 3 }] })).toBe(true);
-      await expect(admin.createTopics({ topics: [{ topic: 'admin-topic' }], validateOnly: true })).rejects.toThrow(/already exists/);
+      // kafkajs answers TOPIC_ALREADY_EXISTS with `false`.
+      expect(await admin.createTopics({ topics: [{ topic: 'admin-topic' }] })).toBe(false);
       const meta = await admin.fetchTopicMetadata({ topics: ['admin-topic'] });
       expect(meta.topics[0]!.partitions).toHaveLength(3);
       expect(await admin.listTopics()).toContain('admin-topic');
       await admin.deleteTopics({ topics: ['admin-topic'] });
       expect(await admin.listTopics()).not.toContain('admin-topic');
-      await expect(admin.createTopics({ topics: [{ topic: 'bad name!' }] })).rejects.toThrow();
+      await expect(admin.createTopics({ topics: [{ topic: 'bad name!' }] })).rejects.toThrow(/illegal/);
     } finally {
       await admin.disconnect();
     }

@@ -1,0 +1,35 @@
+import type { OffsetForLeaderEpochRequest } from '../../protocol/generated/OffsetForLeaderEpochRequest.js';
+import type { EpochEndOffset, OffsetForLeaderEpochResponse } from '../../protocol/generated/OffsetForLeaderEpochResponse.js';
+import { LEADER_EPOCH } from '../../storage/unified-log.js';
+import { ErrorCode } from '../errors.js';
+import type { Handler } from './handler.js';
+
+const UNDEFINED_EPOCH = -1;
+const UNDEFINED_EPOCH_OFFSET = -1;
+
+export const handler: Handler<OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse> = {
+  apiKey: 23,
+  name: 'OffsetForLeaderEpoch',
+  minVersion: 0,
+  maxVersion: 4,
+  handle(request, ctx) {
+    return {
+      throttleTimeMs: 0,
+      topics: request.topics.map((t) => ({
+        topic: t.topic,
+        partitions: t.partitions.map((p): EpochEndOffset => {
+          const log = ctx.broker.getLog(t.topic, p.partition);
+          if (!log) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, partition: p.partition, leaderEpoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
+          // One broker, one leader epoch (0): the current epoch ends at the log end offset.
+          if (p.currentLeaderEpoch > LEADER_EPOCH) {
+            return { errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH, partition: p.partition, leaderEpoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
+          }
+          if (p.leaderEpoch > LEADER_EPOCH || p.leaderEpoch < 0) {
+            return { errorCode: ErrorCode.NONE, partition: p.partition, leaderEpoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
+          }
+          return { errorCode: ErrorCode.NONE, partition: p.partition, leaderEpoch: LEADER_EPOCH, endOffset: log.logEndOffset };
+        }),
+      })),
+    };
+  },
+};

@@ -1,0 +1,59 @@
+import type { DescribeConfigsRequest, DescribeConfigsResource } from '../../protocol/generated/DescribeConfigsRequest.js';
+import type { DescribeConfigsResourceResult, DescribeConfigsResponse, DescribeConfigsResult } from '../../protocol/generated/DescribeConfigsResponse.js';
+import { ConfigSource, type ConfigEntry } from '../../config/broker-config.js';
+import { brokerConfigDef, topicConfigDef } from '../../config/definitions.js';
+import { ErrorCode } from '../errors.js';
+import type { Handler, RequestContext } from './handler.js';
+
+export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
+
+/** The config table has no prose; the documentation is its type, default and valid values. */
+function documentationOf(name: string, resourceType: number): string | null {
+  const def = resourceType === ResourceType.TOPIC ? topicConfigDef(name) : brokerConfigDef(name);
+  if (!def) return null;
+  return `Type: ${def.type}. Default: ${def.default ?? 'null'}.`;
+}
+
+function toResult(entry: ConfigEntry, request: DescribeConfigsRequest, resourceType: number): DescribeConfigsResourceResult {
+  return {
+    name: entry.name,
+    value: entry.value,
+    readOnly: entry.readOnly,
+    isDefault: entry.source === ConfigSource.DEFAULT_CONFIG,
+    configSource: entry.source,
+    isSensitive: entry.isSensitive,
+    synonyms: request.includeSynonyms ? entry.synonyms.map((s) => ({ ...s })) : [],
+    configType: entry.configType,
+    documentation: request.includeDocumentation ? documentationOf(entry.name, resourceType) : null,
+  };
+}
+
+function describe(resource: DescribeConfigsResource, request: DescribeConfigsRequest, ctx: RequestContext): DescribeConfigsResult {
+  const { broker } = ctx;
+  const base = { resourceType: resource.resourceType, resourceName: resource.resourceName };
+  let entries: ConfigEntry[];
+  if (resource.resourceType === ResourceType.TOPIC) {
+    const topic = broker.topics.get(resource.resourceName);
+    if (!topic) return { ...base, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `Topic ${resource.resourceName} does not exist.`, configs: [] };
+    entries = broker.config.describeTopicConfig(topic.configs);
+  } else if (resource.resourceType === ResourceType.BROKER) {
+    if (resource.resourceName !== '' && resource.resourceName !== String(broker.nodeId)) {
+      return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unexpected broker id, expected ${broker.nodeId} or empty string, but received ${resource.resourceName}`, configs: [] };
+    }
+    // The empty name means cluster-wide dynamic defaults: kafkite has none.
+    entries = resource.resourceName === '' ? [] : broker.config.entries();
+  } else {
+    return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unsupported resource type ${resource.resourceType}`, configs: [] };
+  }
+  const keys = resource.configurationKeys === null ? null : new Set(resource.configurationKeys);
+  const selected = keys === null ? entries : entries.filter((e) => keys.has(e.name));
+  return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, configs: selected.map((e) => toResult(e, request, resource.resourceType)) };
+}
+
+export const handler: Handler<DescribeConfigsRequest, DescribeConfigsResponse> = {
+  apiKey: 32,
+  name: 'DescribeConfigs',
+  minVersion: 0,
+  maxVersion: 4,
+  handle: (request, ctx) => ({ throttleTimeMs: 0, results: request.resources.map((r) => describe(r, request, ctx)) }),
+};

@@ -1,0 +1,28 @@
+import type { CreatePartitionsRequest } from '../../protocol/generated/CreatePartitionsRequest.js';
+import type { CreatePartitionsResponse } from '../../protocol/generated/CreatePartitionsResponse.js';
+import { ErrorCode, KafkaError } from '../errors.js';
+import type { Handler } from './handler.js';
+
+export const handler: Handler<CreatePartitionsRequest, CreatePartitionsResponse> = {
+  apiKey: 37,
+  name: 'CreatePartitions',
+  minVersion: 0,
+  maxVersion: 3,
+  handle(request, ctx) {
+    const { broker } = ctx;
+    return {
+      throttleTimeMs: 0,
+      results: request.topics.map((t) => {
+        try {
+          const foreign = t.assignments?.some((a) => a.brokerIds.some((id) => id !== broker.nodeId));
+          if (foreign) throw new KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Unknown broker(s) in the replica assignment of ${t.name}.`);
+          broker.createPartitions(t.name, t.count, request.validateOnly);
+          return { name: t.name, errorCode: ErrorCode.NONE, errorMessage: null };
+        } catch (err) {
+          if (!(err instanceof KafkaError)) throw err;
+          return { name: t.name, errorCode: err.code, errorMessage: err.message };
+        }
+      }),
+    };
+  },
+};

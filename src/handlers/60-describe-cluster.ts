@@ -1,0 +1,34 @@
+import type { DescribeClusterRequest } from '../../protocol/generated/DescribeClusterRequest.js';
+import type { DescribeClusterResponse } from '../../protocol/generated/DescribeClusterResponse.js';
+import { ErrorCode } from '../errors.js';
+import type { Handler } from './handler.js';
+
+const BROKERS_ENDPOINT = 1;
+const OMITTED_OPERATIONS = -2147483648;
+
+export const handler: Handler<DescribeClusterRequest, DescribeClusterResponse> = {
+  apiKey: 60,
+  name: 'DescribeCluster',
+  minVersion: 0,
+  maxVersion: 1,
+  handle(request, ctx) {
+    const { broker } = ctx;
+    const endpoint = broker.endpoints.find((e) => e.listenerName === ctx.listenerName) ?? broker.endpoints[0]!;
+    if (request.endpointType !== BROKERS_ENDPOINT) {
+      return {
+        throttleTimeMs: 0, errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, errorMessage: 'kafkite has no controller endpoints',
+        endpointType: request.endpointType, clusterId: broker.clusterId, controllerId: -1, brokers: [], clusterAuthorizedOperations: OMITTED_OPERATIONS,
+      };
+    }
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      endpointType: BROKERS_ENDPOINT,
+      clusterId: broker.clusterId,
+      controllerId: broker.nodeId,
+      brokers: [{ brokerId: broker.nodeId, host: endpoint.host, port: endpoint.port, rack: null }],
+      clusterAuthorizedOperations: OMITTED_OPERATIONS,
+    };
+  },
+};
