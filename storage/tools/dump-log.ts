@@ -5,8 +5,9 @@ import path from 'node:path';
 import { BATCH_HEADER_SIZE, BATCH_LENGTH, BatchHeader, CompressionType, LOG_OVERHEAD } from '../../protocol/records/batch-header.js';
 import { decodeBatch } from '../../protocol/records/record-batch.js';
 import { FileRecords } from '../file-records.js';
-import { INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, offsetFromFileName } from '../log-file-names.js';
+import { INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, PRODUCER_SNAPSHOT_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, offsetFromFileName } from '../log-file-names.js';
 import { OffsetIndex } from '../offset-index.js';
+import { ProducerStateManager } from '../producer-state-manager.js';
 import { TimeIndex } from '../time-index.js';
 
 export interface DumpLogOptions {
@@ -32,6 +33,7 @@ export async function* dumpLog(opts: DumpLogOptions): AsyncIterable<string> {
     if (suffix === LOG_FILE_SUFFIX) yield* dumpLogFile(file, opts.printDataLog || opts.deepIteration, opts.printDataLog, problems);
     else if (suffix === INDEX_FILE_SUFFIX) yield* dumpIndex(file, opts.indexSanityCheck, problems);
     else if (suffix === TIME_INDEX_FILE_SUFFIX) yield* dumpTimeIndex(file, opts.indexSanityCheck, problems);
+    else if (suffix === PRODUCER_SNAPSHOT_FILE_SUFFIX) yield* dumpProducerSnapshot(file, problems);
     else problems.push(`Ignoring unknown file ${file}`);
   }
   yield* problems;
@@ -174,5 +176,24 @@ function* dumpTimeIndex(file: string, sanityOnly: boolean, problems: string[]): 
     }
   } finally {
     log?.close();
+  }
+}
+
+function* dumpProducerSnapshot(file: string, problems: string[]): Generator<string> {
+  const state = new ProducerStateManager();
+  try {
+    state.loadSnapshot(file);
+  } catch (err) {
+    problems.push((err as Error).message);
+    return;
+  }
+  for (const e of state.activeProducers.values()) {
+    const txn = e.currentTxnFirstOffset >= 0 ? `OptionalLong[${e.currentTxnFirstOffset}]` : 'OptionalLong.empty';
+    let line =
+      `producerId: ${e.producerId} producerEpoch: ${e.producerEpoch} coordinatorEpoch: -1 ` +
+      `currentTxnFirstOffset: ${txn} lastTimestamp: ${e.lastTimestamp} `;
+    const b = e.batches[0];
+    if (b) line += `firstSequence: ${b.firstSeq} lastSequence: ${b.lastSeq} lastOffset: ${b.lastOffset} offsetDelta: ${b.lastSeq - b.firstSeq} timestamp: ${b.timestamp}`;
+    yield line;
   }
 }

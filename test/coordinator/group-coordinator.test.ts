@@ -155,6 +155,16 @@ describe('JoinGroup / SyncGroup', () => {
     expect((await followerSync).errorCode).toBe(E.REBALANCE_IN_PROGRESS);
   });
 
+  it('gives members the leader left out an empty assignment', async () => {
+    await start({ groupInitialRebalanceDelayMs: 20 });
+    const [a, b] = await Promise.all([join(), join({ clientId: 'b' })]);
+    const leader = a.members.length > 0 ? a : b;
+    const follower = leader === a ? b : a;
+    const followerSync = sync(follower.memberId, 1);
+    await sync(leader.memberId, 1, [{ memberId: leader.memberId, assignment: Buffer.from('all') }]);
+    expect(await followerSync).toMatchObject({ errorCode: E.NONE, assignment: Buffer.alloc(0) });
+  });
+
   it('rejects SyncGroup v5 with another protocol name', async () => {
     await start();
     const a = await join();
@@ -190,6 +200,12 @@ describe('static membership', () => {
       groupId: 'g', generationId: 1, memberId: again.memberId, groupInstanceId: 'i-a', protocolType: null, protocolName: null, assignments: [],
     });
     expect(synced.assignment).toEqual(Buffer.from('x'));
+  });
+
+  it('rejects an instance id the group does not know', async () => {
+    await start();
+    const a = await join({ groupInstanceId: 'i-a' });
+    expect(coordinator.heartbeat({ groupId: 'g', generationId: 1, memberId: a.memberId, groupInstanceId: 'i-other' })).toBe(E.UNKNOWN_MEMBER_ID);
   });
 
   it('returns the old leader id before JoinGroup v9 so the rejoined leader does not reassign', async () => {
@@ -267,6 +283,9 @@ describe('offsets', () => {
     expect((await commit({ generationId: 0, memberId: a.memberId }))[0].partitions[0].errorCode).toBe(E.ILLEGAL_GENERATION);
     expect((await commit({ generationId: 1, memberId: 'who' }))[0].partitions[0].errorCode).toBe(E.UNKNOWN_MEMBER_ID);
     expect((await commit())[0].partitions[0].errorCode).toBe(E.UNKNOWN_MEMBER_ID);
+    coordinator.leaveGroup('g', [{ memberId: a.memberId, groupInstanceId: null }]);
+    // Once the group is Empty again, the admin client's generation -1 commit is allowed.
+    expect((await commit())[0].partitions[0].errorCode).toBe(E.NONE);
   });
 
   it('rejects metadata over offset.metadata.max.bytes', async () => {

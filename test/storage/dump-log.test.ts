@@ -54,6 +54,18 @@ describe('dumpLog', () => {
     ]);
   });
 
+  it('prints producer snapshots', async () => {
+    dir = tempDir();
+    const log = openLog(dir, config());
+    log.appendAsLeader(batch(2, { timestamp: 50, producerId: 4, producerEpoch: 2, baseSequence: 0 }), 0);
+    await log.close();
+    const file = path.join(dir, 'topic-0', '00000000000000000002.snapshot');
+    expect(await lines({ files: [file], printDataLog: false, deepIteration: false, indexSanityCheck: false })).toEqual([
+      `Dumping ${file}`,
+      'producerId: 4 producerEpoch: 2 coordinatorEpoch: -1 currentTxnFirstOffset: OptionalLong.empty lastTimestamp: 51 firstSequence: 0 lastSequence: 1 lastOffset: 1 offsetDelta: 1 timestamp: 51',
+    ]);
+  });
+
   it('reports invalid trailing bytes and empty indexes', async () => {
     dir = tempDir();
     const log = openLog(dir, config());
