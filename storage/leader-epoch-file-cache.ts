@@ -5,8 +5,13 @@ import { LeaderEpochCheckpointFile, type EpochEntry } from './checkpoint-file.js
 export class LeaderEpochFileCache {
   private entries: EpochEntry[];
 
+  /** A malformed file is treated as empty: the log re-assigns epoch 0 and rewrites it. */
   constructor(private readonly checkpoint: LeaderEpochCheckpointFile) {
-    this.entries = checkpoint.read();
+    try {
+      this.entries = checkpoint.read();
+    } catch {
+      this.entries = [];
+    }
   }
 
   get latestEpoch(): number {

@@ -61,8 +61,8 @@ export class LogManager {
     ensureMetaProperties(logDir, this.opts.clusterId, this.opts.nodeId);
     const marker = path.join(logDir, CLEAN_SHUTDOWN_FILE);
     const hadCleanShutdown = fs.existsSync(marker);
-    const recoveryPoints = new OffsetCheckpointFile(path.join(logDir, RECOVERY_POINT_CHECKPOINT_FILE)).read();
-    const logStartOffsets = new OffsetCheckpointFile(path.join(logDir, LOG_START_OFFSET_CHECKPOINT_FILE)).read();
+    const recoveryPoints = this.readCheckpoint(path.join(logDir, RECOVERY_POINT_CHECKPOINT_FILE));
+    const logStartOffsets = this.readCheckpoint(path.join(logDir, LOG_START_OFFSET_CHECKPOINT_FILE));
     const started = Date.now();
     for (const entry of fs.readdirSync(logDir, { withFileTypes: true })) {
       if (!entry.isDirectory()) continue;
@@ -88,6 +88,16 @@ export class LogManager {
     }
     fs.rmSync(marker, { force: true });
     this.opts.logger.info(`Loaded ${this.logsInDir(logDir).length} logs from ${logDir} in ${Date.now() - started} ms${hadCleanShutdown ? '' : ' (with recovery)'}`);
+  }
+
+  /** A damaged checkpoint reads as empty: every log is then fully re-validated, which is safe. */
+  private readCheckpoint(file: string): Map<string, number> {
+    try {
+      return new OffsetCheckpointFile(file).read();
+    } catch (err) {
+      this.opts.logger.warn(`Ignoring ${file}: ${(err as Error).message}`);
+      return new Map();
+    }
   }
 
   private loadLog(

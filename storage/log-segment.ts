@@ -248,13 +248,16 @@ export class LogSegment {
     return null;
   }
 
-  /** Offset after the last batch (reads the batches after the last index entry). */
-  readNextOffset(): number {
+  /** Offset after the last batch, and where the last complete batch ends (reads the batches after the last index entry). */
+  readNextOffset(): { nextOffset: number; validBytes: number } {
     const index = this.offsetIndex;
-    let next = this.baseOffset;
-    const start = index.entries > 0 ? index.entry(index.entries - 1).position : 0;
-    for (const batch of this.log.batchesFrom(start)) next = batch.lastOffset + 1;
-    return next;
+    let nextOffset = this.baseOffset;
+    let validBytes = index.entries > 0 ? index.entry(index.entries - 1).position : 0;
+    for (const batch of this.log.batchesFrom(validBytes)) {
+      nextOffset = batch.lastOffset + 1;
+      validBytes = batch.position + batch.size;
+    }
+    return { nextOffset, validBytes };
   }
 
   // ---- appends ----
@@ -378,7 +381,7 @@ export class LogSegment {
 
   /** Closes files; an active segment first gets its final time index entry (clean shutdown). */
   close(): void {
-    if (this.timeIndex_ !== null && this.maxTimestampSoFar_ !== null && this.maxTimestampSoFar_.timestamp >= 0) {
+    if (this.timeIndex_ !== null && this.maxTimestampSoFar_ !== null && this.maxTimestampSoFar_.timestamp > this.timeIndex_.lastEntry.timestamp) {
       this.timeIndex_.openForAppend();
       this.timeIndex_.maybeAppend(this.maxTimestampSoFar_.timestamp, this.maxTimestampSoFar_.offset, true);
     }

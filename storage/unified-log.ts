@@ -159,7 +159,7 @@ export class UnifiedLog {
       this.segments.add(LogSegment.create(this.dir, Math.max(0, opts.logStartOffset), segConfig, this.logger));
       this.dirNeedsSync = true;
     }
-    this.nextOffset = opts.hadCleanShutdown ? this.segments.activeSegment.readNextOffset() : this.recover(opts.recoveryPoint);
+    this.nextOffset = opts.hadCleanShutdown ? this.loadActiveSegment() : this.recover(opts.recoveryPoint);
     this.segments.activeSegment.openForAppend();
     this.recoveryPoint_ = this.nextOffset;
     this.logStartOffset_ = Math.min(Math.max(opts.logStartOffset, this.segments.firstSegment!.baseOffset), this.nextOffset);
@@ -169,11 +169,19 @@ export class UnifiedLog {
     this.leaderEpochCache.truncateFromEnd(this.nextOffset);
   }
 
+  /** After a clean shutdown the active segment must end with a complete batch; if not, it is recovered. */
+  private loadActiveSegment(): number {
+    const active = this.segments.activeSegment;
+    const tail = active.readNextOffset();
+    if (tail.validBytes === active.size) return tail.nextOffset;
+    return this.recover(active.baseOffset);
+  }
+
   /** A compaction swap was interrupted: the .swap segment replaces the segments it covers. */
   private completeSwap(baseOffset: number): void {
     const segConfig = segmentConfigOf(this.config);
     const swapped = LogSegment.open(this.dir, baseOffset, segConfig, this.logger, SWAP_FILE_SUFFIX);
-    const next = swapped.readNextOffset();
+    const next = swapped.readNextOffset().nextOffset;
     for (const f of fs.readdirSync(this.dir)) {
       if (!/^\d{20}\.log$/.test(f)) continue;
       const base = offsetFromFileName(f);

@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { crc32c } from '@node-rs/crc32';
+import fc from 'fast-check';
+import { batchesIn } from '../../protocol/records/batch-header.js';
 import { decodeBatch } from '../../protocol/records/record-batch.js';
 import {
   CorruptRecordError,
@@ -163,6 +166,37 @@ describe('lookups', () => {
   });
 });
 
+describe('read boundaries', () => {
+  it('returns the most whole batches of one segment that fit in maxBytes', () => {
+    dir = tempDir();
+    log = openLog(dir, config({ indexIntervalBytes: 200, segmentBytes: 20_000 }));
+    for (let i = 0; i < 400; i++) log.appendAsLeader(batch(1 + (i % 4), { valueSize: 10 + ((i * 37) % 90) }), 0);
+    const l = log;
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: l.logEndOffset - 1 }), fc.integer({ min: 0, max: 30_000 }), fc.boolean(), (offset, maxBytes, minOne) => {
+        const { slices, bytes } = l.read(offset, maxBytes, minOne);
+        if (bytes === 0) {
+          expect(minOne).toBe(false);
+          return;
+        }
+        const buf = readSlice(slices[0]);
+        const headers = [...batchesIn(buf)];
+        const consumed = headers.reduce((n, h) => n + h.sizeInBytes, 0);
+        expect(consumed).toBe(buf.length);
+        expect(headers[0].baseOffset).toBeLessThanOrEqual(offset);
+        expect(headers[0].lastOffset).toBeGreaterThanOrEqual(offset);
+        if (headers.length > 1) expect(bytes).toBeLessThanOrEqual(maxBytes);
+        // Maximal: the next batch in the same segment would not have fitted.
+        const segment = l.segments.floorSegment(offset)!;
+        const end = slices[0].position + bytes;
+        const next = segment.log.readHeader(end);
+        if (next) expect(bytes + next.sizeInBytes).toBeGreaterThan(Math.max(maxBytes, headers[0].sizeInBytes));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('idempotent producers', () => {
   it('returns the original offsets for a duplicate, rejects gaps and fenced epochs', () => {
     dir = tempDir();
@@ -279,7 +313,6 @@ describe('flush', () => {
 });
 
 function fixCrc(buf: Buffer): Buffer {
-  const { crc32c } = require('@node-rs/crc32') as typeof import('@node-rs/crc32');
   buf.writeUInt32BE(crc32c(buf.subarray(21)) >>> 0, 17);
   return buf;
 }

@@ -1,0 +1,182 @@
+// Prometheus metrics for /metrics, named after Kafka's own (BytesInPerSec, LogEndOffset, NumLogSegments, ...)
+// in Prometheus style. Counters are bumped on the request path; log and group gauges are read from the
+// broker at scrape time, so they cost nothing between scrapes and vanish with deleted partitions.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Broker, BrokerMetrics } from '../broker.js';
+import { HANDLERS } from '../handlers/index.js';
+
+/** Seconds; fetch long polls (fetch.max.wait.ms, 500 by default) land in the upper buckets. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+type PartitionLabels = 'topic' | 'partition';
+
+interface PartitionCounters {
+  readonly labels: { topic: string; partition: string };
+  readonly bytesIn: Counter.Internal;
+  readonly recordsIn: Counter.Internal;
+  readonly bytesOut: Counter.Internal;
+}
+
+interface RequestSeries {
+  readonly requests: Counter.Internal;
+  readonly errors: Counter.Internal;
+  readonly latency: Histogram.Internal<'api'>;
+}
+
+export interface KafkiteMetricsOptions {
+  broker: Broker;
+  connectionCount(): number;
+}
+
+export class KafkiteMetrics implements BrokerMetrics {
+  readonly registry = new Registry();
+  private readonly broker: Broker;
+  private readonly bytesIn: Counter<PartitionLabels>;
+  private readonly recordsIn: Counter<PartitionLabels>;
+  private readonly bytesOut: Counter<PartitionLabels>;
+  private readonly requests: Counter<'api'>;
+  private readonly requestErrors: Counter<'api'>;
+  private readonly requestLatency: Histogram<'api'>;
+  private readonly partitionCounters = new Map<string, PartitionCounters>();
+  private readonly requestSeries = new Map<number, RequestSeries>();
+
+  constructor(opts: KafkiteMetricsOptions) {
+    this.broker = opts.broker;
+    const registers = [this.registry];
+    const partitionLabels: PartitionLabels[] = ['topic', 'partition'];
+    this.bytesIn = new Counter({
+      name: 'kafkite_topic_bytes_in_total',
+      help: 'Record batch bytes appended by producers, per partition.',
+      labelNames: partitionLabels,
+      registers,
+    });
+    this.recordsIn = new Counter({
+      name: 'kafkite_topic_records_in_total',
+      help: 'Records appended by producers, per partition.',
+      labelNames: partitionLabels,
+      registers,
+    });
+    this.bytesOut = new Counter({
+      name: 'kafkite_topic_bytes_out_total',
+      help: 'Record batch bytes returned to fetchers, per partition.',
+      labelNames: partitionLabels,
+      registers,
+    });
+    this.requests = new Counter({ name: 'kafkite_requests_total', help: 'Requests handled, per API.', labelNames: ['api'], registers });
+    this.requestErrors = new Counter({
+      name: 'kafkite_request_errors_total',
+      help: 'Requests whose handling failed, per API.',
+      labelNames: ['api'],
+      registers,
+    });
+    this.requestLatency = new Histogram({
+      name: 'kafkite_request_duration_seconds',
+      help: 'Time from a decoded request to its response being ready, per API.',
+      labelNames: ['api'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    new Gauge({
+      name: 'kafkite_connections',
+      help: 'Open client connections.',
+      registers,
+      collect() {
+        this.set(opts.connectionCount());
+      },
+    });
+    this.registerLogGauges(registers);
+    collectDefaultMetrics({ register: this.registry, prefix: 'kafkite_' });
+  }
+
+  observeRequest(apiKey: number, millis: number): void {
+    const series = this.seriesFor(apiKey);
+    series.requests.inc();
+    series.latency.observe(millis / 1000);
+  }
+
+  observeRequestError(apiKey: number): void {
+    this.seriesFor(apiKey).errors.inc();
+  }
+
+  recordsAppended(topic: string, partition: number, records: number, bytes: number): void {
+    const counters = this.countersFor(topic, partition);
+    counters.recordsIn.inc(records);
+    counters.bytesIn.inc(bytes);
+  }
+
+  bytesFetched(topic: string, partition: number, bytes: number): void {
+    this.countersFor(topic, partition).bytesOut.inc(bytes);
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  scrape(): Promise<string> {
+    this.forgetDeletedPartitions();
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  private seriesFor(apiKey: number): RequestSeries {
+    let series = this.requestSeries.get(apiKey);
+    if (!series) {
+      const api = HANDLERS.get(apiKey)?.name ?? String(apiKey);
+      series = {
+        requests: this.requests.labels(api),
+        errors: this.requestErrors.labels(api),
+        latency: this.requestLatency.labels(api),
+      };
+      this.requestSeries.set(apiKey, series);
+    }
+    return series;
+  }
+
+  private countersFor(topic: string, partition: number): PartitionCounters {
+    const key = `${topic}\0${partition}`;
+    let counters = this.partitionCounters.get(key);
+    if (!counters) {
+      const labels = { topic, partition: String(partition) };
+      counters = {
+        labels,
+        bytesIn: this.bytesIn.labels(labels),
+        recordsIn: this.recordsIn.labels(labels),
+        bytesOut: this.bytesOut.labels(labels),
+      };
+      this.partitionCounters.set(key, counters);
+    }
+    return counters;
+  }
+
+  /** Counters of deleted partitions go, as Kafka removes a partition's metrics with it. */
+  private forgetDeletedPartitions(): void {
+    for (const [key, { labels }] of this.partitionCounters) {
+      if (this.broker.getLog(labels.topic, Number(labels.partition))) continue;
+      this.bytesIn.remove(labels);
+      this.recordsIn.remove(labels);
+      this.bytesOut.remove(labels);
+      this.partitionCounters.delete(key);
+    }
+  }
+
+  private registerLogGauges(registers: Registry[]): void {
+    const broker = this.broker;
+    const logGauge = (name: string, help: string, valueOf: (log: NonNullable<ReturnType<Broker['getLog']>>) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['topic', 'partition'],
+        registers,
+        collect() {
+          this.reset();
+          for (const log of broker.logManager.allLogs()) {
+            this.set({ topic: log.topic, partition: String(log.partition) }, valueOf(log));
+          }
+        },
+      });
+    logGauge('kafkite_log_end_offset', 'The offset the next appended record gets.', (log) => log.logEndOffset);
+    logGauge('kafkite_log_start_offset', 'The earliest offset still readable.', (log) => log.logStartOffset);
+    logGauge('kafkite_log_size_bytes', 'Bytes of the log segments on disk.', (log) => log.size);
+    logGauge('kafkite_log_segments', 'Log segments on disk.', (log) => log.segments.size);
+  }
+}
