@@ -81,10 +81,14 @@ EOF
   ln -s ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
   # Node's headers, as Node's release tarball has them: node-gyp builds against them without a download.
   cp -a "$(dirname "$(dirname "$NODE_BIN")")/include/node" "$rootfs/usr/local/include/node"
+  # The machine's trusted CAs: npm on this machine may reach the registry through a TLS-inspecting proxy
+  # whose CA only the machine's bundle has. Node in the image trusts what Node on the machine trusts.
+  install -D -m 0644 /etc/ssl/certs/ca-certificates.crt "$rootfs/etc/ssl/certs/ca-certificates.crt"
   rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin "$rootfs"/var/cache/apt/archives/*.deb
   bh umount "$base_container" >/dev/null
+  bh config --env NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt "$base_container"
   bh run "$base_container" -- node -e 'console.log(`node ${process.version} runs in the base image`)'
-  bh run "$base_container" -- npm --version
+  bh run --network host "$base_container" -- npm ping
   bh config --env NODE_VERSION="${NODE_VERSION#v}" --cmd node \
     --label org.opencontainers.image.description="Debian $DEBIAN_SUITE with Node $NODE_VERSION" "$base_container"
   bh commit --quiet --rm "$base_container" "$BASE_TAG" >/dev/null

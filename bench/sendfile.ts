@@ -22,7 +22,7 @@ const totalBytes = Math.round(Number(process.env.BENCH_GB ?? 1) * GB);
 const fileBytes = Number(process.env.BENCH_FILE_MB ?? 256) * 1024 * 1024;
 const sliceBytes = Number(process.env.BENCH_SLICE_KB ?? 256) * 1024;
 const partitions = Number(process.env.BENCH_PARTITIONS ?? 8);
-const PARTITION_HEADER_BYTES = 60; // partition fields preceding its records (plus the response header, first)
+const PARTITION_HEADER_BYTES = 60; // partition fields preceding its records in a Fetch response
 
 // Reads and discards `total` bytes into one reused 4 MiB buffer (so the reader is not the bottleneck), then closes.
 const READER = `

@@ -12,6 +12,7 @@ import { ErrorCode, KafkaError } from './errors.js';
 import { invalidTopicNameReason, newTopicId, TopicRegistry, type TopicInfo } from './metadata/topic-registry.js';
 import { ProducerIdManager } from './producer-ids.js';
 import { FetchPurgatory } from './purgatory.js';
+import { FetchSessionCache } from './fetch-sessions.js';
 
 export interface Endpoint {
   listenerName: string;
@@ -21,6 +22,12 @@ export interface Endpoint {
 
 export interface BrokerMetrics {
   observeRequest(apiKey: number, millis: number): void;
+  /** A request whose handler threw. */
+  observeRequestError(apiKey: number): void;
+  /** After a successful produce append; `bytes` is the appended record batches' length. */
+  recordsAppended(topic: string, partition: number, records: number, bytes: number): void;
+  /** Record batch bytes a fetch response carries for one partition. */
+  bytesFetched(topic: string, partition: number, bytes: number): void;
 }
 
 export interface CreateTopicOptions {
@@ -39,6 +46,7 @@ export class Broker {
   /** Set by open() once __consumer_offsets is loaded. */
   groupCoordinator!: GroupCoordinator;
   readonly purgatory = new FetchPurgatory();
+  readonly fetchSessions: FetchSessionCache;
 
   private constructor(
     readonly config: BrokerConfig,
@@ -47,7 +55,9 @@ export class Broker {
     readonly topics: TopicRegistry,
     readonly producerIds: ProducerIdManager,
     readonly clusterId: string,
-  ) {}
+  ) {
+    this.fetchSessions = new FetchSessionCache(config.get('max.incremental.fetch.session.cache.slots') as number);
+  }
 
   get nodeId(): number {
     return this.config.nodeId;

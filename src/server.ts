@@ -1,6 +1,7 @@
 // Assembles a running kafkite: broker core, listeners, and the shutdown sequence.
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config/broker-config.js';
+import { startAdminServer, type AdminServer } from './admin/admin-server.js';
 import { Broker } from './broker.js';
 import { createResponseSender } from './network/sendfile-sender.js';
 import { SocketServer } from './network/socket-server.js';
@@ -10,7 +11,12 @@ const MAX_IN_FLIGHT_PER_CONNECTION = 100;
 const SHUTDOWN_GRACE_MS = 10_000;
 
 export class KafkiteServer {
-  private constructor(readonly broker: Broker, private readonly sockets: SocketServer, private readonly log: Logger) {}
+  private constructor(
+    readonly broker: Broker,
+    private readonly sockets: SocketServer,
+    private readonly admin: AdminServer | null,
+    private readonly log: Logger,
+  ) {}
 
   static async start(config: BrokerConfig, log: Logger): Promise<KafkiteServer> {
     const broker = await Broker.open(config, log);
@@ -25,9 +31,20 @@ export class KafkiteServer {
       maxConnectionsPerIp: config.maxConnectionsPerIp,
     });
     let bound;
+    let admin: AdminServer | null = null;
     try {
+      if (config.adminListener !== null) {
+        admin = await startAdminServer({
+          broker,
+          listener: config.adminListener,
+          log,
+          isReady: () => broker.endpoints.length > 0 && !broker.closing,
+          connectionCount: () => sockets.connectionCount,
+        });
+      }
       bound = await sockets.bind(config.listeners);
     } catch (err) {
+      await admin?.close();
       await broker.shutdown();
       throw err;
     }
@@ -49,7 +66,7 @@ export class KafkiteServer {
       },
       'kafkite started',
     );
-    return new KafkiteServer(broker, sockets, log);
+    return new KafkiteServer(broker, sockets, admin, log);
   }
 
   /** Stop accepting, answer in-flight requests, flush and close the logs. */
@@ -58,6 +75,7 @@ export class KafkiteServer {
     this.broker.purgatory.wakeAll();
     await this.sockets.shutdown(SHUTDOWN_GRACE_MS);
     await this.broker.shutdown();
+    await this.admin?.close();
     this.log.info('kafkite stopped');
   }
 }

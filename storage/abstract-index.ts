@@ -75,13 +75,6 @@ export abstract class AbstractIndex {
     if (this.fd !== null) fs.writeSync(this.fd, this.buf, pos, this.entrySize, pos);
   }
 
-  /** Keeps the first `n` entries. */
-  protected truncateToEntries(n: number): void {
-    this.entryCount = n;
-    if (this.fd !== null) fs.ftruncateSync(this.fd, this.sizeInBytes);
-    else if (fs.existsSync(this.file)) fs.truncateSync(this.file, this.sizeInBytes);
-  }
-
   /** The index of the last entry whose key is <= target, or -1 (binary search). */
   protected largestLowerBoundSlot(target: number, keyOf: (slot: number) => number): number {
     let lo = 0;
@@ -93,10 +86,6 @@ export abstract class AbstractIndex {
       else hi = mid - 1;
     }
     return lo;
-  }
-
-  flush(): void {
-    if (this.fd !== null) fs.fdatasyncSync(this.fd);
   }
 
   /** Stops write-through (the segment rolled); the file is already exactly the entries. */

@@ -43,10 +43,6 @@ export class FileRecords {
     return this.fd_;
   }
 
-  get isOpen(): boolean {
-    return this.fd_ !== null;
-  }
-
   append(records: Buffer): number {
     const position = this.size_;
     let written = 0;

@@ -18,10 +18,6 @@ export class LeaderEpochFileCache {
     return this.entries.length > 0 ? this.entries[this.entries.length - 1].epoch : -1;
   }
 
-  epochEntries(): readonly EpochEntry[] {
-    return this.entries;
-  }
-
   /** Records that `epoch` starts at `startOffset`, if it is a new epoch. */
   assign(epoch: number, startOffset: number): void {
     if (epoch <= this.latestEpoch) return;

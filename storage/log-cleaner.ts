@@ -163,8 +163,17 @@ export class LogCleaner {
 
   private cleanSegment(log: UnifiedLog, segment: LogSegment, latest: Map<string, number>, now: number): LogSegment {
     const cleaned = LogSegment.create(log.dir, segment.baseOffset, segmentConfigOf(log.config), this.opts.logger, CLEANED_FILE_SUFFIX);
+    try {
+      this.copyRetained(segment, cleaned, latest, now - log.config.deleteRetentionMs);
+    } catch (err) {
+      cleaned.deleteFiles();
+      throw err;
+    }
+    return cleaned;
+  }
+
+  private copyRetained(segment: LogSegment, cleaned: LogSegment, latest: Map<string, number>, deleteHorizon: number): void {
     cleaned.openForAppend();
-    const deleteHorizon = now - log.config.deleteRetentionMs;
     for (const { header, buf } of batchesOf(segment)) {
       let out = buf;
       if (!header.isControl) {
@@ -192,7 +201,6 @@ export class LogCleaner {
     }
     cleaned.onBecomeInactiveSegment();
     cleaned.log.flushSync();
-    return cleaned;
   }
 
   private checkpoint(log: UnifiedLog, firstDirtyOffset: number): void {

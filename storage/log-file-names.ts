@@ -4,7 +4,6 @@ import path from 'node:path';
 export const LOG_FILE_SUFFIX = '.log';
 export const INDEX_FILE_SUFFIX = '.index';
 export const TIME_INDEX_FILE_SUFFIX = '.timeindex';
-export const TXN_INDEX_FILE_SUFFIX = '.txnindex';
 export const PRODUCER_SNAPSHOT_FILE_SUFFIX = '.snapshot';
 export const DELETED_FILE_SUFFIX = '.deleted';
 export const CLEANED_FILE_SUFFIX = '.cleaned';

@@ -38,6 +38,7 @@ export class LogManager {
   private readonly logs = new Map<string, UnifiedLog>();
   private readonly logDirOf = new Map<UnifiedLog, string>();
   private readonly timers: NodeJS.Timeout[] = [];
+  private readonly pendingDirDeletes = new Map<() => void, NodeJS.Timeout>();
   readonly cleaner: LogCleaner;
 
   private constructor(private readonly opts: LogManagerOptions) {
@@ -165,7 +166,10 @@ export class LogManager {
     return log;
   }
 
-  /** Renames the partition dir to `<topic>-<p>.<uuid>-delete`, then removes it (as Kafka does). */
+  /**
+   * Renames the partition dir to `<topic>-<p>.<uuid>-delete` now and removes it after
+   * file.delete.delay.ms (as Kafka does), so FileSlices of in-flight fetches stay valid until then.
+   */
   async deleteLog(topic: string, partition: number): Promise<void> {
     const name = logDirName(topic, partition);
     const log = this.logs.get(name);
@@ -174,12 +178,16 @@ export class LogManager {
     this.logs.delete(name);
     this.logDirOf.delete(log);
     this.cleaner.abort(log);
-    log.closeAndDelete();
     const renamed = path.join(logDir, `${name}.${crypto.randomUUID().replaceAll('-', '')}${DELETE_DIR_SUFFIX}`);
     fs.renameSync(log.dir, renamed);
     this.checkpointRecoveryPoints(logDir);
     this.checkpointLogStartOffsets(logDir);
-    await fs.promises.rm(renamed, { recursive: true, force: true });
+    const remove = () => {
+      this.pendingDirDeletes.delete(remove);
+      log.closeAndDelete();
+      fs.rmSync(renamed, { recursive: true, force: true });
+    };
+    this.pendingDirDeletes.set(remove, setTimeout(remove, log.config.fileDeleteDelayMs).unref());
   }
 
   // ---- background tasks ----
@@ -237,6 +245,10 @@ export class LogManager {
     for (const t of this.timers) clearInterval(t);
     this.timers.length = 0;
     await this.cleaner.shutdown();
+    for (const [remove, timer] of this.pendingDirDeletes) {
+      clearTimeout(timer);
+      remove();
+    }
     await Promise.all([...this.logs.values()].map((l) => l.close()));
     for (const logDir of this.opts.logDirs) {
       this.checkpointRecoveryPoints(logDir);

@@ -148,7 +148,7 @@ export class LogSegment {
   private loadIndexes(): void {
     const problem = this.tryLoadIndexes();
     if (problem !== null) {
-      const result = this.recover(Number.MAX_SAFE_INTEGER);
+      const result = this.recover();
       this.logger?.warn(
         `Rebuilt indexes of ${this.log.file} (${problem})` +
           (result.reason ? `; truncated ${result.truncatedBytes} bytes at position ${result.validBytes}: ${result.reason}` : ''),
@@ -201,9 +201,9 @@ export class LogSegment {
 
   /**
    * Re-validates every batch (magic, CRC, increasing offsets), rebuilds both indexes, and truncates
-   * the log at the first invalid or incomplete batch. `onBatch` sees each valid batch header.
+   * the log at the first invalid or incomplete batch.
    */
-  recover(maxBatchSize: number, onBatch?: (batch: BatchHeader) => void): RecoveryResult {
+  recover(): RecoveryResult {
     this.offsetIndex_?.closeForAppend();
     this.timeIndex_?.closeForAppend();
     this.offsetIndex_ = new OffsetIndex(this.offsetIndexFile, this.baseOffset, this.config.maxIndexSize);
@@ -216,12 +216,11 @@ export class LogSegment {
     let reason: string | null = null;
     outer: for (const chunk of this.log.chunksFrom(0)) {
       for (const batch of batchesIn(chunk.buf)) {
-        reason = this.problemWith(batch, nextOffset, maxBatchSize);
+        reason = this.problemWith(batch, nextOffset);
         if (reason !== null) break outer;
         const position = chunk.position + batch.pos;
         this.indexBatch(position, batch.sizeInBytes, batch.lastOffset, batch.maxTimestamp);
         this.firstBatchTimestamp ??= batch.maxTimestamp;
-        onBatch?.(batch);
         validBytes = position + batch.sizeInBytes;
         nextOffset = batch.lastOffset + 1;
       }
@@ -239,9 +238,8 @@ export class LogSegment {
     return { validBytes, truncatedBytes, reason: truncatedBytes > 0 ? reason : null, nextOffset };
   }
 
-  private problemWith(batch: BatchHeader, nextOffset: number, maxBatchSize: number): string | null {
+  private problemWith(batch: BatchHeader, nextOffset: number): string | null {
     if (batch.magic !== 2) return `unsupported magic ${batch.magic}`;
-    if (batch.sizeInBytes > maxBatchSize) return `batch of ${batch.sizeInBytes} bytes`;
     if (!batch.isCrcValid()) return `CRC mismatch at offset ${batch.baseOffset}`;
     if (batch.baseOffset < nextOffset) return `offset ${batch.baseOffset} not above ${nextOffset - 1}`;
     if (batch.lastOffsetDelta < 0 || batch.lastOffset - this.baseOffset > INT32_MAX) return `bad lastOffsetDelta ${batch.lastOffsetDelta}`;

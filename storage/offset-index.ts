@@ -51,12 +51,6 @@ export class OffsetIndex extends AbstractIndex {
     return slot < 0 ? { offset: this.baseOffset, position: 0 } : this.entry(slot);
   }
 
-  /** Removes the entries for offsets >= `offset`. */
-  truncateTo(offset: number): void {
-    const slot = this.largestLowerBoundSlot(offset - this.baseOffset - 1, (s) => this.relativeOffset(s));
-    this.truncateToEntries(slot + 1);
-  }
-
   /** Describes what is wrong with the entries, or null (Kafka's sanityCheck plus ordering). */
   checkEntries(logSize: number): string | null {
     if (this.buf.length % OFFSET_INDEX_ENTRY_SIZE !== 0) return `size ${this.buf.length} is not a multiple of ${OFFSET_INDEX_ENTRY_SIZE}`;

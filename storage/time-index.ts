@@ -52,13 +52,6 @@ export class TimeIndex extends AbstractIndex {
     return slot < 0 ? { timestamp: -1, offset: this.baseOffset } : this.entry(slot);
   }
 
-  /** Removes the entries for offsets >= `offset`. */
-  truncateTo(offset: number): void {
-    let n = this.entryCount;
-    while (n > 0 && this.relativeOffset(n - 1) >= offset - this.baseOffset) n--;
-    this.truncateToEntries(n);
-  }
-
   checkEntries(nextOffset: number): string | null {
     if (this.buf.length % TIME_INDEX_ENTRY_SIZE !== 0) return `size ${this.buf.length} is not a multiple of ${TIME_INDEX_ENTRY_SIZE}`;
     let prevTimestamp = -Infinity;

@@ -200,7 +200,7 @@ export class UnifiedLog {
     let nextOffset = this.segments.activeSegment.baseOffset;
     for (let i = 0; i < toRecover.length; i++) {
       const segment = toRecover[i];
-      const result = segment.recover(this.config.maxMessageBytes + 61);
+      const result = segment.recover();
       nextOffset = Math.max(result.nextOffset, segment.baseOffset);
       if (result.reason !== null) {
         const dropped = toRecover.slice(i + 1);
@@ -541,7 +541,7 @@ export class UnifiedLog {
   }
 
   /** Renames to .deleted now, closes and unlinks after file.delete.delay.ms so in-flight FileSlices stay valid. */
-  scheduleDelete(segment: LogSegment): void {
+  private scheduleDelete(segment: LogSegment): void {
     segment.changeFileSuffixes(DELETED_FILE_SUFFIX);
     const timer = setTimeout(() => {
       this.pendingDeletes.delete(segment);

@@ -4,6 +4,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Broker, BrokerMetrics } from '../broker.js';
 import { HANDLERS } from '../handlers/index.js';
+import { groupIds, groupLags } from './group-views.js';
 
 /** Seconds; fetch long polls (fetch.max.wait.ms, 500 by default) land in the upper buckets. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -178,5 +179,19 @@ export class KafkiteMetrics implements BrokerMetrics {
     logGauge('kafkite_log_start_offset', 'The earliest offset still readable.', (log) => log.logStartOffset);
     logGauge('kafkite_log_size_bytes', 'Bytes of the log segments on disk.', (log) => log.size);
     logGauge('kafkite_log_segments', 'Log segments on disk.', (log) => log.segments.size);
+    new Gauge({
+      name: 'kafkite_consumer_group_lag',
+      help: "High watermark minus the group's committed offset, per partition.",
+      labelNames: ['group', 'topic', 'partition'],
+      registers,
+      collect() {
+        this.reset();
+        for (const group of groupIds(broker) ?? []) {
+          for (const { topic, partition, lag } of groupLags(broker, group)) {
+            if (lag !== null) this.set({ group, topic, partition: String(partition) }, lag);
+          }
+        }
+      },
+    });
   }
 }

@@ -2,17 +2,16 @@
 // rebalances, committed offsets, and their persistence in __consumer_offsets.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { subscribedTopicsOf } from './consumer-protocol.js';
+import type { GroupCoordinatorConfig } from './coordinator-config.js';
+import { replayOffsetsTopic } from './coordinator-log.js';
 import * as E from './error-codes.js';
 import { ClassicGroup, GroupState } from './group.js';
 import { ClassicGroupMember } from './member.js';
-import { OffsetStore, type OffsetAndMetadata, type TopicPartition } from './offset-store.js';
-import { partitionFor, type CoordinatorRecord, type OffsetsTopic } from './offsets-topic.js';
-import { subscribedTopicsOf } from './consumer-protocol.js';
-import type { GroupCoordinatorConfig } from './coordinator-config.js';
-import {
-  decodeGroupMetadataValue, decodeKey, decodeOffsetCommitValue, groupMetadataKey, groupMetadataValue,
-  offsetCommitKey, offsetCommitValue, type GroupMetadata,
-} from './records.js';
+import { OffsetMetadataManager } from './offset-metadata-manager.js';
+import type { TopicPartition } from './offset-store.js';
+import { partitionFor, type OffsetsTopic } from './offsets-topic.js';
+import { groupMetadataKey, groupMetadataValue, type GroupMetadata } from './records.js';
 import type {
   DescribedGroup, HeartbeatRequest, JoinGroupRequest, JoinGroupResult, JoinGroupResultMember, LeaveGroupResult,
   LeavingMember, ListedGroup, OffsetCommitRequest, OffsetDeleteResult, OffsetFetchResult, SyncGroupRequest,
@@ -35,7 +34,7 @@ function syncError(errorCode: number): SyncGroupResult {
 
 export class GroupCoordinator {
   private readonly groups = new Map<string, ClassicGroup>();
-  private readonly offsets = new OffsetStore();
+  private readonly offsetManager: OffsetMetadataManager;
   private loading = true;
   private active = true;
   private expiryTimer: NodeJS.Timeout | undefined;
@@ -44,7 +43,9 @@ export class GroupCoordinator {
     private readonly config: GroupCoordinatorConfig,
     private readonly offsetsTopic: OffsetsTopic,
     private readonly log?: Logger,
-  ) {}
+  ) {
+    this.offsetManager = new OffsetMetadataManager(config, offsetsTopic, log);
+  }
 
   /** The __consumer_offsets partition that holds a group's records. */
   partitionFor(groupId: string): number {
@@ -55,27 +56,12 @@ export class GroupCoordinator {
 
   /** Loads groups and offsets from __consumer_offsets; until then requests get COORDINATOR_LOAD_IN_PROGRESS. */
   async startup(): Promise<void> {
-    const offsets = new Map<string, { group: string; topic: string; partition: number; value: OffsetAndMetadata | null }>();
-    const groups = new Map<string, GroupMetadata | null>();
-    for (let p = 0; p < this.offsetsTopic.numPartitions; p++) {
-      for (const record of await this.offsetsTopic.readAll(p)) {
-        const key = decodeKey(record.key);
-        if (key.type === 'offset') {
-          const value = record.value === null ? null : decodeOffsetCommitValue(record.value);
-          offsets.set(`${key.group}\0${key.topic}\0${key.partition}`, { ...key, value });
-        } else if (key.type === 'group') {
-          groups.set(key.group, record.value === null ? null : decodeGroupMetadataValue(record.value));
-        }
-      }
-    }
-    for (const o of offsets.values()) {
-      if (o.value !== null) this.offsets.put(o.group, o.topic, o.partition, o.value);
-    }
-    for (const [groupId, metadata] of groups) {
-      if (metadata !== null) this.loadGroup(groupId, metadata);
-    }
-    for (const o of offsets.values()) {
-      if (o.value !== null && !this.groups.has(o.group)) this.groups.set(o.group, new ClassicGroup(o.group, Date.now()));
+    const { offsets, groups } = await replayOffsetsTopic(this.offsetsTopic);
+    for (const o of offsets) this.offsetManager.load(o.group, o.topic, o.partition, o.value);
+    for (const [groupId, metadata] of groups) this.loadGroup(groupId, metadata);
+    // Offsets without group metadata belong to standalone consumers.
+    for (const o of offsets) {
+      if (!this.groups.has(o.group)) this.groups.set(o.group, new ClassicGroup(o.group, Date.now()));
     }
     this.loading = false;
     this.expiryTimer = setInterval(() => void this.cleanupExpiredOffsets(Date.now()), this.config.offsetsRetentionCheckIntervalMs);
@@ -638,41 +624,7 @@ export class GroupCoordinator {
     const groupError = this.validateOffsetCommit(group, req);
     if (groupError !== E.NONE) return allWith(groupError);
 
-    const now = Date.now();
-    const records: CoordinatorRecord[] = [];
-    const accepted: Array<[string, number, OffsetAndMetadata]> = [];
-    const result = req.topics.map((t) => ({
-      name: t.name,
-      partitions: t.partitions.map((p) => {
-        const metadata = p.committedMetadata ?? '';
-        if (Buffer.byteLength(metadata) > this.config.offsetMetadataMaxBytes) {
-          return { partitionIndex: p.partitionIndex, errorCode: E.OFFSET_METADATA_TOO_LARGE };
-        }
-        const commitTimestamp = p.commitTimestamp >= 0 ? p.commitTimestamp : now;
-        const offset: OffsetAndMetadata = {
-          offset: p.committedOffset,
-          leaderEpoch: p.committedLeaderEpoch,
-          metadata,
-          commitTimestamp,
-          expireTimestamp: req.retentionTimeMs >= 0 ? commitTimestamp + req.retentionTimeMs : -1,
-        };
-        records.push({ key: offsetCommitKey(req.groupId, t.name, p.partitionIndex), value: offsetCommitValue(offset) });
-        accepted.push([t.name, p.partitionIndex, offset]);
-        return { partitionIndex: p.partitionIndex, errorCode: E.NONE };
-      }),
-    }));
-    if (records.length === 0) return result;
-    try {
-      await this.offsetsTopic.append(this.partitionFor(req.groupId), records);
-    } catch (err) {
-      this.log?.warn({ err, group: req.groupId }, 'failed to persist committed offsets');
-      return result.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p) => (p.errorCode === E.NONE ? { ...p, errorCode: E.COORDINATOR_NOT_AVAILABLE } : p)),
-      }));
-    }
-    for (const [topic, partition, offset] of accepted) this.offsets.put(req.groupId, topic, partition, offset);
-    return result;
+    return this.offsetManager.commit(req.groupId, req.topics, req.retentionTimeMs);
   }
 
   private validateOffsetCommit(group: ClassicGroup, req: OffsetCommitRequest): number {
@@ -698,29 +650,7 @@ export class GroupCoordinator {
   fetchOffsets(groupId: string, topics: ReadonlyArray<{ name: string; partitionIndexes: ReadonlyArray<number> }> | null): OffsetFetchResult {
     const status = this.validateGroupStatus(groupId, false);
     if (status !== E.NONE) return { errorCode: status, topics: [] };
-    const toFetched = (partitionIndex: number, o: OffsetAndMetadata | undefined) => ({
-      partitionIndex,
-      committedOffset: o?.offset ?? -1,
-      committedLeaderEpoch: o?.leaderEpoch ?? -1,
-      metadata: o?.metadata ?? '',
-      errorCode: E.NONE,
-    });
-    if (topics !== null) {
-      return {
-        errorCode: E.NONE,
-        topics: topics.map((t) => ({
-          name: t.name,
-          partitions: t.partitionIndexes.map((p) => toFetched(p, this.offsets.get(groupId, t.name, p))),
-        })),
-      };
-    }
-    const byTopic = new Map<string, ReturnType<typeof toFetched>[]>();
-    for (const [topic, partition, offset] of this.offsets.entries(groupId)) {
-      let list = byTopic.get(topic);
-      if (!list) byTopic.set(topic, (list = []));
-      list.push(toFetched(partition, offset));
-    }
-    return { errorCode: E.NONE, topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })) };
+    return { errorCode: E.NONE, topics: this.offsetManager.fetch(groupId, topics) };
   }
 
   async deleteOffsets(groupId: string, topics: ReadonlyArray<{ name: string; partitions: ReadonlyArray<number> }>): Promise<OffsetDeleteResult> {
@@ -734,29 +664,7 @@ export class GroupCoordinator {
       if (topicsInUse === undefined) return { errorCode: E.NON_EMPTY_GROUP, topics: [] };
       subscribed = topicsInUse;
     }
-    const tombstones: CoordinatorRecord[] = [];
-    const deleted: TopicPartition[] = [];
-    const result = topics.map((t) => ({
-      name: t.name,
-      partitions: t.partitions.map((partitionIndex) => {
-        if (subscribed.has(t.name)) return { partitionIndex, errorCode: E.GROUP_SUBSCRIBED_TO_TOPIC };
-        if (this.offsets.get(groupId, t.name, partitionIndex) !== undefined) {
-          tombstones.push({ key: offsetCommitKey(groupId, t.name, partitionIndex), value: null });
-          deleted.push({ topic: t.name, partition: partitionIndex });
-        }
-        return { partitionIndex, errorCode: E.NONE };
-      }),
-    }));
-    if (tombstones.length > 0) {
-      try {
-        await this.offsetsTopic.append(this.partitionFor(groupId), tombstones);
-      } catch (err) {
-        this.log?.warn({ err, group: groupId }, 'failed to persist offset deletion');
-        return { errorCode: E.COORDINATOR_NOT_AVAILABLE, topics: [] };
-      }
-      for (const { topic, partition } of deleted) this.offsets.delete(groupId, topic, partition);
-    }
-    return { errorCode: E.NONE, topics: result };
+    return this.offsetManager.delete(groupId, topics, subscribed);
   }
 
   // ---- group administration ----
@@ -827,58 +735,36 @@ export class GroupCoordinator {
 
   /** Writes tombstones for the group and all its offsets, then forgets it. */
   private async removeGroup(group: ClassicGroup): Promise<void> {
-    const tombstones: CoordinatorRecord[] = this.offsets
-      .partitions(group.groupId)
-      .map((tp) => ({ key: offsetCommitKey(group.groupId, tp.topic, tp.partition), value: null }));
+    const tombstones = this.offsetManager.tombstonesOf(group.groupId);
     tombstones.push({ key: groupMetadataKey(group.groupId), value: null });
     await this.offsetsTopic.append(this.partitionFor(group.groupId), tombstones);
     if (this.groups.get(group.groupId) !== group || !group.is(GroupState.Empty)) return;
     group.transitionTo(GroupState.Dead, Date.now());
     this.groups.delete(group.groupId);
-    this.offsets.deleteGroup(group.groupId);
+    this.offsetManager.forgetGroup(group.groupId);
   }
 
   /** offsets.retention.minutes: removes expired offsets, then Empty groups left without offsets. */
-  async cleanupExpiredOffsets(now: number): Promise<void> {
-    if (!this.active || this.loading) return;
-    for (const group of [...this.groups.values()]) {
-      const expired = this.expiredOffsets(group, now);
-      try {
-        if (expired.length > 0) {
-          await this.offsetsTopic.append(
-            this.partitionFor(group.groupId),
-            expired.map((tp) => ({ key: offsetCommitKey(group.groupId, tp.topic, tp.partition), value: null })),
-          );
-          for (const tp of expired) this.offsets.delete(group.groupId, tp.topic, tp.partition);
-        }
-        if (group.is(GroupState.Empty) && !this.offsets.hasOffsets(group.groupId)) await this.removeGroup(group);
-      } catch (err) {
-        this.log?.warn({ err, group: group.groupId }, 'failed to expire offsets');
-      }
-    }
+  cleanupExpiredOffsets(now: number): Promise<void> {
+    return this.cleanupGroupMetadata((group) => this.offsetManager.expired(group, group.subscribedTopics(subscribedTopicsOf), now));
   }
 
-  private expiredOffsets(group: ClassicGroup, now: number): TopicPartition[] {
-    const retention = this.config.offsetsRetentionMs;
-    let baseTimestamp: (o: OffsetAndMetadata) => number;
-    let subscribed = new Set<string>();
-    if (group.protocolType === null) {
-      baseTimestamp = (o) => o.commitTimestamp; // standalone consumer: each offset ages on its own
-    } else if (group.is(GroupState.Empty)) {
-      baseTimestamp = () => group.currentStateTimestamp; // retention starts when the group became Empty
-    } else {
-      const topics = group.is(GroupState.Stable) ? group.subscribedTopics(subscribedTopicsOf) : undefined;
-      if (topics === undefined) return [];
-      subscribed = topics; // a live consumer group keeps the offsets of topics it still subscribes to
-      baseTimestamp = (o) => o.commitTimestamp;
+  /** A deleted topic's committed offsets go with it (Kafka's handleDeletedPartitions). */
+  onTopicDeleted(topic: string): Promise<void> {
+    return this.cleanupGroupMetadata((group) => this.offsetManager.partitionsOfTopic(group.groupId, topic));
+  }
+
+  /** Writes tombstones for each group's selected offsets, then removes Empty groups that have none left. */
+  private async cleanupGroupMetadata(select: (group: ClassicGroup) => TopicPartition[]): Promise<void> {
+    if (!this.active || this.loading) return;
+    for (const group of [...this.groups.values()]) {
+      try {
+        await this.offsetManager.remove(group.groupId, select(group));
+        if (group.is(GroupState.Empty) && !this.offsetManager.hasOffsets(group.groupId)) await this.removeGroup(group);
+      } catch (err) {
+        this.log?.warn({ err, group: group.groupId }, 'failed to remove group metadata');
+      }
     }
-    const expired: TopicPartition[] = [];
-    for (const [topic, partition, o] of this.offsets.entries(group.groupId)) {
-      if (subscribed.has(topic)) continue;
-      const isExpired = o.expireTimestamp >= 0 ? now >= o.expireTimestamp : now - baseTimestamp(o) >= retention;
-      if (isExpired) expired.push({ topic, partition });
-    }
-    return expired;
   }
 
   // ---- persistence ----

@@ -169,12 +169,13 @@ export class ClassicGroup {
     return best;
   }
 
-  /** Topics the consumer members subscribe to, or undefined when they cannot be known (not "consumer"). */
+  /** Topics the consumer members subscribe to, or undefined when they cannot be known (not "consumer", mid-rebalance). */
   subscribedTopics(parse: (metadata: Buffer) => string[] | undefined): Set<string> | undefined {
     if (this.protocolType !== 'consumer' || this.protocolName === null) return undefined;
     const topics = new Set<string>();
     for (const m of this.members.values()) {
-      const parsed = parse(m.metadataFor(this.protocolName));
+      const metadata = m.protocols.find((p) => p.name === this.protocolName)?.metadata;
+      const parsed = metadata && parse(metadata);
       if (!parsed) return undefined;
       for (const t of parsed) topics.add(t);
     }

@@ -6,19 +6,26 @@ import { GroupCoordinator } from './group-coordinator.js';
 import { LogOffsetsTopic, type OffsetsTopicLogs } from './log-offsets-topic.js';
 import { OFFSETS_TOPIC_NAME } from './offsets-topic.js';
 
+export class OffsetsTopicPartitionMissingError extends Error {
+  override name = 'OffsetsTopicPartitionMissingError';
+}
+
 function offsetsTopicLogsOf(broker: Broker): OffsetsTopicLogs {
-  // An existing topic keeps its partition count: groups must stay on the partitions that hold them.
-  const numPartitions = broker.topics.get(OFFSETS_TOPIC_NAME)?.partitions ?? broker.config.offsetsTopicNumPartitions;
   return {
-    numPartitions,
+    // An existing topic keeps its partition count: groups must stay on the partitions that hold them.
+    get numPartitions() {
+      return broker.topics.get(OFFSETS_TOPIC_NAME)?.partitions ?? broker.config.offsetsTopicNumPartitions;
+    },
     get: (partition) => broker.getLog(OFFSETS_TOPIC_NAME, partition),
-    getOrCreate: (partition) => {
+    getOrCreate(partition) {
       if (!broker.topics.get(OFFSETS_TOPIC_NAME)) {
         broker.createTopic(OFFSETS_TOPIC_NAME, {
-          partitions: numPartitions, replicationFactor: 1, configs: offsetsTopicConfigs(broker.config), validateOnly: false,
+          partitions: this.numPartitions, replicationFactor: 1, configs: offsetsTopicConfigs(broker.config), validateOnly: false,
         });
       }
-      return broker.getLog(OFFSETS_TOPIC_NAME, partition)!;
+      const log = broker.getLog(OFFSETS_TOPIC_NAME, partition);
+      if (!log) throw new OffsetsTopicPartitionMissingError(`${OFFSETS_TOPIC_NAME}-${partition} has no log`);
+      return log;
     },
   };
 }

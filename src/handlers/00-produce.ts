@@ -42,6 +42,7 @@ function appendAll(request: ProduceRequest, ctx: RequestContext, touched: Unifie
       }
       try {
         const result = log.appendAsLeader(p.records, now);
+        broker.metrics?.recordsAppended(topicData.name, p.index, result.lastOffset - result.firstOffset + 1, p.records.length);
         touched.push(log);
         broker.purgatory.notify(topicData.name, p.index);
         return {

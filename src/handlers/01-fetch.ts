@@ -1,15 +1,31 @@
 import type { FetchRequest } from '../../protocol/generated/FetchRequest.js';
-import type { FetchResponse, PartitionData } from '../../protocol/generated/FetchResponse.js';
+import type { FetchResponse, FetchableTopicResponse, PartitionData } from '../../protocol/generated/FetchResponse.js';
 import type { FileSlice } from '../../protocol/primitives.js';
 import type { Broker } from '../broker.js';
 import { ErrorCode } from '../errors.js';
+import { FetchSession, type SessionContext, type SessionPartition } from '../fetch-sessions.js';
 import { ZERO_UUID } from '../metadata/topic-registry.js';
 import type { Handler, RequestContext } from './handler.js';
 
 const EMPTY_RECORDS = Buffer.alloc(0);
+const FIRST_SESSION_VERSION = 7;
+const FIRST_TOPIC_ID_VERSION = 13;
+
+/** One partition to read: from the request, or remembered by the fetch session. */
+interface FetchTarget {
+  /** undefined when the request named a topic we do not have. */
+  topic: string | undefined;
+  /** The name or id the client used, echoed back in the response. */
+  requestedName: string;
+  topicId: string;
+  partition: number;
+  fetchOffset: number;
+  partitionMaxBytes: number;
+  session?: SessionPartition;
+}
 
 interface PartitionRead {
-  topic: string | undefined;
+  target: FetchTarget;
   data: PartitionData;
   bytes: number;
 }
@@ -31,38 +47,107 @@ function partitionData(partitionIndex: number, errorCode: number): PartitionData
   };
 }
 
-/** One pass over the requested partitions, honouring max_bytes and KIP-74's "at least one batch". */
-function readAll(request: FetchRequest, broker: Broker, version: number): { topics: Array<{ topicId: string; name: string | null; reads: PartitionRead[] }>; bytes: number } {
-  let remaining = request.maxBytes;
-  let bytes = 0;
-  const topics = request.topics.map((t) => {
-    const topic = version >= 13 ? broker.topics.getById(t.topicId) : broker.topics.get(t.topic);
-    const unknownCode = version >= 13 ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-    const reads = t.partitions.map((p): PartitionRead => {
-      const log = topic && broker.getLog(topic.name, p.partition);
-      if (!log) return { topic: topic?.name, data: partitionData(p.partition, topic ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : unknownCode), bytes: 0 };
-      const data = partitionData(p.partition, ErrorCode.NONE);
-      data.highWatermark = log.highWatermark;
-      data.lastStableOffset = log.lastStableOffset;
-      data.logStartOffset = log.logStartOffset;
-      if (p.fetchOffset < log.logStartOffset || p.fetchOffset > log.logEndOffset) {
-        data.errorCode = ErrorCode.OFFSET_OUT_OF_RANGE;
-        return { topic: topic.name, data, bytes: 0 };
-      }
-      const limit = Math.min(p.partitionMaxBytes, Math.max(remaining, 0));
-      const { slices, bytes: read } = log.read(p.fetchOffset, limit, bytes === 0);
-      if (read > 0) data.records = slices as FileSlice[];
-      remaining -= read;
-      bytes += read;
-      return { topic: topic.name, data, bytes: read };
-    });
-    return { topicId: topic?.topicId ?? t.topicId ?? ZERO_UUID, name: topic?.name ?? t.topic, reads };
+function requestedTargets(request: FetchRequest, broker: Broker, version: number): FetchTarget[] {
+  return request.topics.flatMap((t) => {
+    const topic = version >= FIRST_TOPIC_ID_VERSION ? broker.topics.getById(t.topicId) : broker.topics.get(t.topic);
+    return t.partitions.map((p) => ({
+      topic: topic?.name,
+      requestedName: t.topic,
+      topicId: topic?.topicId ?? t.topicId ?? ZERO_UUID,
+      partition: p.partition,
+      fetchOffset: p.fetchOffset,
+      partitionMaxBytes: p.partitionMaxBytes,
+    }));
   });
-  return { topics, bytes };
 }
 
-function hasError(result: ReturnType<typeof readAll>): boolean {
-  return result.topics.some((t) => t.reads.some((r) => r.data.errorCode !== ErrorCode.NONE));
+/** Brings the session up to date with the request; returns the partitions to read, in session order. */
+function sessionTargets(ctx: SessionContext, request: FetchRequest, requested: FetchTarget[], broker: Broker, version: number): FetchTarget[] {
+  if (ctx.kind !== 'full' && ctx.kind !== 'incremental') return requested;
+  const session = ctx.session;
+  if (!session) return requested;
+  if (ctx.kind === 'incremental') {
+    for (const forgotten of request.forgottenTopicsData) {
+      const name = version >= FIRST_TOPIC_ID_VERSION ? broker.topics.getById(forgotten.topicId)?.name : forgotten.topic;
+      if (name !== undefined) for (const p of forgotten.partitions) session.partitions.delete(FetchSession.key(name, p));
+    }
+  }
+  const unknown: FetchTarget[] = [];
+  for (const t of requested) {
+    if (t.topic === undefined) {
+      unknown.push(t);
+      continue;
+    }
+    const key = FetchSession.key(t.topic, t.partition);
+    const known = session.partitions.get(key);
+    if (known) {
+      known.fetchOffset = t.fetchOffset;
+      known.partitionMaxBytes = t.partitionMaxBytes;
+    } else {
+      session.partitions.set(key, {
+        topic: t.topic, topicId: t.topicId, partition: t.partition, fetchOffset: t.fetchOffset,
+        partitionMaxBytes: t.partitionMaxBytes, lastHighWatermark: -1, lastLogStartOffset: -1, lastStableOffset: -1,
+      });
+    }
+  }
+  const fromSession = [...session.partitions.values()].map((s) => ({
+    topic: s.topic, requestedName: s.topic, topicId: s.topicId, partition: s.partition,
+    fetchOffset: s.fetchOffset, partitionMaxBytes: s.partitionMaxBytes, session: s,
+  }));
+  return [...fromSession, ...unknown];
+}
+
+/** One pass over the partitions, honouring max_bytes and KIP-74's "at least one batch". */
+function readAll(targets: FetchTarget[], maxBytes: number, broker: Broker, version: number): { reads: PartitionRead[]; bytes: number } {
+  let remaining = maxBytes;
+  let bytes = 0;
+  const reads = targets.map((target): PartitionRead => {
+    const log = target.topic !== undefined ? broker.getLog(target.topic, target.partition) : undefined;
+    if (!log) {
+      const unknownTopic = version >= FIRST_TOPIC_ID_VERSION ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      return { target, data: partitionData(target.partition, target.topic ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : unknownTopic), bytes: 0 };
+    }
+    const data = partitionData(target.partition, ErrorCode.NONE);
+    data.highWatermark = log.highWatermark;
+    data.lastStableOffset = log.lastStableOffset;
+    data.logStartOffset = log.logStartOffset;
+    if (target.fetchOffset < log.logStartOffset || target.fetchOffset > log.logEndOffset) {
+      data.errorCode = ErrorCode.OFFSET_OUT_OF_RANGE;
+      return { target, data, bytes: 0 };
+    }
+    const limit = Math.min(target.partitionMaxBytes, Math.max(remaining, 0));
+    const { slices, bytes: read } = log.read(target.fetchOffset, limit, bytes === 0);
+    if (read > 0) data.records = slices as FileSlice[];
+    remaining -= read;
+    bytes += read;
+    return { target, data, bytes: read };
+  });
+  return { reads, bytes };
+}
+
+/** An incremental response carries only partitions with records, an error, or changed offsets. */
+function hasNews(read: PartitionRead): boolean {
+  const s = read.target.session;
+  const d = read.data;
+  if (!s || read.bytes > 0 || d.errorCode !== ErrorCode.NONE) return true;
+  return s.lastHighWatermark !== d.highWatermark || s.lastLogStartOffset !== d.logStartOffset || s.lastStableOffset !== d.lastStableOffset;
+}
+
+function groupByTopic(reads: PartitionRead[]): FetchableTopicResponse[] {
+  const topics: FetchableTopicResponse[] = [];
+  let current: FetchableTopicResponse | undefined;
+  for (const r of reads) {
+    if (!current || current.topicId !== r.target.topicId || current.topic !== r.target.requestedName) {
+      current = { topic: r.target.requestedName, topicId: r.target.topicId, partitions: [] };
+      topics.push(current);
+    }
+    current.partitions.push(r.data);
+  }
+  return topics;
+}
+
+function emptyResponse(errorCode: number): FetchResponse {
+  return { throttleTimeMs: 0, errorCode, sessionId: 0, responses: [], nodeEndpoints: [] };
 }
 
 export const handler: Handler<FetchRequest, FetchResponse> = {
@@ -72,22 +157,32 @@ export const handler: Handler<FetchRequest, FetchResponse> = {
   maxVersion: 17,
   async handle(request, ctx: RequestContext) {
     const { broker } = ctx;
+    const version = ctx.apiVersion;
+    const session: SessionContext =
+      version >= FIRST_SESSION_VERSION ? broker.fetchSessions.begin(request.sessionId, request.sessionEpoch) : { kind: 'sessionless' };
+    if (session.kind === 'error') return emptyResponse(session.errorCode);
+    const targets = sessionTargets(session, request, requestedTargets(request, broker, version), broker, version);
+
     const deadline = Date.now() + request.maxWaitMs;
-    let result = readAll(request, broker, ctx.apiVersion);
+    let result = readAll(targets, request.maxBytes, broker, version);
+    const answerNow = (): boolean => result.bytes >= request.minBytes || result.reads.some((r) => r.data.errorCode !== ErrorCode.NONE);
     // Long poll: wait for appends to the fetched partitions until min_bytes or max_wait_ms.
-    while (result.bytes < request.minBytes && !hasError(result) && Date.now() < deadline && !broker.closing) {
-      const partitions = result.topics.flatMap((t) =>
-        t.reads.filter((r) => r.topic !== undefined).map((r): [string, number] => [r.topic!, r.data.partitionIndex]),
-      );
+    while (!answerNow() && Date.now() < deadline && !broker.closing) {
+      const partitions = targets.filter((t) => t.topic !== undefined).map((t): [string, number] => [t.topic!, t.partition]);
       await broker.purgatory.wait(partitions, deadline - Date.now());
-      result = readAll(request, broker, ctx.apiVersion);
+      result = readAll(targets, request.maxBytes, broker, version);
     }
-    return {
-      throttleTimeMs: 0,
-      errorCode: ErrorCode.NONE,
-      sessionId: 0,
-      responses: result.topics.map((t) => ({ topic: t.name ?? '', topicId: t.topicId, partitions: t.reads.map((r) => r.data) })),
-      nodeEndpoints: [],
-    };
+
+    const included = session.kind === 'incremental' ? result.reads.filter(hasNews) : result.reads;
+    for (const r of included) {
+      if (r.target.session) {
+        r.target.session.lastHighWatermark = r.data.highWatermark;
+        r.target.session.lastLogStartOffset = r.data.logStartOffset;
+        r.target.session.lastStableOffset = r.data.lastStableOffset;
+      }
+      if (r.bytes > 0) broker.metrics?.bytesFetched(r.target.topic!, r.data.partitionIndex, r.bytes);
+    }
+    const sessionId = session.kind === 'full' || session.kind === 'incremental' ? (session.session?.id ?? 0) : 0;
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId, responses: groupByTopic(included), nodeEndpoints: [] };
   },
 };

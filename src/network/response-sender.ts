@@ -21,6 +21,7 @@ function writeAll(socket: Socket, buffers: ReadonlyArray<Buffer>): void {
 
 function readSlice(slice: FileSlice): Promise<Buffer> {
   const buf = Buffer.allocUnsafe(slice.length);
+  if (slice.length === 0) return Promise.resolve(buf);
   return new Promise((resolve, reject) => {
     const step = (filled: number): void => {
       read(slice.fd, buf, filled, slice.length - filled, slice.position + filled, (err, n) => {

@@ -1,5 +1,5 @@
 // Zero-copy Fetch: file slices go from the page cache to the socket with sendfile(2) (native/sendfile.cc),
-// never through JS memory. In-memory chunks (headers, other responses) still go through socket.write.
+// never through JS memory. A response batch goes to the native side whole, buffers and slices in order.
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
@@ -8,13 +8,16 @@ import type { FileSlice } from '../../protocol/primitives.js';
 import { CopyingResponseSender, type ResponseSender } from './response-sender.js';
 
 export interface SendfileAddon {
-  /** Sends `length` bytes of `fileFd` from `position` to the (non-blocking) socket, on the libuv pool. */
-  sendfile(
+  /**
+   * Writes the chunks in order to the (non-blocking) socket on the libuv pool: buffers with sendmsg,
+   * file slices with sendfile. Errors carry an errno `code` (EPIPE, ECONNRESET, ETIMEDOUT when the peer
+   * accepted nothing for 30 s, ECANCELED when the socket was destroyed meanwhile, EOF for a slice past
+   * the end of its file) and `bytesSent`.
+   */
+  sendChunks(
     socketFd: number,
-    fileFd: number,
-    position: number,
-    length: number,
-    callback: (err: NodeJS.ErrnoException | null, bytesSent: number) => void,
+    chunks: ReadonlyArray<Buffer | FileSlice>,
+    callback: (err: (NodeJS.ErrnoException & { bytesSent: number }) | null, bytesSent: number) => void,
   ): void;
 }
 
@@ -61,8 +64,8 @@ function socketFd(socket: Socket): number | undefined {
 }
 
 /**
- * Sends file slices with sendfile(2). It owns the socket's output while a send is in progress (the
- * connection waits for the promise), so in-memory chunks and slices cannot interleave.
+ * Sends responses with file slices through the native addon. It owns the socket's output while a
+ * send is in progress (the connection waits for the promise), so nothing interleaves.
  */
 export class SendfileResponseSender implements ResponseSender {
   private readonly fallback = new CopyingResponseSender();
@@ -72,55 +75,25 @@ export class SendfileResponseSender implements ResponseSender {
   send(socket: Socket, chunks: ReadonlyArray<Buffer | FileSlice>): Promise<void> | undefined {
     const fd = socketFd(socket);
     if (fd === undefined || chunks.every((c) => Buffer.isBuffer(c))) return this.fallback.send(socket, chunks);
-    return this.sendMixed(socket, fd, chunks);
+    return this.sendNative(socket, fd, chunks);
   }
 
-  private async sendMixed(socket: Socket, fd: number, chunks: ReadonlyArray<Buffer | FileSlice>): Promise<void> {
-    let i = 0;
-    while (i < chunks.length) {
-      const buffers: Buffer[] = [];
-      while (i < chunks.length && Buffer.isBuffer(chunks[i])) buffers.push(chunks[i++] as Buffer);
-      if (i === chunks.length) {
-        writeBuffers(socket, buffers);
-        return;
-      }
-      // sendfile writes to the kernel directly: bytes Node still holds must reach the kernel first.
-      await flushed(socket, buffers);
-      const slice = chunks[i++] as FileSlice;
-      if (slice.length === 0) continue;
-      if (socket.destroyed) throw new Error('socket closed before sendfile');
-      await this.sendSlice(fd, slice);
-    }
-  }
-
-  private sendSlice(socketFd: number, slice: FileSlice): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.addon.sendfile(socketFd, slice.fd, slice.position, slice.length, (err) => (err ? reject(err) : resolve()));
+  private async sendNative(socket: Socket, fd: number, chunks: ReadonlyArray<Buffer | FileSlice>): Promise<void> {
+    // The addon writes to the kernel directly: bytes an earlier send left in Node's queue go first.
+    if (socket.writableLength > 0) await writesFlushed(socket);
+    if (socket.destroyed) throw new Error('socket closed before sendfile');
+    await new Promise<void>((resolve, reject) => {
+      this.addon.sendChunks(fd, chunks, (err) => (err ? reject(err) : resolve()));
     });
   }
 }
 
-function writeBuffers(socket: Socket, buffers: ReadonlyArray<Buffer>, onWritten?: () => void): void {
-  socket.cork();
-  for (let i = 0; i < buffers.length - 1; i++) socket.write(buffers[i]!);
-  socket.write(buffers[buffers.length - 1]!, onWritten);
-  socket.uncork();
+/**
+ * Resolves once Node's queued writes are in the kernel: write callbacks run in order, so an empty
+ * write's callback runs after them (also, with an error, when the socket is destroyed).
+ */
+function writesFlushed(socket: Socket): Promise<void> {
+  return new Promise((resolve) => socket.write(EMPTY, () => resolve()));
 }
 
 const EMPTY = Buffer.alloc(0);
-
-/**
- * Writes the buffers and resolves once Node's write queue is empty, i.e. every byte is in the kernel.
- * Write callbacks run in order, and also (with an error) when the socket is destroyed: this always settles.
- */
-function flushed(socket: Socket, buffers: ReadonlyArray<Buffer>): Promise<void> {
-  if (buffers.length === 0) {
-    if (socket.writableLength === 0) return Promise.resolve();
-    buffers = [EMPTY]; // a marker whose callback runs after the writes still queued from an earlier send
-  }
-  return new Promise((resolve) => {
-    writeBuffers(socket, buffers, () => resolve());
-    // Writes the kernel takes at once complete synchronously: no need to wait for the callback's tick.
-    if (socket.writableLength === 0) resolve();
-  });
-}

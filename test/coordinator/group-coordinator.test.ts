@@ -324,6 +324,21 @@ describe('offsets', () => {
   });
 });
 
+describe('topic deletion', () => {
+  it("drops the deleted topic's offsets, and groups left empty without offsets", async () => {
+    await start();
+    const commitTo = (groupId: string, names: string[]) => coordinator.commitOffsets({
+      groupId, generationId: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1,
+      topics: names.map((name) => ({ name, partitions: [{ partitionIndex: 0, committedOffset: 1, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] })),
+    });
+    await commitTo('both', ['gone', 'kept']);
+    await commitTo('only-gone', ['gone']);
+    await coordinator.onTopicDeleted('gone');
+    expect(coordinator.fetchOffsets('both', null).topics.map((t) => t.name)).toEqual(['kept']);
+    expect(coordinator.listGroups([], []).groups.map((g) => g.groupId)).toEqual(['both']);
+  });
+});
+
 describe('group administration', () => {
   it('describes, lists with a states filter, and deletes groups', async () => {
     await start();

@@ -1,12 +1,13 @@
 // Consumer groups with kafkajs against the real broker process: rebalances across several members,
 // committed offsets, the admin group APIs, and offsets surviving a broker restart.
+import { spawn } from 'node:child_process';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { REPO_ROOT, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 
 let broker: BrokerProcess;
 let kafka: Kafka;
-const OVERRIDES = ['group.initial.rebalance.delay.ms=0', 'offsets.topic.num.partitions=5'];
+const OVERRIDES = ['group.initial.rebalance.delay.ms=0', 'offsets.topic.num.partitions=5', 'group.min.session.timeout.ms=1000'];
 
 beforeAll(async () => {
   broker = await startBroker({ overrides: OVERRIDES });
@@ -93,6 +94,30 @@ describe('consumer groups (kafkajs)', () => {
     await admin.disconnect();
   });
 
+  it('hands a crashed member\'s partitions to the others when its session times out', async () => {
+    const topic = 'group-crash';
+    await createTopic(topic, 2, 2);
+    const survivor = await startMember('crash', topic);
+    await until(() => survivor.assigned.length === 2);
+    // The second member is another process, killed without leaving the group.
+    const script = `
+      import { Kafka, logLevel } from 'kafkajs';
+      const kafka = new Kafka({ clientId: 'doomed', brokers: ['${broker.bootstrap}'], logLevel: logLevel.NOTHING });
+      const consumer = kafka.consumer({ groupId: 'crash', sessionTimeout: 1500, heartbeatInterval: 200 });
+      consumer.on(consumer.events.GROUP_JOIN, () => console.log('joined'));
+      await consumer.connect();
+      await consumer.subscribe({ topic: '${topic}', fromBeginning: true });
+      await consumer.run({ eachMessage: async () => {} });`;
+    const doomed = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise((resolve) => doomed.once('exit', resolve));
+    await new Promise<void>((resolve) => doomed.stdout!.on('data', (d) => { if (String(d).includes('joined')) resolve(); }));
+    await until(() => survivor.assigned.length === 1);
+    doomed.kill('SIGKILL');
+    await exited;
+    await until(() => survivor.assigned.length === 2);
+    await survivor.consumer.disconnect();
+  });
+
   it('resumes from committed offsets after the broker restarts, and deletes the group', async () => {
     const topic = 'group-resume';
     await createTopic(topic, 2, 20);
@@ -102,6 +127,7 @@ describe('consumer groups (kafkajs)', () => {
 
     expect(await broker.stop()).toBe(0);
     broker = await startBroker({ dataDir: broker.dataDir, port: broker.port, overrides: OVERRIDES });
+    kafka = new Kafka({ clientId: 'groups-test', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
 
     const producer = kafka.producer();
     await producer.connect();

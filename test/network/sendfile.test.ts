@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FileSlice } from '../../protocol/primitives.js';
 import { CopyingResponseSender, type ResponseSender } from '../../src/network/response-sender.js';
 import {
@@ -20,6 +20,7 @@ let dir: string;
 let content: Buffer;
 let fd: number;
 let server: Server;
+const openSockets: Socket[] = [];
 const addon = loadSendfileAddon();
 
 beforeAll(() => {
@@ -30,6 +31,10 @@ beforeAll(() => {
   fd = openSync(path, 'r');
   server = createServer();
   return new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+});
+
+afterEach(() => {
+  for (const socket of openSockets.splice(0)) socket.destroy();
 });
 
 afterAll(async () => {
@@ -47,6 +52,7 @@ async function connectPair(): Promise<{ serverSide: Socket; client: Socket }> {
   client.on('error', () => {});
   const serverSide = await accepted;
   serverSide.on('error', () => {});
+  openSockets.push(client, serverSide);
   return { serverSide, client };
 }
 
@@ -101,7 +107,17 @@ describe.each(senders)('%s sender', (_name, makeSender) => {
     const received = readAll(client, want.length);
     await makeSender().send(serverSide, batch);
     expect((await received).equals(want)).toBe(true);
-    client.destroy();
+  });
+
+  it('sends a response of many partitions: more buffers in a row than one sendmsg takes, empty buffers', async () => {
+    const { serverSide, client } = await connectPair();
+    const batch: Array<Buffer | FileSlice> = [];
+    for (let i = 0; i < 1500; i++) batch.push(Buffer.from([i & 0xff, i >> 8]));
+    for (let p = 0; p < 500; p++) batch.push(Buffer.from(`partition ${p}`), Buffer.alloc(0), slice(p * 9973, 1 + (p % 7) * 3000));
+    const want = expected(batch);
+    const received = readAll(client, want.length);
+    await makeSender().send(serverSide, batch);
+    expect((await received).equals(want)).toBe(true);
   });
 
   it('keeps order across sends to a slow-reading client', async () => {
@@ -116,7 +132,6 @@ describe.each(senders)('%s sender', (_name, makeSender) => {
     const received = readAll(client, want.length, 1);
     await sendAll(makeSender(), serverSide, batches);
     expect((await received).equals(want)).toBe(true);
-    client.destroy();
   });
 });
 
@@ -133,7 +148,6 @@ describe.skipIf(!addon)('sendfile sender errors', () => {
     const err = (await sending!.then(() => null, (e: NodeJS.ErrnoException) => e))!;
     expect(err).toBeInstanceOf(Error);
     expect(['EPIPE', 'ECONNRESET']).toContain(err.code);
-    serverSide.destroy();
   });
 
   it('gives up on a stalled transfer once the server destroys the socket', async () => {
@@ -144,23 +158,22 @@ describe.skipIf(!addon)('sendfile sender errors', () => {
     const err = (await sending!.then(() => null, (e: NodeJS.ErrnoException) => e))!;
     expect(err.code).toBe('ECANCELED');
     expect(Date.now() - started).toBeLessThan(5000);
-    client.destroy();
   });
 
   it('reports a slice beyond the end of the file', async () => {
     const { serverSide, client } = await connectPair();
-    const err = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
-      addon!.sendfile((serverSide as unknown as { _handle: { fd: number } })._handle.fd, fd, FILE_BYTES - 10, 20, resolve),
+    const socketFd = (serverSide as unknown as { _handle: { fd: number } })._handle.fd;
+    const err = await new Promise<(NodeJS.ErrnoException & { bytesSent: number }) | null>((resolve) =>
+      addon!.sendChunks(socketFd, [Buffer.from('abc'), slice(FILE_BYTES - 10, 20)], resolve),
     );
     expect(err?.code).toBe('EOF');
-    expect((err as unknown as { bytesSent: number }).bytesSent).toBe(10);
-    client.destroy();
-    serverSide.destroy();
+    expect(err?.bytesSent).toBe(13);
   });
 
   it('rejects bad arguments synchronously', () => {
-    expect(() => addon!.sendfile(-1, fd, 0, 1, () => {})).toThrow(TypeError);
-    expect(() => addon!.sendfile(1, fd, 0.5, 1, () => {})).toThrow(TypeError);
+    expect(() => addon!.sendChunks(-1, [slice(0, 1)], () => {})).toThrow(TypeError);
+    expect(() => addon!.sendChunks(1, [slice(0.5, 1)], () => {})).toThrow(TypeError);
+    expect(() => addon!.sendChunks(1, ['text' as unknown as Buffer], () => {})).toThrow(TypeError);
   });
 });
 

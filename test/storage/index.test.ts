@@ -29,17 +29,15 @@ describe('OffsetIndex', () => {
     expect(file.readInt32BE(12)).toBe(1000);
   });
 
-  it('is full at segment.index.bytes and truncates', () => {
+  it('is full at segment.index.bytes and refuses offsets that do not grow', () => {
     dir = tempDir();
     const index = new OffsetIndex(path.join(dir, 'x.index'), 0, 16);
     index.append(1, 10);
     expect(index.isFull).toBe(false);
+    expect(() => index.append(1, 30)).toThrow();
     index.append(2, 20);
     expect(index.isFull).toBe(true);
-    index.truncateTo(2);
-    expect(index.entries).toBe(1);
-    expect(index.lookup(5)).toEqual({ offset: 1, position: 10 });
-    expect(() => index.append(1, 30)).toThrow();
+    expect(index.lookup(5)).toEqual({ offset: 2, position: 20 });
   });
 });
 

@@ -56,8 +56,10 @@ describe('LogManager', () => {
 
     await again.deleteLog('orders', 0);
     expect(again.getLog('orders', 0)).toBeUndefined();
-    expect(fs.readdirSync(p0LogDir).filter((f) => f.startsWith('orders-0'))).toEqual([]);
+    // Renamed now, removed after file.delete.delay.ms (or at shutdown).
+    expect(fs.readdirSync(p0LogDir).filter((f) => f.startsWith('orders-0'))).toEqual([expect.stringMatching(/^orders-0\.[0-9a-f]{32}-delete$/)]);
     await again.shutdown();
+    expect(fs.readdirSync(p0LogDir).filter((f) => f.startsWith('orders-0'))).toEqual([]);
   });
 
   it('recovers after a crash (no clean-shutdown marker) and refuses another cluster’s dir', async () => {
@@ -74,6 +76,24 @@ describe('LogManager', () => {
     expect(fs.statSync(path.join(log.dir, '00000000000000000000.log')).size).toBe(log.segments.activeSegment.size);
     await after.shutdown();
     await expect(LogManager.open({ logDirs: dirs, logger: silentLogger, clusterId: 'other', nodeId: 1, configFor: () => config(), retentionCheckIntervalMs: 1000 })).rejects.toThrow(/cluster.id/);
+  });
+
+  it('starts despite damaged checkpoints and a garbage tail after a clean shutdown', async () => {
+    root = tempDir();
+    const dirs = [path.join(root, 'a')];
+    const manager = await open(dirs);
+    const log = manager.createLog('t', 0, TOPIC_ID, config());
+    for (let i = 0; i < 3; i++) log.appendAsLeader(batch(2), 0);
+    await manager.shutdown();
+    fs.writeFileSync(path.join(dirs[0], 'recovery-point-offset-checkpoint'), 'garbage');
+    fs.writeFileSync(path.join(log.dir, 'leader-epoch-checkpoint'), '7\nnonsense');
+    fs.appendFileSync(path.join(log.dir, '00000000000000000000.log'), Buffer.alloc(100, 7));
+    const after = await open(dirs);
+    const reopened = after.getLog('t', 0)!;
+    expect(reopened.logEndOffset).toBe(6);
+    expect(reopened.appendAsLeader(batch(1), 0).firstOffset).toBe(6);
+    expect(fs.readFileSync(path.join(log.dir, 'leader-epoch-checkpoint'), 'utf8')).toBe('0\n1\n0 0\n');
+    await after.shutdown();
   });
 
   it('applies retention across logs', async () => {

@@ -1,0 +1,94 @@
+// kafkite's admin HTTP (admin.listener): liveness and readiness probes, Prometheus metrics, and read-only
+// JSON views of topics and consumer groups. Separate from the Kafka listeners, like Kafka's JMX port.
+import Fastify from 'fastify';
+import type { Logger } from 'pino';
+import { ConfigError } from '../../config/config-error.js';
+import type { Broker } from '../broker.js';
+import { groupViews } from './group-views.js';
+import { KafkiteMetrics } from './metrics.js';
+import { topicSummaries, topicView } from './topic-views.js';
+
+export interface AdminServerOptions {
+  broker: Broker;
+  /** `http://host:port`; port 0 binds a free one. */
+  listener: string;
+  log: Logger;
+  /** Logs loaded and Kafka listeners bound (and not shutting down). */
+  isReady(): boolean;
+  connectionCount(): number;
+}
+
+export interface AdminServer {
+  /** `http://host:port` actually bound. */
+  readonly address: string;
+  close(): Promise<void>;
+}
+
+function parseListener(listener: string): { host: string; port: number } {
+  const expected = 'http://host:port';
+  let url: URL;
+  try {
+    url = new URL(listener);
+  } catch {
+    throw new ConfigError('admin.listener', listener, expected);
+  }
+  if (url.protocol !== 'http:' || url.pathname !== '/' || url.search !== '' || !/:\d+\/?$/.test(listener)) {
+    throw new ConfigError('admin.listener', listener, expected);
+  }
+  // URL keeps IPv6 hosts bracketed; listen() wants them bare.
+  return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(url.port || 80) };
+}
+
+/** Starts the admin HTTP and attaches the broker's metrics, which it serves on /metrics. */
+export async function startAdminServer(opts: AdminServerOptions): Promise<AdminServer> {
+  const { broker, log } = opts;
+  const { host, port } = parseListener(opts.listener);
+  const metrics = new KafkiteMetrics({ broker, connectionCount: opts.connectionCount });
+
+  const app = Fastify({ logger: false });
+  app.setErrorHandler((err: Error, request, reply) => {
+    log.warn({ err, url: request.url }, 'admin http request failed');
+    reply.code(500).send({ error: err.message });
+  });
+
+  app.get('/health', async () => ({ status: 'ok' }));
+  app.get('/ready', async (_request, reply) => {
+    if (opts.isReady()) return { status: 'ready' };
+    return reply.code(503).send({ status: 'not ready' });
+  });
+  app.get('/metrics', async (_request, reply) => {
+    const text = await metrics.scrape();
+    return reply.type(metrics.contentType).send(text);
+  });
+  app.get('/v1/topics', async () => ({ topics: topicSummaries(broker) }));
+  app.get<{ Params: { name: string } }>('/v1/topics/:name', async (request, reply) => {
+    const view = topicView(broker, request.params.name);
+    if (view) return view;
+    return reply.code(404).send({ error: 'UNKNOWN_TOPIC_OR_PARTITION', message: `Topic ${request.params.name} does not exist.` });
+  });
+  app.get('/v1/groups', async (_request, reply) => {
+    const groups = groupViews(broker);
+    if (groups) return { groups };
+    return reply.code(503).send({ error: 'COORDINATOR_LOAD_IN_PROGRESS', message: 'The group coordinator is loading offsets.' });
+  });
+
+  try {
+    await app.listen({ host, port });
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
+  broker.metrics = metrics;
+  const bound = app.server.address();
+  const boundPort = bound !== null && typeof bound === 'object' ? bound.port : port;
+  const address = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+  log.info({ address }, 'admin http started');
+  return {
+    address,
+    async close() {
+      await app.close();
+      if (broker.metrics === metrics) broker.metrics = undefined;
+      log.info({ address }, 'admin http stopped');
+    },
+  };
+}

@@ -1,0 +1,36 @@
+// Replaying __consumer_offsets at start-up: the last record per key wins, tombstones delete.
+import type { OffsetAndMetadata } from './offset-store.js';
+import type { OffsetsTopic } from './offsets-topic.js';
+import { decodeGroupMetadataValue, decodeKey, decodeOffsetCommitValue, type GroupMetadata } from './records.js';
+
+export interface LoadedOffset {
+  group: string;
+  topic: string;
+  partition: number;
+  value: OffsetAndMetadata;
+}
+
+export interface CoordinatorState {
+  offsets: LoadedOffset[];
+  groups: Map<string, GroupMetadata>;
+}
+
+export async function replayOffsetsTopic(topic: OffsetsTopic): Promise<CoordinatorState> {
+  const offsets = new Map<string, { group: string; topic: string; partition: number; value: OffsetAndMetadata | null }>();
+  const groups = new Map<string, GroupMetadata | null>();
+  for (let p = 0; p < topic.numPartitions; p++) {
+    for (const record of await topic.readAll(p)) {
+      const key = decodeKey(record.key);
+      if (key.type === 'offset') {
+        const value = record.value === null ? null : decodeOffsetCommitValue(record.value);
+        offsets.set(`${key.group}\0${key.topic}\0${key.partition}`, { ...key, value });
+      } else if (key.type === 'group') {
+        groups.set(key.group, record.value === null ? null : decodeGroupMetadataValue(record.value));
+      }
+    }
+  }
+  return {
+    offsets: [...offsets.values()].filter((o): o is LoadedOffset => o.value !== null),
+    groups: new Map([...groups].filter((g): g is [string, GroupMetadata] => g[1] !== null)),
+  };
+}

@@ -1,0 +1,170 @@
+// Committed offsets (Kafka's OffsetMetadataManager): written to __consumer_offsets first, then
+// applied in memory; fetched, deleted and expired per group. Group membership checks happen
+// in the GroupCoordinator before any of this is called.
+import type { Logger } from 'pino';
+import type { GroupCoordinatorConfig } from './coordinator-config.js';
+import * as E from './error-codes.js';
+import { GroupState, type ClassicGroup } from './group.js';
+import { OffsetStore, type OffsetAndMetadata, type TopicPartition } from './offset-store.js';
+import { partitionFor, type CoordinatorRecord, type OffsetsTopic } from './offsets-topic.js';
+import { offsetCommitKey, offsetCommitValue } from './records.js';
+import type { FetchedOffset, OffsetCommitRequest, OffsetDeleteResult, TopicPartitionErrors } from './types.js';
+
+export class OffsetMetadataManager {
+  private readonly store = new OffsetStore();
+
+  constructor(
+    private readonly config: GroupCoordinatorConfig,
+    private readonly offsetsTopic: OffsetsTopic,
+    private readonly log?: Logger,
+  ) {}
+
+  /** Replays an offset read from __consumer_offsets at start-up. */
+  load(groupId: string, topic: string, partition: number, offset: OffsetAndMetadata): void {
+    this.store.put(groupId, topic, partition, offset);
+  }
+
+  hasOffsets(groupId: string): boolean {
+    return this.store.hasOffsets(groupId);
+  }
+
+  /** Tombstones for every offset of the group, for its deletion. */
+  tombstonesOf(groupId: string): CoordinatorRecord[] {
+    return this.store.partitions(groupId).map((tp) => ({ key: offsetCommitKey(groupId, tp.topic, tp.partition), value: null }));
+  }
+
+  forgetGroup(groupId: string): void {
+    this.store.deleteGroup(groupId);
+  }
+
+  partitionsOfTopic(groupId: string, topic: string): TopicPartition[] {
+    return this.store.partitions(groupId).filter((tp) => tp.topic === topic);
+  }
+
+  async commit(groupId: string, topics: OffsetCommitRequest['topics'], retentionTimeMs: number): Promise<TopicPartitionErrors[]> {
+    const now = Date.now();
+    const records: CoordinatorRecord[] = [];
+    const accepted: Array<[string, number, OffsetAndMetadata]> = [];
+    const result = topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => {
+        const metadata = p.committedMetadata ?? '';
+        if (Buffer.byteLength(metadata) > this.config.offsetMetadataMaxBytes) {
+          return { partitionIndex: p.partitionIndex, errorCode: E.OFFSET_METADATA_TOO_LARGE };
+        }
+        const commitTimestamp = p.commitTimestamp >= 0 ? p.commitTimestamp : now;
+        const offset: OffsetAndMetadata = {
+          offset: p.committedOffset,
+          leaderEpoch: p.committedLeaderEpoch,
+          metadata,
+          commitTimestamp,
+          expireTimestamp: retentionTimeMs >= 0 ? commitTimestamp + retentionTimeMs : -1,
+        };
+        records.push({ key: offsetCommitKey(groupId, t.name, p.partitionIndex), value: offsetCommitValue(offset) });
+        accepted.push([t.name, p.partitionIndex, offset]);
+        return { partitionIndex: p.partitionIndex, errorCode: E.NONE };
+      }),
+    }));
+    if (records.length === 0) return result;
+    try {
+      await this.append(groupId, records);
+    } catch (err) {
+      this.log?.warn({ err, group: groupId }, 'failed to persist committed offsets');
+      return result.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => (p.errorCode === E.NONE ? { ...p, errorCode: E.COORDINATOR_NOT_AVAILABLE } : p)),
+      }));
+    }
+    for (const [topic, partition, offset] of accepted) this.store.put(groupId, topic, partition, offset);
+    return result;
+  }
+
+  /** The listed partitions' offsets (-1 when none), or every committed partition when `topics` is null. */
+  fetch(
+    groupId: string,
+    topics: ReadonlyArray<{ name: string; partitionIndexes: ReadonlyArray<number> }> | null,
+  ): Array<{ name: string; partitions: FetchedOffset[] }> {
+    const toFetched = (partitionIndex: number, o: OffsetAndMetadata | undefined): FetchedOffset => ({
+      partitionIndex,
+      committedOffset: o?.offset ?? -1,
+      committedLeaderEpoch: o?.leaderEpoch ?? -1,
+      metadata: o?.metadata ?? '',
+      errorCode: E.NONE,
+    });
+    if (topics !== null) {
+      return topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitionIndexes.map((p) => toFetched(p, this.store.get(groupId, t.name, p))),
+      }));
+    }
+    const byTopic = new Map<string, FetchedOffset[]>();
+    for (const [topic, partition, offset] of this.store.entries(groupId)) {
+      let list = byTopic.get(topic);
+      if (!list) byTopic.set(topic, (list = []));
+      list.push(toFetched(partition, offset));
+    }
+    return [...byTopic].map(([name, partitions]) => ({ name, partitions }));
+  }
+
+  /** OffsetDelete: partitions of `subscribed` topics are in use and stay (GROUP_SUBSCRIBED_TO_TOPIC). */
+  async delete(
+    groupId: string,
+    topics: ReadonlyArray<{ name: string; partitions: ReadonlyArray<number> }>,
+    subscribed: ReadonlySet<string>,
+  ): Promise<OffsetDeleteResult> {
+    const deleted: TopicPartition[] = [];
+    const result = topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((partitionIndex) => {
+        if (subscribed.has(t.name)) return { partitionIndex, errorCode: E.GROUP_SUBSCRIBED_TO_TOPIC };
+        if (this.store.get(groupId, t.name, partitionIndex) !== undefined) deleted.push({ topic: t.name, partition: partitionIndex });
+        return { partitionIndex, errorCode: E.NONE };
+      }),
+    }));
+    try {
+      await this.remove(groupId, deleted);
+    } catch (err) {
+      this.log?.warn({ err, group: groupId }, 'failed to persist offset deletion');
+      return { errorCode: E.COORDINATOR_NOT_AVAILABLE, topics: [] };
+    }
+    return { errorCode: E.NONE, topics: result };
+  }
+
+  /** Writes tombstones for the partitions' offsets, then forgets them. */
+  async remove(groupId: string, partitions: ReadonlyArray<TopicPartition>): Promise<void> {
+    if (partitions.length === 0) return;
+    await this.append(groupId, partitions.map((tp) => ({ key: offsetCommitKey(groupId, tp.topic, tp.partition), value: null })));
+    for (const tp of partitions) this.store.delete(groupId, tp.topic, tp.partition);
+  }
+
+  /**
+   * offsets.retention.minutes, as Kafka applies it: a standalone consumer's offsets age from their
+   * commit; an Empty group's from when it became Empty; a Stable consumer group's only for topics it
+   * no longer subscribes to. An explicit expire timestamp (OffsetCommit v2-v4) wins.
+   */
+  expired(group: ClassicGroup, subscribedTopics: ReadonlySet<string> | undefined, now: number): TopicPartition[] {
+    let baseTimestamp: (o: OffsetAndMetadata) => number;
+    let keep: ReadonlySet<string> = new Set();
+    if (group.protocolType === null) {
+      baseTimestamp = (o) => o.commitTimestamp;
+    } else if (group.is(GroupState.Empty)) {
+      baseTimestamp = () => group.currentStateTimestamp;
+    } else if (group.is(GroupState.Stable) && subscribedTopics !== undefined) {
+      keep = subscribedTopics;
+      baseTimestamp = (o) => o.commitTimestamp;
+    } else {
+      return [];
+    }
+    const expired: TopicPartition[] = [];
+    for (const [topic, partition, o] of this.store.entries(group.groupId)) {
+      if (keep.has(topic)) continue;
+      const isExpired = o.expireTimestamp >= 0 ? now >= o.expireTimestamp : now - baseTimestamp(o) >= this.config.offsetsRetentionMs;
+      if (isExpired) expired.push({ topic, partition });
+    }
+    return expired;
+  }
+
+  private append(groupId: string, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
+    return this.offsetsTopic.append(partitionFor(groupId, this.offsetsTopic.numPartitions), records);
+  }
+}

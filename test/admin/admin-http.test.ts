@@ -1,0 +1,142 @@
+// The admin HTTP of the real broker process: probes, Prometheus metrics matching what kcat produced and
+// consumed, and the JSON views of topics and groups.
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { kcat } from '../helpers/kcat.js';
+
+const TOPIC = 'admin-metrics';
+const RECORDS = 250;
+
+let broker: BrokerProcess;
+let admin: string;
+
+beforeAll(async () => {
+  broker = await startBroker({ overrides: ['admin.listener=http://127.0.0.1:0', 'num.partitions=1'] });
+  const started = broker.logs.find((entry) => entry.msg === 'admin http started');
+  expect(started, 'an "admin http started" log line').toBeDefined();
+  admin = started!.address as string;
+});
+
+afterAll(async () => {
+  expect(await broker.stop()).toBe(0);
+  expect(broker.logs.some((entry) => entry.msg === 'admin http stopped')).toBe(true);
+  broker.cleanup();
+});
+
+async function getJson(path: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(admin + path);
+  return { status: res.status, body: await res.json() };
+}
+
+/** Prometheus text -> sample value by `name{labels}` exactly as exposed (label order as prom-client writes it). */
+async function scrape(): Promise<Map<string, number>> {
+  const res = await fetch(`${admin}/metrics`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  const samples = new Map<string, number>();
+  for (const line of (await res.text()).split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const space = line.lastIndexOf(' ');
+    samples.set(line.slice(0, space), Number(line.slice(space + 1)));
+  }
+  return samples;
+}
+
+const partitionLabels = (topic: string, partition: number) => `{topic="${topic}",partition="${partition}"}`;
+
+function segmentFileSize(topic: string, partition: number): number {
+  return statSync(join(broker.dataDir, `${topic}-${partition}`, '00000000000000000000.log')).size;
+}
+
+describe('admin http', () => {
+  it('answers /health and /ready once the broker is up', async () => {
+    expect(await getJson('/health')).toEqual({ status: 200, body: { status: 'ok' } });
+    expect(await getJson('/ready')).toEqual({ status: 200, body: { status: 'ready' } });
+  });
+
+  it('counts produced records and bytes, and exposes the log gauges', async () => {
+    const values = Array.from({ length: RECORDS }, (_, i) => `value-${i}`).join('\n') + '\n';
+    const produced = await kcat(['-b', broker.bootstrap, '-P', '-t', TOPIC, '-p', '0'], values);
+    expect(produced.code, produced.stderr).toBe(0);
+
+    const onDisk = segmentFileSize(TOPIC, 0);
+    const m = await scrape();
+    const labels = partitionLabels(TOPIC, 0);
+    expect(m.get(`kafkite_topic_records_in_total${labels}`)).toBe(RECORDS);
+    // Uncompressed batches are stored as sent: the appended bytes are the segment's bytes.
+    expect(m.get(`kafkite_topic_bytes_in_total${labels}`)).toBe(onDisk);
+    expect(m.get(`kafkite_log_end_offset${labels}`)).toBe(RECORDS);
+    expect(m.get(`kafkite_log_start_offset${labels}`)).toBe(0);
+    expect(m.get(`kafkite_log_size_bytes${labels}`)).toBe(onDisk);
+    expect(m.get(`kafkite_log_segments${labels}`)).toBe(1);
+
+    const produceRequests = m.get('kafkite_requests_total{api="Produce"}')!;
+    expect(produceRequests).toBeGreaterThanOrEqual(1);
+    expect(m.get('kafkite_request_duration_seconds_count{api="Produce"}')).toBe(produceRequests);
+    expect(m.get('kafkite_request_duration_seconds_bucket{le="+Inf",api="Produce"}')).toBe(produceRequests);
+    expect(m.get('kafkite_requests_total{api="Metadata"}')).toBeGreaterThanOrEqual(1);
+    expect(m.get('kafkite_connections')).toBeGreaterThanOrEqual(0);
+    expect(m.get('kafkite_process_resident_memory_bytes')).toBeGreaterThan(0);
+  });
+
+  it('counts fetched bytes and shows consumer group lag', async () => {
+    const consumed = await kcat([
+      '-b', broker.bootstrap, '-G', 'admin-group', '-X', 'auto.offset.reset=earliest', '-e', '-q', '-f', '%s\\n', TOPIC,
+    ]);
+    expect(consumed.code, consumed.stderr).toBe(0);
+    expect(consumed.stdout.split('\n').filter((l) => l !== '')).toHaveLength(RECORDS);
+    const consumedBytes = segmentFileSize(TOPIC, 0);
+    const more = await kcat(['-b', broker.bootstrap, '-P', '-t', TOPIC, '-p', '0'], 'late-1\nlate-2\nlate-3\n');
+    expect(more.code, more.stderr).toBe(0);
+
+    const m = await scrape();
+    const labels = partitionLabels(TOPIC, 0);
+    // Everything was fetched at least once (a consumer may refetch a batch after a rebalance).
+    expect(m.get(`kafkite_topic_bytes_out_total${labels}`)).toBeGreaterThanOrEqual(consumedBytes);
+    expect(m.get(`kafkite_consumer_group_lag{group="admin-group",topic="${TOPIC}",partition="0"}`)).toBe(3);
+
+    const groups = await getJson('/v1/groups');
+    expect(groups.status).toBe(200);
+    const group = groups.body.groups.find((g: { groupId: string }) => g.groupId === 'admin-group');
+    expect(group).toMatchObject({ state: 'Empty', protocolType: 'consumer', members: [] });
+    expect(group.offsets).toEqual([
+      { topic: TOPIC, partition: 0, committedOffset: RECORDS, logEndOffset: RECORDS + 3, lag: 3 },
+    ]);
+  });
+
+  it('describes topics with their partitions and segments', async () => {
+    const list = await getJson('/v1/topics');
+    expect(list.status).toBe(200);
+    const summary = list.body.topics.find((t: { name: string }) => t.name === TOPIC);
+    expect(summary).toMatchObject({ name: TOPIC, partitions: 1, sizeBytes: segmentFileSize(TOPIC, 0), configs: {} });
+    expect(summary.topicId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+
+    const { status, body } = await getJson(`/v1/topics/${TOPIC}`);
+    expect(status).toBe(200);
+    expect(body.partitions).toEqual([
+      {
+        partition: 0,
+        logStartOffset: 0,
+        logEndOffset: RECORDS + 3,
+        highWatermark: RECORDS + 3,
+        sizeBytes: segmentFileSize(TOPIC, 0),
+        segments: [
+          {
+            baseOffset: 0,
+            sizeBytes: segmentFileSize(TOPIC, 0),
+            offsetIndexEntries: expect.any(Number),
+            timeIndexEntries: expect.any(Number),
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('answers 404 for an unknown topic', async () => {
+    const { status, body } = await getJson('/v1/topics/no-such-topic');
+    expect(status).toBe(404);
+    expect(body.error).toBe('UNKNOWN_TOPIC_OR_PARTITION');
+  });
+});
