@@ -201,6 +201,7 @@ export class Broker {
       throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.');
     }
     for (let p = 0; p < topic.partitions; p++) await this.logManager.deleteLog(name, p);
+    await this.groupCoordinator.onTopicDeleted(name);
     this.log.info({ topic: name, topicId: topic.topicId }, 'topic deleted');
     return topic;
   }

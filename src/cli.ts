@@ -48,6 +48,15 @@ async function start(args: string[]): Promise<void> {
   }
   const { config } = loaded;
   const log = createLogger(config.logLevel);
+  log.info(
+    {
+      configFile: file,
+      listeners: config.listeners.map((l) => `${l.name}://${l.host}:${l.port}`),
+      logDirs: config.logDirs,
+      nodeId: config.nodeId,
+    },
+    'starting kafkite',
+  );
   for (const key of loaded.unknownKeys) log.warn({ key }, 'unknown configuration ignored');
   if (loaded.inertKeys.length > 0) log.info({ keys: loaded.inertKeys }, 'configurations accepted without effect on a single node');
 

@@ -70,7 +70,7 @@ describe('consumer groups (kafkajs)', () => {
   it('spreads partitions over three members, consumes each record once, and rebalances when one leaves', async () => {
     const topic = 'group-spread';
     await createTopic(topic, 6, 60);
-    const members = [];
+    const members: Member[] = [];
     for (let i = 0; i < 3; i++) members.push(await startMember('spread', topic));
     await until(() => members.reduce((n, m) => n + m.received.length, 0) === 60 && members.every((m) => m.assigned.length === 2));
     expect(members.flatMap((m) => m.assigned).sort()).toEqual([0, 1, 2, 3, 4, 5]);
