@@ -9,6 +9,12 @@ export interface GroupCoordinatorConfig {
   offsetsRetentionMs: number;
   offsetsRetentionCheckIntervalMs: number;
   offsetMetadataMaxBytes: number;
+  /** KIP-848 consumer groups (group.consumer.*). */
+  consumerGroupHeartbeatIntervalMs: number;
+  consumerGroupSessionTimeoutMs: number;
+  consumerGroupMaxSize: number;
+  /** group.consumer.assignors as assignor names ("uniform", "range"); the first is the default. */
+  consumerGroupAssignors: readonly string[];
 }
 
 export const DEFAULT_GROUP_COORDINATOR_CONFIG: Readonly<GroupCoordinatorConfig> = Object.freeze({
@@ -19,7 +25,17 @@ export const DEFAULT_GROUP_COORDINATOR_CONFIG: Readonly<GroupCoordinatorConfig> 
   offsetsRetentionMs: 10080 * 60000,
   offsetsRetentionCheckIntervalMs: 600000,
   offsetMetadataMaxBytes: 4096,
+  consumerGroupHeartbeatIntervalMs: 5000,
+  consumerGroupSessionTimeoutMs: 45000,
+  consumerGroupMaxSize: 2147483647,
+  consumerGroupAssignors: Object.freeze(['uniform', 'range']),
 });
+
+/** Kafka accepts an assignor's class name or its short name (UniformAssignor → "uniform"). */
+export function assignorNameOf(classOrName: string): string {
+  const simpleName = classOrName.slice(classOrName.lastIndexOf('.') + 1);
+  return simpleName.endsWith('Assignor') ? simpleName.slice(0, -'Assignor'.length).toLowerCase() : simpleName;
+}
 
 export function groupCoordinatorConfigOf(config: BrokerConfig): GroupCoordinatorConfig {
   return {
@@ -30,6 +46,10 @@ export function groupCoordinatorConfigOf(config: BrokerConfig): GroupCoordinator
     offsetsRetentionMs: config.offsetsRetentionMinutes * 60000,
     offsetsRetentionCheckIntervalMs: config.get('offsets.retention.check.interval.ms') as number,
     offsetMetadataMaxBytes: config.get('offset.metadata.max.bytes') as number,
+    consumerGroupHeartbeatIntervalMs: config.get('group.consumer.heartbeat.interval.ms') as number,
+    consumerGroupSessionTimeoutMs: config.get('group.consumer.session.timeout.ms') as number,
+    consumerGroupMaxSize: config.get('group.consumer.max.size') as number,
+    consumerGroupAssignors: (config.get('group.consumer.assignors') as readonly string[]).map(assignorNameOf),
   };
 }
 

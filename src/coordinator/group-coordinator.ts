@@ -5,6 +5,11 @@ import type { Logger } from 'pino';
 import { subscribedTopicsOf } from './consumer-protocol.js';
 import type { GroupCoordinatorConfig } from './coordinator-config.js';
 import { replayOffsetsTopic } from './coordinator-log.js';
+import {
+  ConsumerGroupCoordinator, type ConsumerGroupHeartbeatRequest, type ConsumerGroupHeartbeatResult, type DescribedConsumerGroup,
+  type TopicsImage,
+} from './consumer-group-coordinator.js';
+import { CONSUMER_GROUP_TYPE } from './consumer-group.js';
 import * as E from './error-codes.js';
 import { ClassicGroup, GroupState } from './group.js';
 import { ClassicGroupMember } from './member.js';
@@ -35,6 +40,8 @@ function syncError(errorCode: number): SyncGroupResult {
 export class GroupCoordinator {
   private readonly groups = new Map<string, ClassicGroup>();
   private readonly offsetManager: OffsetMetadataManager;
+  /** KIP-848 consumer groups; a group id is either one of them or a classic group. */
+  private readonly consumerGroups: ConsumerGroupCoordinator;
   private loading = true;
   private active = true;
   private expiryTimer: NodeJS.Timeout | undefined;
@@ -45,6 +52,7 @@ export class GroupCoordinator {
     private readonly log?: Logger,
   ) {
     this.offsetManager = new OffsetMetadataManager(config, offsetsTopic, log);
+    this.consumerGroups = new ConsumerGroupCoordinator(config, offsetsTopic, this.offsetManager, this.groups, log);
   }
 
   /** The __consumer_offsets partition that holds a group's records. */
@@ -59,9 +67,10 @@ export class GroupCoordinator {
     const { offsets, groups } = await replayOffsetsTopic(this.offsetsTopic);
     for (const o of offsets) this.offsetManager.load(o.group, o.topic, o.partition, o.value);
     for (const [groupId, metadata] of groups) this.loadGroup(groupId, metadata);
+    await this.consumerGroups.load();
     // Offsets without group metadata belong to standalone consumers.
     for (const o of offsets) {
-      if (!this.groups.has(o.group)) this.groups.set(o.group, new ClassicGroup(o.group, Date.now()));
+      if (!this.groups.has(o.group) && !this.consumerGroups.has(o.group)) this.groups.set(o.group, new ClassicGroup(o.group, Date.now()));
     }
     this.loading = false;
     this.expiryTimer = setInterval(() => void this.cleanupExpiredOffsets(Date.now()), this.config.offsetsRetentionCheckIntervalMs);
@@ -105,6 +114,7 @@ export class GroupCoordinator {
       }
     }
     this.groups.clear();
+    this.consumerGroups.shutdown();
   }
 
   /** OffsetCommit, OffsetFetch, DescribeGroups and DeleteGroups accept the empty group id (`requireNonEmptyId` false). */
@@ -123,6 +133,8 @@ export class GroupCoordinator {
     if (req.sessionTimeoutMs < this.config.groupMinSessionTimeoutMs || req.sessionTimeoutMs > this.config.groupMaxSessionTimeoutMs) {
       return joinError(req.memberId, E.INVALID_SESSION_TIMEOUT);
     }
+    // Classic members cannot join a consumer group (Kafka's online migration is not implemented).
+    if (this.consumerGroups.has(req.groupId)) return joinError(req.memberId, E.INCONSISTENT_GROUP_PROTOCOL);
     const isUnknownMember = req.memberId === '';
     let group = this.groups.get(req.groupId);
     if (!group) {
@@ -609,11 +621,17 @@ export class GroupCoordinator {
 
   // ---- offsets ----
 
-  async commitOffsets(req: OffsetCommitRequest): Promise<TopicPartitionErrors[]> {
+  /** `apiVersion`: members of consumer groups must commit with OffsetCommit v9+ (their member epoch). */
+  async commitOffsets(req: OffsetCommitRequest, apiVersion = 9): Promise<TopicPartitionErrors[]> {
     const allWith = (errorCode: number): TopicPartitionErrors[] =>
       req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
     const status = this.validateGroupStatus(req.groupId, false);
     if (status !== E.NONE) return allWith(status);
+    if (this.consumerGroups.has(req.groupId)) {
+      const memberError = this.consumerGroups.validateOffsetCommit(req.groupId, req.memberId, req.generationId, apiVersion);
+      if (memberError !== E.NONE) return allWith(memberError);
+      return this.offsetManager.commit(req.groupId, req.topics, req.retentionTimeMs);
+    }
     let group = this.groups.get(req.groupId);
     if (!group) {
       if (req.generationId >= 0) return allWith(E.ILLEGAL_GENERATION);
@@ -647,15 +665,23 @@ export class GroupCoordinator {
   }
 
   /** Committed offsets of the listed partitions (-1 when none), or of every partition when `topics` is null. */
-  fetchOffsets(groupId: string, topics: ReadonlyArray<{ name: string; partitionIndexes: ReadonlyArray<number> }> | null): OffsetFetchResult {
+  fetchOffsets(
+    groupId: string,
+    topics: ReadonlyArray<{ name: string; partitionIndexes: ReadonlyArray<number> }> | null,
+    member: { memberId: string | null; memberEpoch: number } = { memberId: null, memberEpoch: -1 },
+  ): OffsetFetchResult {
     const status = this.validateGroupStatus(groupId, false);
     if (status !== E.NONE) return { errorCode: status, topics: [] };
+    // OffsetFetch v9+: a consumer group member names itself and its epoch.
+    const memberError = this.consumerGroups.validateOffsetFetch(groupId, member.memberId, member.memberEpoch);
+    if (memberError !== E.NONE) return { errorCode: memberError, topics: [] };
     return { errorCode: E.NONE, topics: this.offsetManager.fetch(groupId, topics) };
   }
 
   async deleteOffsets(groupId: string, topics: ReadonlyArray<{ name: string; partitions: ReadonlyArray<number> }>): Promise<OffsetDeleteResult> {
     const status = this.validateGroupStatus(groupId);
     if (status !== E.NONE) return { errorCode: status, topics: [] };
+    if (this.consumerGroups.has(groupId)) return this.offsetManager.delete(groupId, topics, this.consumerGroups.subscribedTopics(groupId));
     const group = this.groups.get(groupId);
     if (!group || group.is(GroupState.Dead)) return { errorCode: E.GROUP_ID_NOT_FOUND, topics: [] };
     let subscribed = new Set<string>();
@@ -665,6 +691,24 @@ export class GroupCoordinator {
       subscribed = topicsInUse;
     }
     return this.offsetManager.delete(groupId, topics, subscribed);
+  }
+
+  // ---- KIP-848 consumer groups ----
+
+  async consumerGroupHeartbeat(req: ConsumerGroupHeartbeatRequest, topics: TopicsImage): Promise<ConsumerGroupHeartbeatResult> {
+    const status = this.validateGroupStatus(req.groupId, false);
+    if (status !== E.NONE) {
+      return { errorCode: status, errorMessage: null, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
+    }
+    return this.consumerGroups.heartbeat(req, topics);
+  }
+
+  consumerGroupDescribe(groupIds: ReadonlyArray<string>, topics: TopicsImage): DescribedConsumerGroup[] {
+    return groupIds.map((groupId) => {
+      const status = this.validateGroupStatus(groupId, false);
+      if (status === E.NONE) return this.consumerGroups.describe(groupId, topics);
+      return { errorCode: status, errorMessage: null, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [] };
+    });
   }
 
   // ---- group administration ----
@@ -677,6 +721,7 @@ export class GroupCoordinator {
       const status = this.validateGroupStatus(groupId, false);
       if (status !== E.NONE) return { ...described, errorCode: status, groupState: '' };
       const group = this.groups.get(groupId);
+      // Kafka (DescribeGroups < v6) describes a group of another protocol as Dead.
       if (!group) return described;
       const stable = group.is(GroupState.Stable);
       return {
@@ -703,8 +748,8 @@ export class GroupCoordinator {
     if (status !== E.NONE) return { errorCode: status, groups: [] };
     const states = new Set(statesFilter.map((s) => s.toLowerCase()));
     const types = new Set(typesFilter.map((s) => s.toLowerCase()));
-    if (types.size > 0 && !types.has(CLASSIC_GROUP_TYPE)) return { errorCode: E.NONE, groups: [] };
-    const groups: ListedGroup[] = [];
+    const groups: ListedGroup[] = types.size === 0 || types.has(CONSUMER_GROUP_TYPE) ? this.consumerGroups.listGroups(states) : [];
+    if (types.size > 0 && !types.has(CLASSIC_GROUP_TYPE)) return { errorCode: E.NONE, groups };
     for (const group of this.groups.values()) {
       if (group.is(GroupState.Dead) || (states.size > 0 && !states.has(group.state.toLowerCase()))) continue;
       groups.push({ groupId: group.groupId, protocolType: group.protocolType ?? '', groupState: group.state, groupType: CLASSIC_GROUP_TYPE });
@@ -721,6 +766,7 @@ export class GroupCoordinator {
   private async deleteGroup(groupId: string): Promise<number> {
     const status = this.validateGroupStatus(groupId, false);
     if (status !== E.NONE) return status;
+    if (this.consumerGroups.has(groupId)) return this.consumerGroups.deleteGroup(groupId);
     const group = this.groups.get(groupId);
     if (!group || group.is(GroupState.Dead)) return E.GROUP_ID_NOT_FOUND;
     if (!group.is(GroupState.Empty)) return E.NON_EMPTY_GROUP;

@@ -107,6 +107,7 @@ function readAll(targets: FetchTarget[], maxBytes: number, broker: Broker, versi
       const unknownTopic = version >= FIRST_TOPIC_ID_VERSION ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
       return { target, data: partitionData(target.partition, target.topic ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : unknownTopic), bytes: 0 };
     }
+    if (log.isOffline) return { target, data: partitionData(target.partition, ErrorCode.KAFKA_STORAGE_ERROR), bytes: 0 };
     const data = partitionData(target.partition, ErrorCode.NONE);
     data.highWatermark = log.highWatermark;
     data.lastStableOffset = log.lastStableOffset;

@@ -14,16 +14,21 @@ const ALL_TOPIC_OPERATIONS = 0b1111_1111_1000;
 const OMITTED_OPERATIONS = -2147483648;
 export const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state']);
 
-function partitionsOf(topic: TopicInfo, nodeId: number): MetadataResponsePartition[] {
-  return Array.from({ length: topic.partitions }, (_, partitionIndex) => ({
-    errorCode: ErrorCode.NONE,
-    partitionIndex,
-    leaderId: nodeId,
-    leaderEpoch: 0,
-    replicaNodes: [nodeId],
-    isrNodes: [nodeId],
-    offlineReplicas: [],
-  }));
+function partitionsOf(topic: TopicInfo, broker: Broker): MetadataResponsePartition[] {
+  const nodeId = broker.nodeId;
+  return Array.from({ length: topic.partitions }, (_, partitionIndex) => {
+    // A partition whose log dir failed has no leader left: Kafka answers LEADER_NOT_AVAILABLE, the replica offline.
+    const offline = broker.getLog(topic.name, partitionIndex)?.isOffline ?? false;
+    return {
+      errorCode: offline ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
+      partitionIndex,
+      leaderId: offline ? -1 : nodeId,
+      leaderEpoch: 0,
+      replicaNodes: [nodeId],
+      isrNodes: offline ? [] : [nodeId],
+      offlineReplicas: offline ? [nodeId] : [],
+    };
+  });
 }
 
 function topicResponse(
@@ -31,14 +36,14 @@ function topicResponse(
   topic: TopicInfo | undefined,
   errorCode: number,
   request: MetadataRequest,
-  nodeId: number,
+  broker: Broker,
 ): MetadataResponseTopic {
   return {
     errorCode,
     name: topic?.name ?? name,
     topicId: topic?.topicId ?? ZERO_UUID,
     isInternal: topic ? INTERNAL_TOPICS.has(topic.name) : false,
-    partitions: topic && errorCode === ErrorCode.NONE ? partitionsOf(topic, nodeId) : [],
+    partitions: topic && errorCode === ErrorCode.NONE ? partitionsOf(topic, broker) : [],
     topicAuthorizedOperations: request.includeTopicAuthorizedOperations ? ALL_TOPIC_OPERATIONS : OMITTED_OPERATIONS,
   } as MetadataResponseTopic;
 }
@@ -61,20 +66,19 @@ function lookUp(broker: Broker, name: string, allowAutoCreate: boolean): [TopicI
 
 function topicsFor(request: MetadataRequest, ctx: RequestContext): MetadataResponseTopic[] {
   const { broker } = ctx;
-  const nodeId = broker.nodeId;
   // v0: an empty list means all topics; v1+: null means all, empty means none.
   const all = request.topics === null || (ctx.apiVersion === 0 && request.topics.length === 0);
   if (all) {
-    return [...broker.topics.all()].map((t) => topicResponse(t.name, t, ErrorCode.NONE, request, nodeId));
+    return [...broker.topics.all()].map((t) => topicResponse(t.name, t, ErrorCode.NONE, request, broker));
   }
   const allowAutoCreate = broker.config.autoCreateTopicsEnable && (ctx.apiVersion < 4 || request.allowAutoTopicCreation);
   return request.topics!.map((requested) => {
     if (requested.name === null || requested.name === undefined) {
       const topic = broker.topics.getById(requested.topicId);
-      return topicResponse(null, topic, topic ? ErrorCode.NONE : ErrorCode.UNKNOWN_TOPIC_ID, request, nodeId);
+      return topicResponse(null, topic, topic ? ErrorCode.NONE : ErrorCode.UNKNOWN_TOPIC_ID, request, broker);
     }
     const [topic, errorCode] = lookUp(broker, requested.name, allowAutoCreate && !INTERNAL_TOPICS.has(requested.name));
-    return topicResponse(requested.name, topic, errorCode, request, nodeId);
+    return topicResponse(requested.name, topic, errorCode, request, broker);
   });
 }
 

@@ -15,7 +15,7 @@ export const handler: Handler<OffsetCommitRequest, OffsetCommitResponse> = {
       groupInstanceId: request.groupInstanceId,
       retentionTimeMs: request.retentionTimeMs,
       topics: request.topics,
-    });
+    }, ctx.apiVersion);
     return { throttleTimeMs: 0, topics };
   },
 };

@@ -10,8 +10,10 @@ type RequestedTopics = ReadonlyArray<{ name: string; partitionIndexes: ReadonlyA
  * One group's offsets. On a group-level error the listed partitions carry it too: v0-1 clients only
  * read partition errors. require_stable needs no wait: kafkite has no pending transactional offsets.
  */
-function fetchGroup(coordinator: GroupCoordinator, groupId: string, topics: RequestedTopics): { errorCode: number; topics: OffsetFetchResponseTopic[] } {
-  const result = coordinator.fetchOffsets(groupId, topics);
+function fetchGroup(
+  coordinator: GroupCoordinator, groupId: string, topics: RequestedTopics, member?: { memberId: string | null; memberEpoch: number },
+): { errorCode: number; topics: OffsetFetchResponseTopic[] } {
+  const result = coordinator.fetchOffsets(groupId, topics, member);
   if (result.errorCode === NONE || topics === null) return result;
   return {
     errorCode: result.errorCode,
@@ -32,7 +34,8 @@ export const handler: Handler<OffsetFetchRequest, OffsetFetchResponse> = {
   handle(request, ctx) {
     const coordinator = ctx.broker.groupCoordinator;
     if (ctx.apiVersion >= 8) {
-      const groups = request.groups.map((g) => ({ groupId: g.groupId, ...fetchGroup(coordinator, g.groupId, g.topics) }));
+      // v9+ names the consumer group member (KIP-848), whose epoch is checked.
+      const groups = request.groups.map((g) => ({ groupId: g.groupId, ...fetchGroup(coordinator, g.groupId, g.topics, g) }));
       return { throttleTimeMs: 0, topics: [], errorCode: NONE, groups };
     }
     const { errorCode, topics } = fetchGroup(coordinator, request.groupId, request.topics);

@@ -1,13 +1,8 @@
 import type { JoinGroupRequest } from '../../protocol/generated/JoinGroupRequest.js';
 import type { JoinGroupResponse } from '../../protocol/generated/JoinGroupResponse.js';
-import type { Handler } from './handler.js';
+import { clientHostOf, type Handler } from './handler.js';
 
 /** Kafka reports the client's address as InetAddress.toString: "/" + IP. */
-function clientHostOf(remoteAddress: string): string {
-  const colon = remoteAddress.lastIndexOf(':');
-  return '/' + (colon >= 0 ? remoteAddress.slice(0, colon) : remoteAddress);
-}
-
 export const handler: Handler<JoinGroupRequest, JoinGroupResponse> = {
   apiKey: 11,
   name: 'JoinGroup',

@@ -24,6 +24,10 @@ export const handler: Handler<DescribeLogDirsRequest, DescribeLogDirsResponse> =
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,
       results: ctx.broker.config.logDirs.map((logDir) => {
+        // Kafka lists an offline log dir with KAFKA_STORAGE_ERROR and nothing else.
+        if (ctx.broker.logManager.offlineLogDirs.has(logDir)) {
+          return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, logDir, topics: [], totalBytes: -1, usableBytes: -1 };
+        }
         const byTopic = new Map<string, DescribeLogDirsTopic>();
         for (const log of logs.filter((l) => dirname(l.dir) === logDir)) {
           let topic = byTopic.get(log.topic);

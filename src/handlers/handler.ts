@@ -25,3 +25,9 @@ export interface Handler<Req = any, Res = any> {
   readonly maxVersion: number;
   handle(request: Req, ctx: RequestContext): Res | typeof NO_RESPONSE | Promise<Res | typeof NO_RESPONSE>;
 }
+
+/** The client's host as Kafka reports it in group descriptions: "/" and the address, without the port. */
+export function clientHostOf(remoteAddress: string): string {
+  const colon = remoteAddress.lastIndexOf(':');
+  return '/' + (colon >= 0 ? remoteAddress.slice(0, colon) : remoteAddress);
+}

@@ -31,6 +31,8 @@ import { handler as listPartitionReassignments } from './46-list-partition-reass
 import { handler as offsetDelete } from './47-offset-delete.js';
 import { handler as describeCluster } from './60-describe-cluster.js';
 import { handler as describeProducers } from './61-describe-producers.js';
+import { handler as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
+import { handler as consumerGroupDescribe } from './69-consumer-group-describe.js';
 
 export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
   [
@@ -38,5 +40,6 @@ export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
     syncGroup, describeGroups, listGroups, deleteGroups, offsetDelete, apiVersions, createTopics, deleteTopics, deleteRecords, initProducerId,
     offsetForLeaderEpoch, describeConfigs, alterConfigs, describeLogDirs, createPartitions, electLeaders,
     incrementalAlterConfigs, alterPartitionReassignments, listPartitionReassignments, describeCluster, describeProducers,
+    consumerGroupHeartbeat, consumerGroupDescribe,
   ].map((h) => [h.apiKey, h]),
 );

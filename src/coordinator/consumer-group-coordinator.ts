@@ -1,0 +1,668 @@
+// The KIP-848 consumer group protocol of a single broker (Kafka's GroupMetadataManager for consumer
+// groups): ConsumerGroupHeartbeat with server-side assignors, ConsumerGroupDescribe, and the checks
+// the shared offset and group administration APIs make on consumer groups. Each change is written
+// to __consumer_offsets as Kafka's consumer group records before it is acknowledged.
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import {
+  assignmentsEqual, type Assignment, type AssignmentMemberSpec, type PartitionAssignor, type TopicMetadata,
+} from './assignors/assignor.js';
+import { RangeAssignor } from './assignors/range.js';
+import { UniformAssignor } from './assignors/uniform.js';
+import type { GroupCoordinatorConfig } from './coordinator-config.js';
+import { ConsumerGroup, CONSUMER_GROUP_TYPE } from './consumer-group.js';
+import {
+  ConsumerGroupMember, LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, MemberState, type MemberAssignmentState,
+} from './consumer-group-member.js';
+import {
+  ConsumerGroupRecordType as T, currentAssignmentRecord, groupEpochRecord, memberMetadataRecord, subscriptionMetadataRecord,
+  targetAssignmentEpochRecord, targetAssignmentRecord, tombstone, type MemberMetadata,
+} from './consumer-group-records.js';
+import { replayConsumerGroups } from './consumer-group-replay.js';
+import { FencedMemberEpochError, reconcile, type OwnedTopicPartitions } from './current-assignment-builder.js';
+import * as E from './error-codes.js';
+import { GroupState, type ClassicGroup } from './group.js';
+import type { OffsetMetadataManager } from './offset-metadata-manager.js';
+import { partitionFor, type CoordinatorRecord, type OffsetsTopic } from './offsets-topic.js';
+import { groupMetadataKey } from './records.js';
+import type { ListedGroup } from './types.js';
+
+/** The broker's topics as the coordinator needs them (the TopicRegistry fits). */
+export interface TopicsImage {
+  get(name: string): TopicImageEntry | undefined;
+  getById(topicId: string): TopicImageEntry | undefined;
+}
+
+export interface TopicImageEntry {
+  readonly name: string;
+  readonly topicId: string;
+  readonly partitions: number;
+}
+
+export interface ConsumerGroupHeartbeatRequest {
+  groupId: string;
+  memberId: string;
+  memberEpoch: number;
+  instanceId: string | null;
+  rackId: string | null;
+  rebalanceTimeoutMs: number;
+  subscribedTopicNames: string[] | null;
+  subscribedTopicRegex: string | null;
+  serverAssignor: string | null;
+  topicPartitions: OwnedTopicPartitions[] | null;
+  clientId: string;
+  clientHost: string;
+}
+
+export interface TopicPartitions {
+  topicId: string;
+  partitions: number[];
+}
+
+export interface ConsumerGroupHeartbeatResult {
+  errorCode: number;
+  errorMessage: string | null;
+  memberId: string | null;
+  memberEpoch: number;
+  heartbeatIntervalMs: number;
+  assignment: { topicPartitions: TopicPartitions[] } | null;
+}
+
+export interface DescribedTopicPartitions {
+  topicId: string;
+  topicName: string;
+  partitions: number[];
+}
+
+export interface DescribedConsumerGroup {
+  errorCode: number;
+  errorMessage: string | null;
+  groupId: string;
+  groupState: string;
+  groupEpoch: number;
+  assignmentEpoch: number;
+  assignorName: string;
+  members: Array<{
+    memberId: string;
+    instanceId: string | null;
+    rackId: string | null;
+    memberEpoch: number;
+    clientId: string;
+    clientHost: string;
+    subscribedTopicNames: string[];
+    subscribedTopicRegex: string | null;
+    assignment: { topicPartitions: DescribedTopicPartitions[] };
+    targetAssignment: { topicPartitions: DescribedTopicPartitions[] };
+  }>;
+}
+
+/** A request refused with a Kafka error code and message. */
+class ConsumerGroupError extends Error {
+  override name = 'ConsumerGroupError';
+  constructor(readonly errorCode: number, message: string) {
+    super(message);
+  }
+}
+
+const ASSIGNORS: ReadonlyMap<string, PartitionAssignor> = new Map(
+  [new UniformAssignor(), new RangeAssignor()].map((a) => [a.name, a]),
+);
+
+export class UnknownAssignorError extends Error {
+  override name = 'UnknownAssignorError';
+}
+
+function errorResult(errorCode: number, errorMessage: string | null = null): ConsumerGroupHeartbeatResult {
+  return { errorCode, errorMessage, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
+}
+
+function toTopicPartitions(assignment: Assignment): TopicPartitions[] {
+  return [...assignment].map(([topicId, partitions]) => ({ topicId, partitions: [...partitions].sort((a, b) => a - b) }));
+}
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  const set = new Set(a);
+  return set.size === new Set(b).size && b.every((n) => set.has(n));
+}
+
+/** Kafka's Uuid.randomUuid().toString(): 16 random bytes, URL-safe base64 without padding. */
+function newMemberId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+export class ConsumerGroupCoordinator {
+  private readonly groups = new Map<string, ConsumerGroup>();
+  private readonly assignors: ReadonlyMap<string, PartitionAssignor>;
+
+  constructor(
+    private readonly config: GroupCoordinatorConfig,
+    private readonly offsetsTopic: OffsetsTopic,
+    private readonly offsetManager: OffsetMetadataManager,
+    /** The classic groups: a group id belongs to one protocol at a time. */
+    private readonly classicGroups: Map<string, ClassicGroup>,
+    private readonly log?: Logger,
+  ) {
+    this.assignors = new Map(config.consumerGroupAssignors.map((name) => {
+      const assignor = ASSIGNORS.get(name);
+      if (!assignor) throw new UnknownAssignorError(`group.consumer.assignors: unknown assignor ${name}`);
+      return [name, assignor];
+    }));
+  }
+
+  has(groupId: string): boolean {
+    return this.groups.has(groupId);
+  }
+
+  // ---- lifecycle ----
+
+  /** Rebuilds the groups from __consumer_offsets; members get a fresh session to come back in. */
+  async load(): Promise<void> {
+    const records: CoordinatorRecord[] = [];
+    for (let p = 0; p < this.offsetsTopic.numPartitions; p++) records.push(...await this.offsetsTopic.readAll(p));
+    for (const [groupId, group] of replayConsumerGroups(records)) {
+      this.groups.set(groupId, group);
+      for (const member of group.members.values()) {
+        this.scheduleSessionTimeout(group, member);
+        if (member.state === MemberState.UnrevokedPartitions) this.scheduleRebalanceTimeout(group, member);
+      }
+    }
+  }
+
+  shutdown(): void {
+    for (const group of this.groups.values()) for (const member of group.members.values()) member.clearTimers();
+    this.groups.clear();
+  }
+
+  // ---- ConsumerGroupHeartbeat ----
+
+  async heartbeat(req: ConsumerGroupHeartbeatRequest, topics: TopicsImage): Promise<ConsumerGroupHeartbeatResult> {
+    const records: CoordinatorRecord[] = [];
+    let result: ConsumerGroupHeartbeatResult;
+    try {
+      this.validateHeartbeat(req);
+      result = req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH
+        ? this.leave(req, records)
+        : this.memberHeartbeat(req, topics, records);
+    } catch (err) {
+      if (err instanceof ConsumerGroupError) return errorResult(err.errorCode, err.message);
+      if (err instanceof FencedMemberEpochError) return errorResult(E.FENCED_MEMBER_EPOCH, err.message);
+      throw err;
+    }
+    try {
+      await this.append(req.groupId, records);
+    } catch (err) {
+      this.log?.warn({ err, group: req.groupId }, 'failed to persist consumer group heartbeat');
+      return errorResult(E.COORDINATOR_NOT_AVAILABLE);
+    }
+    return result;
+  }
+
+  private validateHeartbeat(req: ConsumerGroupHeartbeatRequest): void {
+    const invalid = (message: string) => new ConsumerGroupError(E.INVALID_REQUEST, message);
+    // v0: a joining member may leave its id to the coordinator.
+    if ((req.memberEpoch > 0 || req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH) && req.memberId === '') throw invalid("MemberId can't be empty.");
+    if (req.groupId === '') throw invalid("GroupId can't be empty.");
+    if (req.instanceId === '') throw invalid("InstanceId can't be empty.");
+    if (req.rackId === '') throw invalid("RackId can't be empty.");
+    if (req.subscribedTopicRegex !== null) throw invalid('SubscribedTopicRegex is not supported by this broker.');
+    if (req.memberEpoch === 0) {
+      if (req.rebalanceTimeoutMs === -1) throw invalid('RebalanceTimeoutMs must be provided in first request.');
+      if (req.topicPartitions === null || req.topicPartitions.length > 0) throw invalid('TopicPartitions must be empty when (re-)joining.');
+      if (req.subscribedTopicNames === null) throw invalid('SubscribedTopicNames must be non-null when (re-)joining.');
+    } else if (req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+      if (req.instanceId === null) throw invalid("InstanceId can't be null.");
+    } else if (req.memberEpoch < LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+      throw invalid('MemberEpoch is invalid.');
+    }
+    if (req.serverAssignor !== null && !this.assignors.has(req.serverAssignor)) {
+      throw new ConsumerGroupError(
+        E.UNSUPPORTED_ASSIGNOR,
+        `ServerAssignor ${req.serverAssignor} is not supported. Supported assignors: ${[...this.assignors.keys()].join(', ')}.`,
+      );
+    }
+  }
+
+  private memberHeartbeat(req: ConsumerGroupHeartbeatRequest, topics: TopicsImage, records: CoordinatorRecord[]): ConsumerGroupHeartbeatResult {
+    const joining = req.memberEpoch === 0;
+    const group = this.getOrMaybeCreateGroup(req.groupId, joining, records);
+    const memberId = req.memberId === '' ? newMemberId() : req.memberId;
+    if (!group.members.has(memberId) && group.members.size >= this.config.consumerGroupMaxSize) {
+      throw new ConsumerGroupError(E.GROUP_MAX_SIZE_REACHED, `The consumer group has reached its maximum capacity of ${this.config.consumerGroupMaxSize} members.`);
+    }
+    const isNew = !group.members.has(memberId) && group.staticMember(req.instanceId) === undefined;
+    const member = req.instanceId === null
+      ? this.dynamicMember(group, memberId, req)
+      : this.staticMember(group, memberId, req.instanceId, req, records);
+    const previous: MemberAssignmentState = { ...member };
+
+    // 1. The member's subscription; a change in it, or in the subscribed topics, bumps the group epoch.
+    let bumpGroupEpoch = this.updateMember(group, member, req, isNew, records);
+    const metadata = this.subscriptionMetadata(group, topics);
+    if (!sameMetadata(metadata, group.subscriptionMetadata)) {
+      group.subscriptionMetadata = metadata;
+      records.push(subscriptionMetadataRecord(group.groupId, metadata.values()));
+      bumpGroupEpoch = true;
+    }
+    if (bumpGroupEpoch) this.bumpGroupEpoch(group, records);
+
+    // 2. A new group epoch gets a new target assignment.
+    if (group.groupEpoch > group.assignmentEpoch) this.updateTargetAssignment(group, records);
+
+    // 3. The member moves towards its target as far as revocations allow.
+    this.reconcileMember(group, member, req.topicPartitions, records);
+    this.scheduleSessionTimeout(group, member);
+
+    // Like Kafka, the assignment goes back on a join, on a full request (a client resyncing) or when it changed.
+    const isFullRequest = joining || (req.rebalanceTimeoutMs !== -1 && req.subscribedTopicNames !== null && req.topicPartitions !== null);
+    const changed = previous.memberEpoch !== member.memberEpoch || !assignmentsEqual(previous.assignedPartitions, member.assignedPartitions);
+    return {
+      errorCode: E.NONE,
+      errorMessage: null,
+      memberId: member.memberId,
+      memberEpoch: member.memberEpoch,
+      heartbeatIntervalMs: this.config.consumerGroupHeartbeatIntervalMs,
+      assignment: isFullRequest || changed ? { topicPartitions: toTopicPartitions(member.assignedPartitions) } : null,
+    };
+  }
+
+  /** The group, created (or converted from an empty classic group) for a joining member. */
+  private getOrMaybeCreateGroup(groupId: string, createIfNotExists: boolean, records: CoordinatorRecord[]): ConsumerGroup {
+    const group = this.groups.get(groupId);
+    if (group) return group;
+    const classic = this.classicGroups.get(groupId);
+    if (classic && !(createIfNotExists && classic.is(GroupState.Empty))) {
+      throw new ConsumerGroupError(E.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
+    }
+    if (!createIfNotExists) throw new ConsumerGroupError(E.GROUP_ID_NOT_FOUND, `Consumer group ${groupId} not found.`);
+    if (classic) {
+      // The empty classic group (committed offsets only) becomes a consumer group; its offsets stay.
+      this.classicGroups.delete(groupId);
+      records.push({ key: groupMetadataKey(groupId), value: null });
+      this.log?.info({ group: groupId }, 'converted the empty classic group to a consumer group');
+    }
+    const created = new ConsumerGroup(groupId);
+    this.groups.set(groupId, created);
+    return created;
+  }
+
+  private dynamicMember(group: ConsumerGroup, memberId: string, req: ConsumerGroupHeartbeatRequest): ConsumerGroupMember {
+    const member = group.members.get(memberId);
+    if (req.memberEpoch === 0) return member ?? this.addNewMember(group, memberId, null);
+    if (!member) throw new ConsumerGroupError(E.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${group.groupId}.`);
+    throwIfMemberEpochIsInvalid(member, req.memberEpoch, req.topicPartitions);
+    return member;
+  }
+
+  private staticMember(
+    group: ConsumerGroup, memberId: string, instanceId: string, req: ConsumerGroupHeartbeatRequest, records: CoordinatorRecord[],
+  ): ConsumerGroupMember {
+    const existing = group.staticMember(instanceId);
+    if (req.memberEpoch === 0) {
+      if (!existing) return this.addNewMember(group, memberId, instanceId);
+      if (existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+        throw new ConsumerGroupError(
+          E.UNRELEASED_INSTANCE_ID,
+          `Static member ${existing.memberId} with instance id ${instanceId} is not released yet: it must leave with epoch -2 first.`,
+        );
+      }
+      return this.replaceStaticMember(group, existing, memberId, records);
+    }
+    const member = group.members.get(memberId);
+    if (!member) throw new ConsumerGroupError(E.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${group.groupId}.`);
+    if (existing !== member) {
+      throw new ConsumerGroupError(E.FENCED_INSTANCE_ID, `Static member ${memberId} with instance id ${instanceId} was fenced by another member.`);
+    }
+    throwIfMemberEpochIsInvalid(member, req.memberEpoch, req.topicPartitions);
+    return member;
+  }
+
+  private addNewMember(group: ConsumerGroup, memberId: string, instanceId: string | null): ConsumerGroupMember {
+    const member = new ConsumerGroupMember(memberId);
+    member.instanceId = instanceId;
+    group.addMember(member);
+    return member;
+  }
+
+  /** A static member's new incarnation takes over the old one's assignment, epoch and target, without a rebalance. */
+  private replaceStaticMember(group: ConsumerGroup, old: ConsumerGroupMember, memberId: string, records: CoordinatorRecord[]): ConsumerGroupMember {
+    const target = group.targetAssignment.get(old.memberId);
+    this.removeMemberRecords(group.groupId, old.memberId, records);
+    group.removeMember(old.memberId);
+    old.clearTimers();
+    const member = new ConsumerGroupMember(memberId);
+    Object.assign(member, memberMetadataOf(old));
+    // As in Kafka, the new incarnation starts at epoch 0 with the old one's partitions and reconciles from there.
+    member.setAssignmentState({ ...old, memberEpoch: 0, previousMemberEpoch: 0 });
+    group.addMember(member);
+    if (target) {
+      group.targetAssignment.set(memberId, target);
+      records.push(targetAssignmentRecord(group.groupId, memberId, target));
+    }
+    records.push(memberMetadataRecord(group.groupId, memberId, memberMetadataOf(member)));
+    records.push(currentAssignmentRecord(group.groupId, memberId, member));
+    this.log?.info({ group: group.groupId, member: memberId, replaced: old.memberId }, 'static member rejoined');
+    return member;
+  }
+
+  /** Applies the request's subscription to the member; returns whether the subscription changed. */
+  private updateMember(
+    group: ConsumerGroup, member: ConsumerGroupMember, req: ConsumerGroupHeartbeatRequest, isNew: boolean, records: CoordinatorRecord[],
+  ): boolean {
+    const before = memberMetadataOf(member);
+    if (req.instanceId !== null) member.instanceId = req.instanceId;
+    if (req.rackId !== null) member.rackId = req.rackId;
+    if (req.rebalanceTimeoutMs !== -1) member.rebalanceTimeoutMs = req.rebalanceTimeoutMs;
+    if (req.serverAssignor !== null) member.serverAssignor = req.serverAssignor;
+    if (req.subscribedTopicNames !== null) member.subscribedTopicNames = [...req.subscribedTopicNames];
+    member.clientId = req.clientId;
+    member.clientHost = req.clientHost;
+    const after = memberMetadataOf(member);
+    if (isNew || !sameMemberMetadata(before, after)) records.push(memberMetadataRecord(group.groupId, member.memberId, after));
+    return isNew || !sameNames(before.subscribedTopicNames, after.subscribedTopicNames);
+  }
+
+  /** Metadata of every subscribed topic that exists. */
+  private subscriptionMetadata(group: ConsumerGroup, topics: TopicsImage): Map<string, TopicMetadata> {
+    const metadata = new Map<string, TopicMetadata>();
+    for (const name of [...group.subscribedTopicNames()].sort()) {
+      const topic = topics.get(name);
+      if (topic) metadata.set(name, { topicId: topic.topicId, name, numPartitions: topic.partitions });
+    }
+    return metadata;
+  }
+
+  private bumpGroupEpoch(group: ConsumerGroup, records: CoordinatorRecord[]): void {
+    group.groupEpoch++;
+    records.push(groupEpochRecord(group.groupId, group.groupEpoch));
+    this.log?.info({ group: group.groupId, groupEpoch: group.groupEpoch }, 'bumped consumer group epoch');
+  }
+
+  /** Kafka's TargetAssignmentBuilder: runs the group's assignor, records the members whose target changed. */
+  private updateTargetAssignment(group: ConsumerGroup, records: CoordinatorRecord[]): void {
+    const assignor = this.assignors.get(group.preferredAssignor([...this.assignors.keys()]))!;
+    const topicIdOf = new Map([...group.subscriptionMetadata.values()].map((t) => [t.name, t.topicId]));
+    const members = new Map<string, AssignmentMemberSpec>();
+    for (const m of group.members.values()) {
+      members.set(m.memberId, {
+        subscribedTopicIds: new Set(m.subscribedTopicNames.flatMap((n) => topicIdOf.get(n) ?? [])),
+        instanceId: m.instanceId,
+        rackId: m.rackId,
+        assignment: group.targetAssignment.get(m.memberId) ?? new Map(),
+      });
+    }
+    const topicsById = new Map([...group.subscriptionMetadata.values()].map((t) => [t.topicId, t]));
+    const target = assignor.assign({ members, topics: topicsById });
+    for (const [memberId, assignment] of target) {
+      const current = group.targetAssignment.get(memberId);
+      if (current && assignmentsEqual(current, assignment)) continue;
+      group.targetAssignment.set(memberId, assignment);
+      records.push(targetAssignmentRecord(group.groupId, memberId, assignment));
+    }
+    group.assignmentEpoch = group.groupEpoch;
+    records.push(targetAssignmentEpochRecord(group.groupId, group.assignmentEpoch));
+    this.log?.info({ group: group.groupId, assignmentEpoch: group.assignmentEpoch, assignor: assignor.name }, 'computed new target assignment');
+  }
+
+  private reconcileMember(
+    group: ConsumerGroup, member: ConsumerGroupMember, owned: ReadonlyArray<OwnedTopicPartitions> | null, records: CoordinatorRecord[],
+  ): void {
+    const subscribedTopicIds = new Set(member.subscribedTopicNames.flatMap((n) => group.subscriptionMetadata.get(n)?.topicId ?? []));
+    const next = reconcile(member, {
+      subscribedTopicIds,
+      targetEpoch: group.assignmentEpoch,
+      target: group.targetAssignment.get(member.memberId) ?? new Map(),
+      currentPartitionEpoch: (topicId, p) => group.currentPartitionEpoch(topicId, p),
+      ownedTopicPartitions: owned,
+    });
+    if (next === member) return;
+    const previousEpoch = member.memberEpoch;
+    const previousState = member.state;
+    group.updateAssignmentOf(member, () => member.setAssignmentState(next));
+    records.push(currentAssignmentRecord(group.groupId, member.memberId, member));
+    if (member.state === MemberState.UnrevokedPartitions) {
+      if (previousState !== MemberState.UnrevokedPartitions || previousEpoch !== member.memberEpoch) this.scheduleRebalanceTimeout(group, member);
+    } else {
+      clearTimeout(member.rebalanceTimer);
+      member.rebalanceTimer = undefined;
+    }
+  }
+
+  // ---- leaving and expiry ----
+
+  private leave(req: ConsumerGroupHeartbeatRequest, records: CoordinatorRecord[]): ConsumerGroupHeartbeatResult {
+    const group = this.groups.get(req.groupId);
+    if (!group) {
+      const message = this.classicGroups.has(req.groupId) ? `Group ${req.groupId} is not a consumer group.` : `Consumer group ${req.groupId} not found.`;
+      throw new ConsumerGroupError(E.GROUP_ID_NOT_FOUND, message);
+    }
+    let member: ConsumerGroupMember | undefined;
+    if (req.instanceId === null) {
+      member = group.members.get(req.memberId);
+    } else {
+      member = group.staticMember(req.instanceId);
+      if (member && member.memberId !== req.memberId) {
+        throw new ConsumerGroupError(E.FENCED_INSTANCE_ID, `Static member ${req.memberId} with instance id ${req.instanceId} was fenced by another member.`);
+      }
+    }
+    if (!member) throw new ConsumerGroupError(E.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${group.groupId}.`);
+
+    if (req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+      // A static member away for a restart keeps its partitions until its session times out.
+      this.log?.info({ group: group.groupId, member: member.memberId, instance: req.instanceId }, 'static member left temporarily');
+      group.updateAssignmentOf(member, () => {
+        member.previousMemberEpoch = member.memberEpoch;
+        member.memberEpoch = LEAVE_GROUP_STATIC_MEMBER_EPOCH;
+      });
+      records.push(currentAssignmentRecord(group.groupId, member.memberId, member));
+      this.scheduleSessionTimeout(group, member);
+    } else {
+      this.log?.info({ group: group.groupId, member: member.memberId }, 'member left the consumer group');
+      this.removeMemberAndBumpEpoch(group, member, records);
+    }
+    return {
+      errorCode: E.NONE, errorMessage: null, memberId: req.memberId, memberEpoch: req.memberEpoch, heartbeatIntervalMs: 0, assignment: null,
+    };
+  }
+
+  /** Removes the member; the next heartbeat of the group computes the target assignment without it. */
+  private removeMemberAndBumpEpoch(group: ConsumerGroup, member: ConsumerGroupMember, records: CoordinatorRecord[]): void {
+    member.clearTimers();
+    this.removeMemberRecords(group.groupId, member.memberId, records);
+    group.removeMember(member.memberId);
+    const remaining = group.subscribedTopicNames();
+    const metadata = new Map([...group.subscriptionMetadata].filter(([name]) => remaining.has(name)));
+    if (metadata.size !== group.subscriptionMetadata.size) {
+      group.subscriptionMetadata = metadata;
+      records.push(subscriptionMetadataRecord(group.groupId, metadata.values()));
+    }
+    this.bumpGroupEpoch(group, records);
+  }
+
+  private removeMemberRecords(groupId: string, memberId: string, records: CoordinatorRecord[]): void {
+    records.push(
+      tombstone(T.CurrentMemberAssignment, groupId, memberId),
+      tombstone(T.TargetAssignmentMember, groupId, memberId),
+      tombstone(T.MemberMetadata, groupId, memberId),
+    );
+  }
+
+  private scheduleSessionTimeout(group: ConsumerGroup, member: ConsumerGroupMember): void {
+    clearTimeout(member.sessionTimer);
+    member.sessionTimer = setTimeout(() => {
+      this.log?.info({ group: group.groupId, member: member.memberId }, 'consumer group member session expired');
+      this.fenceMember(group, member);
+    }, this.config.consumerGroupSessionTimeoutMs);
+    member.sessionTimer.unref();
+  }
+
+  /** A member that does not revoke its partitions within its rebalance timeout is removed. */
+  private scheduleRebalanceTimeout(group: ConsumerGroup, member: ConsumerGroupMember): void {
+    clearTimeout(member.rebalanceTimer);
+    const epoch = member.memberEpoch;
+    member.rebalanceTimer = setTimeout(() => {
+      if (member.state !== MemberState.UnrevokedPartitions || member.memberEpoch !== epoch) return;
+      this.log?.info({ group: group.groupId, member: member.memberId }, 'member did not revoke its partitions within the rebalance timeout');
+      this.fenceMember(group, member);
+    }, Math.max(member.rebalanceTimeoutMs, 0));
+    member.rebalanceTimer.unref();
+  }
+
+  private fenceMember(group: ConsumerGroup, member: ConsumerGroupMember): void {
+    if (this.groups.get(group.groupId) !== group || group.members.get(member.memberId) !== member) return;
+    const records: CoordinatorRecord[] = [];
+    this.removeMemberAndBumpEpoch(group, member, records);
+    this.append(group.groupId, records).catch((err) => this.log?.warn({ err, group: group.groupId }, 'failed to persist member removal'));
+  }
+
+  // ---- ConsumerGroupDescribe ----
+
+  describe(groupId: string, topics: TopicsImage): DescribedConsumerGroup {
+    const group = this.groups.get(groupId);
+    if (!group) {
+      const message = this.classicGroups.has(groupId) ? `Group ${groupId} is not a consumer group.` : `Group ${groupId} not found.`;
+      return {
+        errorCode: E.GROUP_ID_NOT_FOUND, errorMessage: message, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0,
+        assignorName: '', members: [],
+      };
+    }
+    const describe = (assignment: Assignment): { topicPartitions: DescribedTopicPartitions[] } => ({
+      topicPartitions: toTopicPartitions(assignment).map((tp) => ({ ...tp, topicName: topics.getById(tp.topicId)?.name ?? '' })),
+    });
+    return {
+      errorCode: E.NONE,
+      errorMessage: null,
+      groupId,
+      groupState: group.state,
+      groupEpoch: group.groupEpoch,
+      assignmentEpoch: group.assignmentEpoch,
+      assignorName: group.preferredAssignor([...this.assignors.keys()]),
+      members: [...group.members.values()].map((m) => ({
+        memberId: m.memberId,
+        instanceId: m.instanceId,
+        rackId: m.rackId,
+        memberEpoch: m.memberEpoch,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        subscribedTopicNames: m.subscribedTopicNames,
+        subscribedTopicRegex: m.subscribedTopicRegex,
+        assignment: describe(m.assignedPartitions),
+        targetAssignment: describe(group.targetAssignment.get(m.memberId) ?? new Map()),
+      })),
+    };
+  }
+
+  // ---- the shared group APIs on consumer groups ----
+
+  /** OffsetCommit by a consumer group member: the member must exist and send its current epoch (v9+). */
+  validateOffsetCommit(groupId: string, memberId: string, memberEpoch: number, apiVersion: number): number {
+    const group = this.groups.get(groupId)!;
+    // The admin client or a standalone consumer (epoch -1) may commit while the group has no members.
+    if (memberEpoch < 0 && group.isEmpty()) return E.NONE;
+    const member = group.members.get(memberId);
+    if (!member) return E.UNKNOWN_MEMBER_ID;
+    if (apiVersion < 9) return E.UNSUPPORTED_VERSION;
+    return memberEpoch === member.memberEpoch ? E.NONE : E.STALE_MEMBER_EPOCH;
+  }
+
+  /** OffsetFetch v9+ may name a member: it must exist and be at its current epoch. */
+  validateOffsetFetch(groupId: string, memberId: string | null, memberEpoch: number): number {
+    const group = this.groups.get(groupId);
+    if (!group || (memberId === null && memberEpoch < 0)) return E.NONE;
+    const member = memberId === null ? undefined : group.members.get(memberId);
+    if (!member) return E.UNKNOWN_MEMBER_ID;
+    return memberEpoch === member.memberEpoch ? E.NONE : E.STALE_MEMBER_EPOCH;
+  }
+
+  /** Topics members subscribe to: their committed offsets cannot be deleted. */
+  subscribedTopics(groupId: string): Set<string> {
+    return this.groups.get(groupId)?.subscribedTopicNames() ?? new Set();
+  }
+
+  listGroups(states: ReadonlySet<string>): ListedGroup[] {
+    const listed: ListedGroup[] = [];
+    for (const group of this.groups.values()) {
+      const state = group.state;
+      if (states.size > 0 && !states.has(state.toLowerCase())) continue;
+      listed.push({ groupId: group.groupId, protocolType: CONSUMER_GROUP_TYPE, groupState: state, groupType: CONSUMER_GROUP_TYPE });
+    }
+    return listed;
+  }
+
+  /** DeleteGroups: an empty consumer group goes with its offsets. */
+  async deleteGroup(groupId: string): Promise<number> {
+    const group = this.groups.get(groupId)!;
+    if (!group.isEmpty()) return E.NON_EMPTY_GROUP;
+    const records = this.offsetManager.tombstonesOf(groupId);
+    for (const memberId of group.targetAssignment.keys()) records.push(tombstone(T.TargetAssignmentMember, groupId, memberId));
+    records.push(
+      tombstone(T.TargetAssignmentMetadata, groupId),
+      tombstone(T.PartitionMetadata, groupId),
+      tombstone(T.Metadata, groupId),
+    );
+    try {
+      await this.append(groupId, records);
+    } catch (err) {
+      this.log?.warn({ err, group: groupId }, 'failed to persist consumer group deletion');
+      return E.COORDINATOR_NOT_AVAILABLE;
+    }
+    if (this.groups.get(groupId) === group && group.isEmpty()) {
+      this.groups.delete(groupId);
+      this.offsetManager.forgetGroup(groupId);
+    }
+    return E.NONE;
+  }
+
+  private async append(groupId: string, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
+    if (records.length === 0) return;
+    await this.offsetsTopic.append(partitionFor(groupId, this.offsetsTopic.numPartitions), records);
+  }
+}
+
+/** Kafka's throwIfMemberEpochIsInvalid: a lower epoch is accepted only as a retry of the previous one. */
+function throwIfMemberEpochIsInvalid(member: ConsumerGroupMember, receivedEpoch: number, owned: ReadonlyArray<OwnedTopicPartitions> | null): void {
+  const fenced = () => new ConsumerGroupError(
+    E.FENCED_MEMBER_EPOCH,
+    `The consumer group member has a smaller member epoch (${receivedEpoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
+  );
+  if (receivedEpoch > member.memberEpoch) {
+    throw new ConsumerGroupError(
+      E.FENCED_MEMBER_EPOCH,
+      `The consumer group member has a greater member epoch (${receivedEpoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`,
+    );
+  }
+  if (receivedEpoch < member.memberEpoch) {
+    // The response that bumped the epoch may have been lost: the retry is fine if it holds nothing new.
+    if (receivedEpoch !== member.previousMemberEpoch || owned === null) throw fenced();
+    const ownsOnlyAssigned = owned.every((tp) => tp.partitions.every((p) => member.assignedPartitions.get(tp.topicId)?.has(p) === true));
+    if (!ownsOnlyAssigned) throw fenced();
+  }
+}
+
+function memberMetadataOf(m: ConsumerGroupMember): MemberMetadata {
+  return {
+    instanceId: m.instanceId,
+    rackId: m.rackId,
+    clientId: m.clientId,
+    clientHost: m.clientHost,
+    subscribedTopicNames: m.subscribedTopicNames,
+    subscribedTopicRegex: m.subscribedTopicRegex,
+    rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+    serverAssignor: m.serverAssignor,
+  };
+}
+
+function sameMemberMetadata(a: MemberMetadata, b: MemberMetadata): boolean {
+  return a.instanceId === b.instanceId && a.rackId === b.rackId && a.clientId === b.clientId && a.clientHost === b.clientHost &&
+    a.subscribedTopicRegex === b.subscribedTopicRegex && a.rebalanceTimeoutMs === b.rebalanceTimeoutMs &&
+    a.serverAssignor === b.serverAssignor && sameNames(a.subscribedTopicNames, b.subscribedTopicNames) &&
+    a.subscribedTopicNames.length === b.subscribedTopicNames.length;
+}
+
+function sameMetadata(a: ReadonlyMap<string, TopicMetadata>, b: ReadonlyMap<string, TopicMetadata>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [name, t] of a) {
+    const other = b.get(name);
+    if (!other || other.topicId !== t.topicId || other.numPartitions !== t.numPartitions) return false;
+  }
+  return true;
+}

@@ -1,0 +1,193 @@
+// The KIP-848 consumer group records of __consumer_offsets, in Kafka's formats (group-coordinator's
+// ConsumerGroup*Key/Value, record types 3-8): a key is the record type as int16 then non-flexible
+// fields; a value is version 0, flexible. Tagged fields Kafka added later are skipped on read.
+import { Reader, Writer } from '../../protocol/primitives.js';
+import { addPartition, type Assignment, type TopicMetadata } from './assignors/assignor.js';
+import { memberStateOf, type MemberAssignmentState } from './consumer-group-member.js';
+import type { CoordinatorRecord } from './offsets-topic.js';
+
+export enum ConsumerGroupRecordType {
+  Metadata = 3,
+  PartitionMetadata = 4,
+  MemberMetadata = 5,
+  TargetAssignmentMetadata = 6,
+  TargetAssignmentMember = 7,
+  CurrentMemberAssignment = 8,
+}
+
+const MEMBER_KEYED = new Set([
+  ConsumerGroupRecordType.MemberMetadata, ConsumerGroupRecordType.TargetAssignmentMember, ConsumerGroupRecordType.CurrentMemberAssignment,
+]);
+const VALUE_VERSION = 0;
+
+export interface ConsumerGroupKey {
+  type: ConsumerGroupRecordType;
+  groupId: string;
+  /** Set for the member-keyed types (5, 7, 8). */
+  memberId: string | null;
+}
+
+/** ConsumerGroupMemberMetadataValue: the member's subscription as it sent it. */
+export interface MemberMetadata {
+  instanceId: string | null;
+  rackId: string | null;
+  clientId: string;
+  clientHost: string;
+  subscribedTopicNames: string[];
+  subscribedTopicRegex: string | null;
+  rebalanceTimeoutMs: number;
+  serverAssignor: string | null;
+}
+
+export function consumerGroupKey(type: ConsumerGroupRecordType, groupId: string, memberId: string | null = null): Buffer {
+  const w = new Writer(64).int16(type).string(groupId, false);
+  if (MEMBER_KEYED.has(type)) w.string(memberId ?? '', false);
+  return w.toBuffer();
+}
+
+/** The key of a consumer group record, or undefined for other record types. */
+export function decodeConsumerGroupKey(buf: Buffer): ConsumerGroupKey | undefined {
+  const r = new Reader(buf);
+  const type = r.int16();
+  if (type < ConsumerGroupRecordType.Metadata || type > ConsumerGroupRecordType.CurrentMemberAssignment) return undefined;
+  const groupId = r.string(false);
+  return { type, groupId, memberId: MEMBER_KEYED.has(type) ? r.string(false) : null };
+}
+
+export function tombstone(type: ConsumerGroupRecordType, groupId: string, memberId: string | null = null): CoordinatorRecord {
+  return { key: consumerGroupKey(type, groupId, memberId), value: null };
+}
+
+function value(): Writer {
+  return new Writer(64).int16(VALUE_VERSION);
+}
+
+function writeTopicPartitions(w: Writer, assignment: Assignment): void {
+  w.arrayLength(assignment.size, true);
+  for (const [topicId, partitions] of assignment) {
+    w.uuid(topicId).arrayLength(partitions.size, true);
+    for (const p of [...partitions].sort((a, b) => a - b)) w.int32(p);
+    w.taggedFields();
+  }
+}
+
+function readTopicPartitions(r: Reader): Assignment {
+  const assignment: Assignment = new Map();
+  const n = r.arrayLength(true, false);
+  for (let i = 0; i < n; i++) {
+    const topicId = r.uuid();
+    const count = r.arrayLength(true, false);
+    for (let j = 0; j < count; j++) addPartition(assignment, topicId, r.int32());
+    r.skipTaggedFields();
+  }
+  return assignment;
+}
+
+function readValueHeader(buf: Buffer): Reader {
+  const r = new Reader(buf);
+  r.int16();
+  return r;
+}
+
+// ---- record builders ----
+
+export function groupEpochRecord(groupId: string, epoch: number): CoordinatorRecord {
+  return { key: consumerGroupKey(ConsumerGroupRecordType.Metadata, groupId), value: value().int32(epoch).taggedFields().toBuffer() };
+}
+
+export function subscriptionMetadataRecord(groupId: string, topics: Iterable<TopicMetadata>): CoordinatorRecord {
+  const list = [...topics];
+  // Epoch is not set by Kafka either (it stays 0); racks are unknown on one node.
+  const w = value().int32(0).arrayLength(list.length, true);
+  for (const t of list) w.uuid(t.topicId).string(t.name, true).int32(t.numPartitions).arrayLength(0, true).taggedFields();
+  return { key: consumerGroupKey(ConsumerGroupRecordType.PartitionMetadata, groupId), value: w.taggedFields().toBuffer() };
+}
+
+export function memberMetadataRecord(groupId: string, memberId: string, m: MemberMetadata): CoordinatorRecord {
+  const w = value()
+    .nullableString(m.instanceId, true)
+    .nullableString(m.rackId, true)
+    .string(m.clientId, true)
+    .string(m.clientHost, true)
+    .arrayLength(m.subscribedTopicNames.length, true);
+  for (const t of m.subscribedTopicNames) w.string(t, true);
+  w.nullableString(m.subscribedTopicRegex, true).int32(m.rebalanceTimeoutMs).nullableString(m.serverAssignor, true).taggedFields();
+  return { key: consumerGroupKey(ConsumerGroupRecordType.MemberMetadata, groupId, memberId), value: w.toBuffer() };
+}
+
+export function targetAssignmentEpochRecord(groupId: string, assignmentEpoch: number): CoordinatorRecord {
+  return {
+    key: consumerGroupKey(ConsumerGroupRecordType.TargetAssignmentMetadata, groupId),
+    value: value().int32(assignmentEpoch).taggedFields().toBuffer(),
+  };
+}
+
+export function targetAssignmentRecord(groupId: string, memberId: string, assignment: Assignment): CoordinatorRecord {
+  const w = value();
+  writeTopicPartitions(w, assignment);
+  return { key: consumerGroupKey(ConsumerGroupRecordType.TargetAssignmentMember, groupId, memberId), value: w.taggedFields().toBuffer() };
+}
+
+export function currentAssignmentRecord(groupId: string, memberId: string, s: MemberAssignmentState): CoordinatorRecord {
+  const w = value().int32(s.memberEpoch).int32(s.previousMemberEpoch).int8(s.state);
+  writeTopicPartitions(w, s.assignedPartitions);
+  writeTopicPartitions(w, s.partitionsPendingRevocation);
+  return { key: consumerGroupKey(ConsumerGroupRecordType.CurrentMemberAssignment, groupId, memberId), value: w.taggedFields().toBuffer() };
+}
+
+// ---- value decoders ----
+
+export function decodeEpoch(buf: Buffer): number {
+  return readValueHeader(buf).int32();
+}
+
+export function decodeSubscriptionMetadata(buf: Buffer): TopicMetadata[] {
+  const r = readValueHeader(buf);
+  r.int32();
+  const topics: TopicMetadata[] = [];
+  const n = r.arrayLength(true, false);
+  for (let i = 0; i < n; i++) {
+    const topicId = r.uuid();
+    const name = r.string(true);
+    const numPartitions = r.int32();
+    const racks = r.arrayLength(true, false);
+    for (let j = 0; j < racks; j++) {
+      r.int32();
+      const count = r.arrayLength(true, false);
+      for (let k = 0; k < count; k++) r.string(true);
+      r.skipTaggedFields();
+    }
+    r.skipTaggedFields();
+    topics.push({ topicId, name, numPartitions });
+  }
+  return topics;
+}
+
+export function decodeMemberMetadata(buf: Buffer): MemberMetadata {
+  const r = readValueHeader(buf);
+  const instanceId = r.nullableString(true);
+  const rackId = r.nullableString(true);
+  const clientId = r.string(true);
+  const clientHost = r.string(true);
+  const subscribedTopicNames: string[] = [];
+  const n = r.arrayLength(true, false);
+  for (let i = 0; i < n; i++) subscribedTopicNames.push(r.string(true));
+  const subscribedTopicRegex = r.nullableString(true);
+  const rebalanceTimeoutMs = r.int32();
+  const serverAssignor = r.nullableString(true);
+  return { instanceId, rackId, clientId, clientHost, subscribedTopicNames, subscribedTopicRegex, rebalanceTimeoutMs, serverAssignor };
+}
+
+export function decodeTargetAssignment(buf: Buffer): Assignment {
+  return readTopicPartitions(readValueHeader(buf));
+}
+
+export function decodeCurrentAssignment(buf: Buffer): MemberAssignmentState {
+  const r = readValueHeader(buf);
+  const memberEpoch = r.int32();
+  const previousMemberEpoch = r.int32();
+  const state = memberStateOf(r.int8());
+  const assignedPartitions = readTopicPartitions(r);
+  const partitionsPendingRevocation = readTopicPartitions(r);
+  return { state, memberEpoch, previousMemberEpoch, assignedPartitions, partitionsPendingRevocation };
+}

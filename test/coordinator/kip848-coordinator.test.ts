@@ -1,0 +1,257 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type {
+  ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResult, TopicImageEntry, TopicsImage,
+} from '../../src/coordinator/consumer-group-coordinator.js';
+import * as E from '../../src/coordinator/error-codes.js';
+import type { GroupCoordinator } from '../../src/coordinator/group-coordinator.js';
+import { joinRequest, MemoryOffsetsTopic, sleep, startCoordinator } from './helpers.js';
+
+class Topics implements TopicsImage {
+  private readonly byName = new Map<string, TopicImageEntry>();
+  add(name: string, partitions: number): string {
+    const topicId = Buffer.from(name.padEnd(16, '.')).toString('hex').slice(0, 32);
+    this.byName.set(name, { name, topicId, partitions });
+    return topicId;
+  }
+  get(name: string) { return this.byName.get(name); }
+  getById(topicId: string) { return [...this.byName.values()].find((t) => t.topicId === topicId); }
+}
+
+let coordinator: GroupCoordinator;
+let topics: Topics;
+let T: string;
+afterEach(() => coordinator?.shutdown());
+
+async function start(overrides = {}, topic = new MemoryOffsetsTopic()) {
+  ({ coordinator } = await startCoordinator(overrides, topic));
+  return topic;
+}
+
+function setup(): void {
+  topics = new Topics();
+  T = topics.add('t', 4);
+}
+
+function hb(overrides: Partial<ConsumerGroupHeartbeatRequest>): Promise<ConsumerGroupHeartbeatResult> {
+  return coordinator.consumerGroupHeartbeat({
+    groupId: 'g', memberId: '', memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 5000,
+    subscribedTopicNames: ['t'], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [],
+    clientId: 'c', clientHost: '/127.0.0.1', ...overrides,
+  }, topics);
+}
+
+const partitionsOf = (r: ConsumerGroupHeartbeatResult) => r.assignment?.topicPartitions.flatMap((tp) => tp.partitions).sort() ?? [];
+const owning = (r: ConsumerGroupHeartbeatResult) => r.assignment!.topicPartitions;
+
+describe('ConsumerGroupHeartbeat', () => {
+  it('joins: the broker generates the member id, bumps the epoch and assigns everything', async () => {
+    setup();
+    await start();
+    const r = await hb({});
+    expect(r.errorCode).toBe(E.NONE);
+    expect(r.memberId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(r.memberEpoch).toBe(1);
+    expect(r.heartbeatIntervalMs).toBe(5000);
+    expect(partitionsOf(r)).toEqual([0, 1, 2, 3]);
+    const [described] = coordinator.consumerGroupDescribe(['g'], topics);
+    expect(described).toMatchObject({ groupState: 'Stable', groupEpoch: 1, assignmentEpoch: 1, assignorName: 'uniform' });
+    expect(described!.members[0]!.assignment.topicPartitions).toEqual([{ topicId: T, topicName: 't', partitions: [0, 1, 2, 3] }]);
+  });
+
+  it('hands a partition to a new member only after its previous owner revoked it', async () => {
+    setup();
+    await start();
+    const a = await hb({});
+    const b = await hb({ memberId: '', clientId: 'b' });
+    // b is at the new epoch but everything is still held by a.
+    expect(b.memberEpoch).toBe(2);
+    expect(partitionsOf(b)).toEqual([]);
+    expect(coordinator.consumerGroupDescribe(['g'], topics)[0]!.groupState).toBe('Reconciling');
+
+    // a learns what to revoke and stays at its epoch until it does.
+    const a2 = await hb({ memberId: a.memberId!, memberEpoch: 1, topicPartitions: owning(a) });
+    expect(a2.memberEpoch).toBe(1);
+    expect(partitionsOf(a2)).toHaveLength(2);
+    const a3 = await hb({ memberId: a.memberId!, memberEpoch: 1, topicPartitions: owning(a2) });
+    expect(a3.memberEpoch).toBe(2);
+
+    const b2 = await hb({ memberId: b.memberId!, memberEpoch: 2, topicPartitions: [] });
+    expect(partitionsOf(b2)).toHaveLength(2);
+    expect([...partitionsOf(a3), ...partitionsOf(b2)].sort()).toEqual([0, 1, 2, 3]);
+    expect(coordinator.consumerGroupDescribe(['g'], topics)[0]!.groupState).toBe('Stable');
+  });
+
+  it('fences wrong epochs and unknown members', async () => {
+    setup();
+    await start();
+    const a = await hb({});
+    expect((await hb({ memberId: a.memberId!, memberEpoch: 5, topicPartitions: owning(a) })).errorCode).toBe(E.FENCED_MEMBER_EPOCH);
+    expect((await hb({ memberId: 'nobody', memberEpoch: 1 })).errorCode).toBe(E.UNKNOWN_MEMBER_ID);
+    expect((await hb({ groupId: 'other', memberId: 'x', memberEpoch: 3 })).errorCode).toBe(E.GROUP_ID_NOT_FOUND);
+  });
+
+  it('accepts a retry with the previous epoch when the member owns nothing new', async () => {
+    setup();
+    await start();
+    const a = await hb({});
+    const b = await hb({ clientId: 'b' });
+    await hb({ memberId: b.memberId!, memberEpoch: 2, topicPartitions: [] });
+    const a2 = await hb({ memberId: a.memberId!, memberEpoch: 1, topicPartitions: [] });
+    expect(a2.memberEpoch).toBe(2);
+    // The response was "lost": a retries with epoch 1 and its subset.
+    const retry = await hb({ memberId: a.memberId!, memberEpoch: 1, topicPartitions: owning(a2) });
+    expect(retry.errorCode).toBe(E.NONE);
+    expect(retry.memberEpoch).toBe(2);
+  });
+
+  it('validates requests: assignor, rebalance timeout, regex, owned partitions on join', async () => {
+    setup();
+    await start();
+    expect((await hb({ serverAssignor: 'sticky' })).errorCode).toBe(E.UNSUPPORTED_ASSIGNOR);
+    expect((await hb({ rebalanceTimeoutMs: -1 })).errorCode).toBe(E.INVALID_REQUEST);
+    expect((await hb({ subscribedTopicNames: null, subscribedTopicRegex: 't.*' })).errorCode).toBe(E.INVALID_REQUEST);
+    expect((await hb({ topicPartitions: [{ topicId: T, partitions: [0] }] })).errorCode).toBe(E.INVALID_REQUEST);
+    expect((await hb({ memberEpoch: -3, memberId: 'x' })).errorCode).toBe(E.INVALID_REQUEST);
+  });
+
+  it('uses the assignor the members ask for', async () => {
+    setup();
+    await start();
+    await hb({ serverAssignor: 'range' });
+    expect(coordinator.consumerGroupDescribe(['g'], topics)[0]!.assignorName).toBe('range');
+  });
+
+  it('leaves with epoch -1: the next heartbeat reassigns everything to the rest', async () => {
+    setup();
+    await start();
+    const a = await hb({});
+    const b = await hb({ clientId: 'b' });
+    const leave = await hb({ memberId: b.memberId!, memberEpoch: -1 });
+    expect(leave).toMatchObject({ errorCode: E.NONE, memberEpoch: -1 });
+    const a2 = await hb({ memberId: a.memberId!, memberEpoch: 1, topicPartitions: owning(a) });
+    expect(a2.memberEpoch).toBe(3);
+    expect(partitionsOf(a2)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('removes a member whose session expires', async () => {
+    setup();
+    await start({ consumerGroupSessionTimeoutMs: 50 });
+    await hb({});
+    await sleep(120);
+    expect(coordinator.consumerGroupDescribe(['g'], topics)[0]).toMatchObject({ groupState: 'Empty', groupEpoch: 2, members: [] });
+  });
+
+  it('removes a member that does not revoke within its rebalance timeout', async () => {
+    setup();
+    await start();
+    const a = await hb({ rebalanceTimeoutMs: 50 });
+    const b = await hb({ clientId: 'b' });
+    await hb({ memberId: a.memberId!, memberEpoch: 1, rebalanceTimeoutMs: 50, topicPartitions: owning(a) });
+    await sleep(120);
+    const members = coordinator.consumerGroupDescribe(['g'], topics)[0]!.members;
+    expect(members.map((m) => m.memberId)).toEqual([b.memberId]);
+  });
+
+  it('lets a static member come back under a new member id with its partitions', async () => {
+    setup();
+    await start();
+    const a = await hb({ instanceId: 'i1' });
+    expect((await hb({ instanceId: 'i1' })).errorCode).toBe(E.UNRELEASED_INSTANCE_ID);
+    const away = await hb({ memberId: a.memberId!, memberEpoch: -2, instanceId: 'i1' });
+    expect(away).toMatchObject({ errorCode: E.NONE, memberEpoch: -2 });
+    const back = await hb({ instanceId: 'i1' });
+    expect(back.errorCode).toBe(E.NONE);
+    expect(back.memberId).not.toBe(a.memberId);
+    expect(back.memberEpoch).toBe(1);
+    expect(partitionsOf(back)).toEqual([0, 1, 2, 3]);
+    expect((await hb({ memberId: a.memberId!, memberEpoch: 1, instanceId: 'i1' })).errorCode).toBe(E.UNKNOWN_MEMBER_ID);
+  });
+
+  it('refuses members beyond group.consumer.max.size', async () => {
+    setup();
+    await start({ consumerGroupMaxSize: 1 });
+    await hb({});
+    expect((await hb({ clientId: 'b' })).errorCode).toBe(E.GROUP_MAX_SIZE_REACHED);
+  });
+
+  it('rebalances when the subscribed topic grows', async () => {
+    setup();
+    await start();
+    const a = await hb({});
+    topics.add('t', 6);
+    const a2 = await hb({ memberId: a.memberId!, memberEpoch: 1, topicPartitions: owning(a) });
+    expect(a2.memberEpoch).toBe(2);
+    expect(partitionsOf(a2)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+});
+
+describe('consumer groups and the shared group APIs', () => {
+  const commit = (memberId: string, epoch: number, apiVersion = 9) => coordinator.commitOffsets({
+    groupId: 'g', generationId: epoch, memberId, groupInstanceId: null, retentionTimeMs: -1,
+    topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 42, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }],
+  }, apiVersion);
+  const errorOf = (r: Awaited<ReturnType<typeof commit>>) => r[0]!.partitions[0]!.errorCode;
+
+  it('checks the member epoch of offset commits and fetches', async () => {
+    setup();
+    await start();
+    const a = await hb({});
+    expect(errorOf(await commit(a.memberId!, 1))).toBe(E.NONE);
+    expect(errorOf(await commit(a.memberId!, 0))).toBe(E.STALE_MEMBER_EPOCH);
+    expect(errorOf(await commit('nobody', 1))).toBe(E.UNKNOWN_MEMBER_ID);
+    expect(errorOf(await commit(a.memberId!, 1, 8))).toBe(E.UNSUPPORTED_VERSION);
+    expect(coordinator.fetchOffsets('g', null, { memberId: a.memberId!, memberEpoch: 0 }).errorCode).toBe(E.STALE_MEMBER_EPOCH);
+    expect(coordinator.fetchOffsets('g', null, { memberId: a.memberId!, memberEpoch: 1 }).topics[0]!.partitions[0]!.committedOffset).toBe(42);
+  });
+
+  it('keeps classic and consumer groups apart, lists and deletes consumer groups', async () => {
+    setup();
+    await start({ groupInitialRebalanceDelayMs: 0 });
+    void coordinator.joinGroup(joinRequest({ groupId: 'classic' }));
+    await sleep(10);
+    expect((await hb({ groupId: 'classic' })).errorCode).toBe(E.GROUP_ID_NOT_FOUND);
+    const a = await hb({});
+    expect((await coordinator.joinGroup(joinRequest({ groupId: 'g' }))).errorCode).toBe(E.INCONSISTENT_GROUP_PROTOCOL);
+    expect(coordinator.consumerGroupDescribe(['classic'], topics)[0]).toMatchObject({
+      errorCode: E.GROUP_ID_NOT_FOUND, errorMessage: 'Group classic is not a consumer group.',
+    });
+    expect(coordinator.describeGroups(['g'])[0]!.groupState).toBe('Dead');
+    expect(coordinator.listGroups([], ['consumer']).groups).toEqual([
+      { groupId: 'g', protocolType: 'consumer', groupState: 'Stable', groupType: 'consumer' },
+    ]);
+    expect(coordinator.listGroups([], []).groups.map((g) => g.groupId).sort()).toEqual(['classic', 'g']);
+    expect(await coordinator.deleteGroups(['g'])).toEqual([{ groupId: 'g', errorCode: E.NON_EMPTY_GROUP }]);
+    await hb({ memberId: a.memberId!, memberEpoch: -1 });
+    expect(await coordinator.deleteGroups(['g'])).toEqual([{ groupId: 'g', errorCode: E.NONE }]);
+    expect(coordinator.consumerGroupDescribe(['g'], topics)[0]!.errorCode).toBe(E.GROUP_ID_NOT_FOUND);
+  });
+
+  it('turns an empty classic group (offsets only) into a consumer group, keeping its offsets', async () => {
+    setup();
+    await start();
+    await commit('', -1);
+    const a = await hb({});
+    expect(a.errorCode).toBe(E.NONE);
+    expect(coordinator.fetchOffsets('g', null).topics[0]!.partitions[0]!.committedOffset).toBe(42);
+  });
+
+  it('reloads groups, epochs and assignments from __consumer_offsets after a restart', async () => {
+    setup();
+    const topic = await start();
+    const a = await hb({});
+    const b = await hb({ clientId: 'b' });
+    const a2 = await hb({ memberId: a.memberId!, memberEpoch: 1, topicPartitions: owning(a) });
+    await commit(a.memberId!, 1);
+    const before = coordinator.consumerGroupDescribe(['g'], topics);
+    coordinator.shutdown();
+
+    await start({}, topic);
+    expect(coordinator.consumerGroupDescribe(['g'], topics)).toEqual(before);
+    // The members carry on where they were.
+    const a3 = await hb({ memberId: a.memberId!, memberEpoch: 1, topicPartitions: owning(a2) });
+    expect(a3).toMatchObject({ errorCode: E.NONE, memberEpoch: 2 });
+    const b2 = await hb({ memberId: b.memberId!, memberEpoch: 2, topicPartitions: [] });
+    expect([...partitionsOf(a3), ...partitionsOf(b2)].sort()).toEqual([0, 1, 2, 3]);
+    expect(coordinator.fetchOffsets('g', null).topics[0]!.partitions[0]!.committedOffset).toBe(42);
+  });
+});

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { MemberState } from '../../src/coordinator/consumer-group-member.js';
+import {
+  ConsumerGroupRecordType as T, currentAssignmentRecord, decodeConsumerGroupKey, decodeCurrentAssignment, decodeEpoch,
+  decodeMemberMetadata, decodeSubscriptionMetadata, decodeTargetAssignment, groupEpochRecord, memberMetadataRecord,
+  subscriptionMetadataRecord, targetAssignmentRecord,
+} from '../../src/coordinator/consumer-group-records.js';
+import { decodeKey, offsetCommitKey } from '../../src/coordinator/records.js';
+
+const TOPIC_ID = '0123456789abcdef0123456789abcdef';
+
+describe('consumer group records (__consumer_offsets types 3-8)', () => {
+  it('encodes keys as Kafka does: record type, group id, member id', () => {
+    const { key } = currentAssignmentRecord('g', 'm', {
+      state: MemberState.Stable, memberEpoch: 1, previousMemberEpoch: 0, assignedPartitions: new Map(), partitionsPendingRevocation: new Map(),
+    });
+    expect(key).toEqual(Buffer.from([0, 8, 0, 1, 0x67, 0, 1, 0x6d]));
+    expect(decodeConsumerGroupKey(key)).toEqual({ type: T.CurrentMemberAssignment, groupId: 'g', memberId: 'm' });
+    expect(decodeConsumerGroupKey(groupEpochRecord('g', 3).key)).toEqual({ type: T.Metadata, groupId: 'g', memberId: null });
+    // The classic coordinator skips them; they skip the classic ones.
+    expect(decodeKey(groupEpochRecord('g', 3).key)).toEqual({ type: 'other', version: 3 });
+    expect(decodeConsumerGroupKey(offsetCommitKey('g', 't', 0))).toBeUndefined();
+  });
+
+  it('round-trips every value, starting with value version 0', () => {
+    const epoch = groupEpochRecord('g', 7).value!;
+    expect(epoch.readInt16BE(0)).toBe(0);
+    expect(decodeEpoch(epoch)).toBe(7);
+
+    const topics = [{ topicId: TOPIC_ID, name: 't', numPartitions: 3 }];
+    expect(decodeSubscriptionMetadata(subscriptionMetadataRecord('g', topics).value!)).toEqual(topics);
+
+    const metadata = {
+      instanceId: 'i', rackId: null, clientId: 'c', clientHost: '/127.0.0.1', subscribedTopicNames: ['t', 'u'],
+      subscribedTopicRegex: null, rebalanceTimeoutMs: 30000, serverAssignor: 'range',
+    };
+    expect(decodeMemberMetadata(memberMetadataRecord('g', 'm', metadata).value!)).toEqual(metadata);
+
+    const assignment = new Map([[TOPIC_ID, new Set([0, 2])]]);
+    expect(decodeTargetAssignment(targetAssignmentRecord('g', 'm', assignment).value!)).toEqual(assignment);
+
+    const state = {
+      state: MemberState.UnrevokedPartitions, memberEpoch: 5, previousMemberEpoch: 4,
+      assignedPartitions: assignment, partitionsPendingRevocation: new Map([[TOPIC_ID, new Set([1])]]),
+    };
+    expect(decodeCurrentAssignment(currentAssignmentRecord('g', 'm', state).value!)).toEqual(state);
+  });
+});
