@@ -97,13 +97,27 @@ fi
 step_done
 
 step "image $IMAGE_TAG from docker/Dockerfile (BASE_IMAGE=$BASE_TAG)"
-# --network host: the build stage reaches Debian's mirror and the npm registry. --layers caches the
-# toolchain layer; --format docker keeps HEALTHCHECK (OCI image config has no such field).
-bh bud --pull=never --network host --layers --force-rm --format docker \
-  --build-arg BASE_IMAGE="$BASE_TAG" -f docker/Dockerfile -t "$IMAGE_TAG" . 2>&1 |
-  grep -E '^(STEP|COMMIT|--> Using cache|Successfully|Error|error|npm (ERR|error))|added [0-9]+ packages' || true
-bh inspect --type image "$IMAGE_TAG" >/dev/null 2>&1 || die "buildah bud produced no $IMAGE_TAG"
-bh inspect --type image --format '{{.Docker.Config.User}} {{.Docker.Config.Entrypoint}} {{.Docker.Config.Healthcheck.Test}}' "$IMAGE_TAG"
+# --network host: the build stage reaches Debian's mirror and the npm registry. --format docker keeps
+# HEALTHCHECK (OCI image config has no such field). No --layers: on vfs every cached layer costs a full
+# copy of the image's tree, more than the apt-get and npm ci it would save (measured: 98s cached vs 80s).
+previous_image=$(bh inspect --type image --format '{{.FromImageID}}' "$IMAGE_TAG" 2>/dev/null || true)
+bud_status=0
+bh bud --pull=never --network host --format docker \
+  --ignorefile docker/Dockerfile.dockerignore --build-arg BASE_IMAGE="$BASE_TAG" -f docker/Dockerfile -t "$IMAGE_TAG" . 2>&1 |
+  tee "$work_dir/bud.log" |
+  { grep --line-buffered -E '^((\[[0-9]+/[0-9]+\] )?(STEP|COMMIT)|Successfully)|added [0-9]+ packages' || true; } ||
+  bud_status=$?
+if ((bud_status != 0)); then
+  tail -40 "$work_dir/bud.log"
+  die "buildah bud exited with $bud_status"
+fi
+# The image this build replaced under the tag; vfs keeps every one at full size otherwise.
+if [[ -n $previous_image && $previous_image != "$(bh inspect --type image --format '{{.FromImageID}}' "$IMAGE_TAG")" ]]; then
+  bh rmi "$previous_image" >/dev/null 2>&1 || true
+fi
+bh inspect --type image --format 'user {{.Docker.Config.User}}, entrypoint {{.Docker.Config.Entrypoint}}, healthcheck {{.Docker.Config.Healthcheck.Test}}' "$IMAGE_TAG"
+echo
+bh images --format '{{.Name}}:{{.Tag}} {{.Size}}' "$IMAGE_TAG"
 step_done
 
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
@@ -127,12 +141,12 @@ run_container=$(bh from --pull=never "$IMAGE_TAG")
 bh run --network host "${env_args[@]}" "$run_container" -- /usr/local/bin/kafkite-entrypoint.sh \
   >"$work_dir/broker.log" 2>&1 &
 run_pid=$!
-for _ in $(seq 1 100); do
+for _ in $(seq 1 150); do
   grep -q '"kafkite started"' "$work_dir/broker.log" && break
   kill -0 "$run_pid" 2>/dev/null || { cat "$work_dir/broker.log"; die "the broker exited before starting"; }
   sleep 0.2
 done
-grep -q '"kafkite started"' "$work_dir/broker.log" || { cat "$work_dir/broker.log"; die "no 'kafkite started' within 20s"; }
+grep -q '"kafkite started"' "$work_dir/broker.log" || { cat "$work_dir/broker.log"; die "no 'kafkite started' within 30s"; }
 step_done
 
 step "check from the host: kcat metadata, produce, consume; admin /health, /ready, /metrics"
@@ -151,13 +165,17 @@ for path in /health /ready; do
 done
 bh run "$run_container" -- node /opt/kafkite/healthcheck.js || die "the image's HEALTHCHECK failed"
 echo "HEALTHCHECK command passes"
+[[ $(bh run "$run_container" -- id -un) == kafkite ]] || die "the image does not run as user kafkite"
+echo "runs as user kafkite"
+grep -q '"fetch data is sent with sendfile(2)"' "$work_dir/broker.log" || die "the native sendfile addon is not in the image"
+echo "native sendfile addon loaded"
 node -e 'fetch(process.argv[1]).then(r=>r.text()).then(t=>{const l=t.split("\n").filter(l=>l.startsWith("kafkite_")); console.log(l.length+" kafkite_ samples"); process.exit(l.length?0:1)}, e=>{console.error(e.message); process.exit(1)})' "$admin/metrics" ||
   die "GET /metrics"
 step_done
 
 step "stop with SIGTERM"
-# buildah run (chroot isolation) does not forward signals: signal the broker's node process, found among
-# the descendants of our buildah run.
+# As `docker stop` signals the container's PID 1 (the entrypoint exec'd into node): signal that node
+# process, found among the descendants of our buildah run.
 broker_pid=''
 for pid in $(descendants "$run_pid"); do
   grep -qa '/opt/kafkite/bin/kafkite.js' "/proc/$pid/cmdline" 2>/dev/null && broker_pid=$pid

@@ -7,6 +7,8 @@ import type { BrokerConfig } from '../config/broker-config.js';
 import { LogManager } from '../storage/log-manager.js';
 import type { UnifiedLog } from '../storage/unified-log.js';
 import type { GroupCoordinator } from './coordinator/group-coordinator.js';
+import { offsetsTopicConfigs } from './coordinator/coordinator-config.js';
+import { OFFSETS_TOPIC_NAME } from './coordinator/offsets-topic.js';
 import { openGroupCoordinator } from './coordinator/open-group-coordinator.js';
 import { ErrorCode, KafkaError } from './errors.js';
 import { invalidTopicNameReason, newTopicId, TopicRegistry, type TopicInfo } from './metadata/topic-registry.js';
@@ -66,7 +68,11 @@ export class Broker {
   static async open(config: BrokerConfig, log: Logger): Promise<Broker> {
     const metaDir = config.logDirs[0]!;
     mkdirSync(metaDir, { recursive: true });
-    const topics = TopicRegistry.loadOrCreate(join(metaDir, 'kafkite-topics.json'));
+    const topics = TopicRegistry.loadOrCreate(join(metaDir, 'kafkite-topics.json'), {
+      logDirs: config.logDirs,
+      log,
+      configsFor: (topic) => (topic === OFFSETS_TOPIC_NAME ? offsetsTopicConfigs(config) : {}),
+    });
     const logManager = await LogManager.open({
       logDirs: [...config.logDirs],
       logger: log,
@@ -78,6 +84,12 @@ export class Broker {
       flushSchedulerIntervalMs: Math.min(config.logFlushSchedulerIntervalMs, 2 ** 31 - 1),
       cleanerBackoffMs: config.logCleanerBackoffMs,
       cleanerEnable: config.logCleanerEnable,
+      onAllLogDirsOffline: () => {
+        // Kafka's ReplicaManager halts when no log dir is left: a supervisor restarts it and recovery runs.
+        log.fatal({ logDirs: config.logDirs }, 'Shutdown broker because all log dirs have failed');
+        log.flush?.();
+        process.exit(1);
+      },
     });
     const broker = new Broker(
       config,

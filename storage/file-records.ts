@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import type { FileSlice } from '../protocol/primitives.js';
 import { BATCH_HEADER_SIZE, BATCH_LENGTH, BatchHeader, LOG_OVERHEAD } from '../protocol/records/batch-header.js';
+import { writeLogSync } from './fault-injection.js';
 
 /** Work done by header hops, for benchmarks: batch headers read and bytes of log skipped over. */
 export const scanCounters = { headerReads: 0, bytesScanned: 0 };
@@ -43,11 +44,26 @@ export class FileRecords {
     return this.fd_;
   }
 
+  /**
+   * Writes at the end. A failed write (ENOSPC, EIO) may have put part of the records in the file: it is
+   * cut off again so no partial batch stays behind (if even that fails, recovery cuts it at start-up).
+   */
   append(records: Buffer): number {
     const position = this.size_;
     let written = 0;
-    while (written < records.length) {
-      written += fs.writeSync(this.fd, records, written, records.length - written, position + written);
+    try {
+      while (written < records.length) {
+        written += writeLogSync(this.file, this.fd, records, written, records.length - written, position + written);
+      }
+    } catch (err) {
+      if (written > 0) {
+        try {
+          fs.ftruncateSync(this.fd, position);
+        } catch {
+          // The size we count stays at `position`: nothing past it is ever read.
+        }
+      }
+      throw err;
     }
     this.size_ += records.length;
     return position;

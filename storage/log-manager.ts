@@ -12,10 +12,12 @@ import {
   CLEAN_SHUTDOWN_FILE,
   DELETE_DIR_SUFFIX,
   LOG_START_OFFSET_CHECKPOINT_FILE,
+  META_PROPERTIES_FILE,
   RECOVERY_POINT_CHECKPOINT_FILE,
   logDirName,
   parseLogDirName,
 } from './log-file-names.js';
+import { KafkaStorageError } from './errors.js';
 import { ensureMetaProperties, readPartitionMetadata, writePartitionMetadata } from './meta-properties.js';
 import { UnifiedLog } from './unified-log.js';
 
@@ -32,6 +34,8 @@ export interface LogManagerOptions {
   flushSchedulerIntervalMs?: number;
   cleanerBackoffMs?: number;
   cleanerEnable?: boolean;
+  /** Every log dir failed: Kafka halts the broker then, as it can serve nothing. */
+  onAllLogDirsOffline?: () => void;
 }
 
 export class LogManager {
@@ -39,6 +43,8 @@ export class LogManager {
   private readonly logDirOf = new Map<UnifiedLog, string>();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly pendingDirDeletes = new Map<() => void, NodeJS.Timeout>();
+  /** Log dirs taken offline by an I/O error, with the error (Kafka's offline log dirs). */
+  private readonly offlineDirs = new Map<string, KafkaStorageError>();
   readonly cleaner: LogCleaner;
 
   private constructor(private readonly opts: LogManagerOptions) {
@@ -59,6 +65,10 @@ export class LogManager {
 
   private loadLogDir(logDir: string): void {
     fs.mkdirSync(logDir, { recursive: true });
+    const metaFile = path.join(logDir, META_PROPERTIES_FILE);
+    if (!fs.existsSync(metaFile) && fs.readdirSync(logDir).some((name) => parseLogDirName(name) !== null)) {
+      this.opts.logger.warn(`${metaFile} is missing in a log dir holding partitions; writing a new one for cluster ${this.opts.clusterId}`);
+    }
     ensureMetaProperties(logDir, this.opts.clusterId, this.opts.nodeId);
     const marker = path.join(logDir, CLEAN_SHUTDOWN_FILE);
     const hadCleanShutdown = fs.existsSync(marker);
@@ -120,8 +130,36 @@ export class LogManager {
       onLogStartOffsetChange: () => {
         if (log) this.checkpointLogStartOffsets(this.logDirOf.get(log)!);
       },
+      onStorageError: (err) => {
+        if (log) this.markLogDirOffline(this.logDirOf.get(log)!, err);
+      },
     });
     return log;
+  }
+
+  /**
+   * An I/O error in `logDir` (ENOSPC, EIO): like Kafka, the whole dir goes offline, since one failed
+   * write says the disk can no longer be trusted. Its partitions answer KAFKA_STORAGE_ERROR until the
+   * broker restarts (and recovers them); other log dirs keep serving.
+   */
+  markLogDirOffline(logDir: string, cause: KafkaStorageError): void {
+    if (this.offlineDirs.has(logDir)) return;
+    this.offlineDirs.set(logDir, cause);
+    const logs = this.logsInDir(logDir);
+    for (const log of logs) {
+      log.markOffline(`log dir ${logDir} is offline (${cause.message})`);
+      this.cleaner.abort(log);
+    }
+    this.opts.logger.error(
+      { logDir, partitions: logs.map((l) => `${l.topic}-${l.partition}`), error: cause.message },
+      `Log dir ${logDir} is offline after an I/O error; its ${logs.length} partition(s) answer KAFKA_STORAGE_ERROR until restart`,
+    );
+    if (this.offlineDirs.size === this.opts.logDirs.length) this.opts.onAllLogDirsOffline?.();
+  }
+
+  /** The log dirs taken offline, each with the error that did it. */
+  get offlineLogDirs(): ReadonlyMap<string, KafkaStorageError> {
+    return this.offlineDirs;
   }
 
   getLog(topic: string, partition: number): UnifiedLog | undefined {
@@ -141,7 +179,9 @@ export class LogManager {
     const name = logDirName(topic, partition);
     const existing = this.logs.get(name);
     if (existing) return existing;
-    const counts = this.opts.logDirs.map((d) => ({ d, n: this.logsInDir(d).length }));
+    const online = this.opts.logDirs.filter((d) => !this.offlineDirs.has(d));
+    if (online.length === 0) throw new KafkaStorageError(`cannot create ${name}: every log dir is offline`);
+    const counts = online.map((d) => ({ d, n: this.logsInDir(d).length }));
     const logDir = counts.reduce((a, b) => (b.n < a.n ? b : a)).d;
     const dir = path.join(logDir, name);
     fs.mkdirSync(dir, { recursive: true });
@@ -160,6 +200,7 @@ export class LogManager {
       onLogStartOffsetChange: () => {
         if (log) this.checkpointLogStartOffsets(logDir);
       },
+      onStorageError: (err) => this.markLogDirOffline(logDir, err),
     });
     this.logs.set(name, log);
     this.logDirOf.set(log, logDir);
@@ -217,7 +258,7 @@ export class LogManager {
   cleanupLogs(now: number): number {
     let deleted = 0;
     for (const log of this.logs.values()) {
-      if (this.cleaner.isCleaning(log)) continue;
+      if (log.isOffline || this.cleaner.isCleaning(log)) continue;
       deleted += log.deleteOldSegments(now);
     }
     return deleted;
@@ -228,12 +269,14 @@ export class LogManager {
   }
 
   private checkpointRecoveryPoints(logDir: string): void {
+    if (this.offlineDirs.has(logDir)) return;
     new OffsetCheckpointFile(path.join(logDir, RECOVERY_POINT_CHECKPOINT_FILE)).write(
       this.logsInDir(logDir).map((l) => ({ topic: l.topic, partition: l.partition, offset: l.recoveryPoint })),
     );
   }
 
   private checkpointLogStartOffsets(logDir: string): void {
+    if (this.offlineDirs.has(logDir)) return;
     // Kafka only lists logs whose start offset is above their first segment's base; listing all is equivalent.
     new OffsetCheckpointFile(path.join(logDir, LOG_START_OFFSET_CHECKPOINT_FILE)).write(
       this.logsInDir(logDir).map((l) => ({ topic: l.topic, partition: l.partition, offset: l.logStartOffset })),
@@ -250,7 +293,8 @@ export class LogManager {
       remove();
     }
     await Promise.all([...this.logs.values()].map((l) => l.close()));
-    for (const logDir of this.opts.logDirs) {
+    // An offline dir gets no checkpoints and no clean-shutdown marker: the next start recovers it.
+    for (const logDir of this.opts.logDirs.filter((d) => !this.offlineDirs.has(d))) {
       this.checkpointRecoveryPoints(logDir);
       this.checkpointLogStartOffsets(logDir);
       writeFileAtomically(path.join(logDir, CLEAN_SHUTDOWN_FILE), JSON.stringify({ version: 0, brokerEpoch: -1 }));

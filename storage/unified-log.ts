@@ -55,6 +55,8 @@ export interface UnifiedLogOptions {
   hadCleanShutdown: boolean;
   /** Called (synchronously) whenever the log start offset moves, to checkpoint it. */
   onLogStartOffsetChange?: () => void;
+  /** An append or flush hit an I/O error: the log manager takes the log dir offline (Kafka's LogDirFailureChannel). */
+  onStorageError?: (error: KafkaStorageError) => void;
 }
 
 export function segmentConfigOf(config: LogConfig): SegmentConfig {
@@ -87,6 +89,9 @@ export class UnifiedLog {
   private nextFlush: Promise<void> | null = null;
   private readonly pendingDeletes = new Map<LogSegment, NodeJS.Timeout>();
   private readonly onLogStartOffsetChange: () => void;
+  private readonly onStorageError: (error: KafkaStorageError) => void;
+  /** Set when its log dir failed: every append, read and flush answers KAFKA_STORAGE_ERROR. */
+  private offlineReason: string | null = null;
 
   private constructor(opts: UnifiedLogOptions) {
     this.topic = opts.topic;
@@ -96,6 +101,7 @@ export class UnifiedLog {
     this.config = opts.config;
     this.logger = opts.logger;
     this.onLogStartOffsetChange = opts.onLogStartOffsetChange ?? (() => {});
+    this.onStorageError = opts.onStorageError ?? (() => {});
     this.leaderEpochCache = new LeaderEpochFileCache(new LeaderEpochCheckpointFile(path.join(opts.dir, LEADER_EPOCH_CHECKPOINT_FILE)));
   }
 
@@ -132,6 +138,28 @@ export class UnifiedLog {
 
   get size(): number {
     return this.segments.sizeInBytes;
+  }
+
+  get isOffline(): boolean {
+    return this.offlineReason !== null;
+  }
+
+  /** Its log dir failed: no more appends, reads or flushes; files stay as they are for recovery at the next start. */
+  markOffline(reason: string): void {
+    this.offlineReason ??= reason;
+  }
+
+  private checkOnline(): void {
+    if (this.offlineReason !== null) {
+      throw new KafkaStorageError(`${this.topic}-${this.partition} is offline: ${this.offlineReason}`);
+    }
+  }
+
+  /** Wraps an I/O failure as KAFKA_STORAGE_ERROR and reports it, which takes the log dir offline. */
+  private storageFailure(what: string, err: unknown): KafkaStorageError {
+    const error = err instanceof KafkaStorageError ? err : new KafkaStorageError(`${what}: ${(err as Error).message}`, { cause: err });
+    this.onStorageError(error);
+    return error;
   }
 
   updateConfig(config: LogConfig): void {
@@ -274,6 +302,7 @@ export class UnifiedLog {
    * gets its original offsets back without being appended again.
    */
   appendAsLeader(records: Buffer, now: number, origin: AppendOrigin = 'client'): AppendResult {
+    this.checkOnline();
     const batches = LogValidator.validate(records, this.config, origin, allRecordsHaveKeys);
     const first = batches[0];
     if (first.producerId >= 0) {
@@ -308,11 +337,13 @@ export class UnifiedLog {
       offset = batch.lastOffset + 1;
     }
     const lastOffset = offset - 1;
-    const segment = this.maybeRoll(records.length, maxTimestamp, lastOffset, now);
+    let segment: LogSegment | undefined;
     try {
+      segment = this.maybeRoll(records.length, maxTimestamp, lastOffset, now);
       segment.append(records, appended);
     } catch (err) {
-      throw new KafkaStorageError(`append to ${segment.log.file} failed: ${(err as Error).message}`, { cause: err });
+      // Nothing was counted: the log end offset, producer state and indexes are as before the append.
+      throw this.storageFailure(segment ? `append to ${segment.log.file} failed` : `roll of ${this.topic}-${this.partition} failed`, err);
     }
     this.nextOffset = offset;
     for (const batch of batches) if (batch.producerId >= 0) this.producerStateManager.update(producerBatchOf(batch));
@@ -360,6 +391,7 @@ export class UnifiedLog {
    * one, so N concurrent acks=all producers cost about one fsync per round instead of N.
    */
   flush(): Promise<void> {
+    if (this.offlineReason !== null) return Promise.reject(new KafkaStorageError(`${this.topic}-${this.partition} is offline: ${this.offlineReason}`));
     const target = this.nextOffset;
     if (target <= this.recoveryPoint_ && !this.dirNeedsSync) return Promise.resolve();
     if (this.flushing === null) return this.startFlush();
@@ -391,7 +423,7 @@ export class UnifiedLog {
         this.lastFlushTime = Date.now();
       } catch (err) {
         if (syncDir) this.dirNeedsSync = true;
-        throw new KafkaStorageError(`flush of ${this.topic}-${this.partition} failed: ${(err as Error).message}`, { cause: err });
+        throw this.storageFailure(`flush of ${this.topic}-${this.partition} failed`, err);
       } finally {
         this.flushing = null;
       }
@@ -402,7 +434,7 @@ export class UnifiedLog {
 
   /** flush.ms: flushes when the last flush is older than that. */
   flushIfDue(now: number): Promise<void> {
-    if (now - this.lastFlushTime < this.config.flushMs || this.nextOffset <= this.recoveryPoint_) return Promise.resolve();
+    if (this.offlineReason !== null || now - this.lastFlushTime < this.config.flushMs || this.nextOffset <= this.recoveryPoint_) return Promise.resolve();
     return this.flush();
   }
 
@@ -413,6 +445,7 @@ export class UnifiedLog {
    * `minOneBatch`), as file ranges from a single segment. Empty at the log end offset.
    */
   read(fetchOffset: number, maxBytes: number, minOneBatch: boolean): { slices: FileSlice[]; bytes: number } {
+    this.checkOnline();
     if (fetchOffset < this.logStartOffset_ || fetchOffset > this.nextOffset) {
       throw new OffsetOutOfRangeError(
         `offset ${fetchOffset} is out of range for ${this.topic}-${this.partition} [${this.logStartOffset_}, ${this.nextOffset}]`,
@@ -566,6 +599,16 @@ export class UnifiedLog {
 
   /** Flushes and closes every file; pending deletions happen now. */
   async close(): Promise<void> {
+    if (this.offlineReason !== null) {
+      for (const s of this.segments.values()) {
+        try {
+          s.close();
+        } catch {
+          // The disk failed already; recovery at the next start repairs what this leaves.
+        }
+      }
+      return;
+    }
     await this.flush();
     if (this.flushing) await this.flushing;
     for (const [segment, timer] of this.pendingDeletes) {

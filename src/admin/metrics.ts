@@ -2,6 +2,7 @@
 // in Prometheus style. Counters are bumped on the request path; log and group gauges are read from the
 // broker at scrape time, so they cost nothing between scrapes and vanish with deleted partitions.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { UnifiedLog } from '../../storage/unified-log.js';
 import type { Broker, BrokerMetrics } from '../broker.js';
 import { HANDLERS } from '../handlers/index.js';
 import { groupIds, groupLags } from './group-views.js';
@@ -162,7 +163,7 @@ export class KafkiteMetrics implements BrokerMetrics {
 
   private registerLogGauges(registers: Registry[]): void {
     const broker = this.broker;
-    const logGauge = (name: string, help: string, valueOf: (log: NonNullable<ReturnType<Broker['getLog']>>) => number) =>
+    const logGauge = (name: string, help: string, valueOf: (log: UnifiedLog) => number) =>
       new Gauge({
         name,
         help,

@@ -1,7 +1,11 @@
 // The cluster's topics (name, id, partition count, config overrides). On a Kafka cluster this lives
 // in the controller's metadata log; on one node a small JSON file beside the partition directories is enough.
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { DELETE_DIR_SUFFIX, META_PROPERTIES_FILE, parseLogDirName } from '../../storage/log-file-names.js';
+import { readPartitionMetadata } from '../../storage/meta-properties.js';
 import { KafkaError, ErrorCode } from '../errors.js';
 
 export interface TopicInfo {
@@ -37,6 +41,14 @@ export function newTopicId(): string {
   }
 }
 
+/** How to rebuild a registry file that cannot be read: from the partition directories of the log dirs. */
+export interface RegistryRecovery {
+  logDirs: readonly string[];
+  log: Logger;
+  /** Config overrides a rebuilt topic gets (those the broker itself sets, e.g. for __consumer_offsets). */
+  configsFor(topic: string): Record<string, string>;
+}
+
 export class TopicRegistry {
   private readonly byName = new Map<string, TopicInfo>();
   private readonly byId = new Map<string, TopicInfo>();
@@ -47,16 +59,62 @@ export class TopicRegistry {
     readonly clusterId: string,
   ) {}
 
-  static loadOrCreate(file: string): TopicRegistry {
+  /**
+   * Loads the registry. A file that cannot be parsed (damaged outside kafkite: writes are atomic) is
+   * moved aside to `<file>.corrupt` and rebuilt from the log dirs, so the data stays reachable; only
+   * topic config overrides are lost, and the log says which topics lost them.
+   */
+  static loadOrCreate(file: string, recovery: RegistryRecovery): TopicRegistry {
     if (!existsSync(file)) {
-      const registry = new TopicRegistry(file, Buffer.from(newTopicId(), 'hex').toString('base64url'));
+      const registry = new TopicRegistry(file, clusterIdOf(recovery.logDirs) ?? Buffer.from(newTopicId(), 'hex').toString('base64url'));
+      // Formatted log dirs without a registry: it was deleted, so the topics come back from the directories.
+      if (recovery.logDirs.some((d) => existsSync(join(d, META_PROPERTIES_FILE)))) registry.rebuildFrom(recovery, `${file} is missing`);
       registry.persist();
       return registry;
     }
-    const stored = JSON.parse(readFileSync(file, 'utf8')) as { clusterId: string; topics: TopicInfo[] };
+    let stored: { clusterId: string; topics: TopicInfo[] };
+    try {
+      stored = JSON.parse(readFileSync(file, 'utf8'));
+      if (typeof stored.clusterId !== 'string' || !Array.isArray(stored.topics)) throw new Error('no clusterId or topics');
+    } catch (err) {
+      const aside = `${file}.corrupt`;
+      renameSync(file, aside);
+      const registry = new TopicRegistry(file, clusterIdOf(recovery.logDirs) ?? Buffer.from(newTopicId(), 'hex').toString('base64url'));
+      registry.rebuildFrom(recovery, `cannot read ${file} (${(err as Error).message}); kept it as ${aside}`);
+      registry.persist();
+      return registry;
+    }
     const registry = new TopicRegistry(file, stored.clusterId);
     for (const t of stored.topics) registry.index({ ...t });
     return registry;
+  }
+
+  /** Every `<topic>-<partition>` directory becomes a topic with partitions up to the highest one found. */
+  private rebuildFrom(recovery: RegistryRecovery, why: string): void {
+    const found = new Map<string, { topicId: string | null; partitions: number }>();
+    for (const logDir of recovery.logDirs) {
+      let entries;
+      try {
+        entries = readdirSync(logDir, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const entry of entries) {
+        const parsed = entry.isDirectory() && !entry.name.endsWith(DELETE_DIR_SUFFIX) ? parseLogDirName(entry.name) : null;
+        if (parsed === null || invalidTopicNameReason(parsed.topic) !== null) continue;
+        const topic = found.get(parsed.topic) ?? { topicId: null, partitions: 0 };
+        topic.topicId ??= readPartitionMetadata(join(logDir, entry.name));
+        topic.partitions = Math.max(topic.partitions, parsed.partition + 1);
+        found.set(parsed.topic, topic);
+      }
+    }
+    for (const [name, t] of found) {
+      this.index({ name, topicId: t.topicId ?? newTopicId(), partitions: t.partitions, configs: recovery.configsFor(name) });
+    }
+    recovery.log.warn(
+      { topics: [...found.keys()] },
+      `${why}: rebuilt the topic registry from ${found.size} topic(s) in the log dirs; their config overrides are reset to the defaults`,
+    );
   }
 
   private index(topic: TopicInfo): void {
@@ -114,4 +172,17 @@ export class TopicRegistry {
     closeSync(fd);
     renameSync(tmp, this.file);
   }
+}
+
+/** The cluster id the log dirs were formatted with (meta.properties), if any. */
+function clusterIdOf(logDirs: readonly string[]): string | undefined {
+  for (const dir of logDirs) {
+    try {
+      const match = /^cluster\.id=(.+)$/m.exec(readFileSync(join(dir, META_PROPERTIES_FILE), 'utf8'));
+      if (match) return match[1]!.trim();
+    } catch {
+      // No meta.properties in this dir.
+    }
+  }
+  return undefined;
 }

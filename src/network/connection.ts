@@ -7,9 +7,12 @@ import type { Broker } from '../broker.js';
 import { HANDLERS } from '../handlers/index.js';
 import { NO_RESPONSE, type RequestContext } from '../handlers/handler.js';
 import { unsupportedApiVersionsResponse } from '../handlers/18-api-versions.js';
+import type { RequestMemoryPool } from './request-memory-pool.js';
 import type { ResponseSender } from './response-sender.js';
 
 const API_VERSIONS_KEY = 18;
+/** Record data (file slices) one send may carry before the next one waits for it to go out. */
+const MAX_FILE_BYTES_PER_SEND = 1 << 20;
 
 /** A response slot: filled when its handler finishes; sent once every earlier slot has been sent. */
 interface ResponseSlot {
@@ -25,6 +28,8 @@ export interface ConnectionOptions {
   maxRequestBytes: number;
   /** Requests decoded but not yet answered before we stop reading the socket. */
   maxInFlight: number;
+  /** queued.max.request.bytes, shared by every connection. */
+  memoryPool: RequestMemoryPool;
   log: Logger;
   onClose(connection: Connection): void;
 }
@@ -33,8 +38,16 @@ export class Connection {
   private readonly queue: ResponseSlot[] = [];
   private readonly partial: Buffer[] = [];
   private partialBytes = 0;
-  private frameSize = -1;
+  private frameSize = 0;
+  /** The current frame's 4-byte size prefix has been read whole. */
+  private haveSize = false;
   private paused = false;
+  /** Bytes of a chunk received while paused, processed on resume before the socket is read again. */
+  private unprocessed: Buffer | null = null;
+  /** The frame being received waits for request memory (queued.max.request.bytes); not read meanwhile. */
+  private waitingForMemory = false;
+  /** Request memory held for the frame being received. */
+  private reserved = 0;
   private sending = false;
   private closed = false;
   readonly remoteAddress: string;
@@ -43,7 +56,7 @@ export class Connection {
     this.remoteAddress = `${socket.remoteAddress}:${socket.remotePort}`;
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    socket.on('drain', () => this.maybeResume());
+    socket.on('drain', () => this.flush());
     socket.on('error', (err) => this.opts.log.debug({ err, remote: this.remoteAddress }, 'connection error'));
     socket.on('close', () => this.onClosed());
   }
@@ -67,16 +80,46 @@ export class Connection {
 
   private onClosed(): void {
     this.closed = true;
+    if (this.waitingForMemory) this.opts.memoryPool.cancel(this.memoryGranted);
+    this.releaseRequestMemory();
     this.opts.onClose(this);
+  }
+
+  private releaseRequestMemory(): void {
+    if (this.reserved === 0) return;
+    const size = this.reserved;
+    this.reserved = 0;
+    this.opts.memoryPool.release(size);
+  }
+
+  private readonly memoryGranted = (): void => {
+    this.waitingForMemory = false;
+    if (this.closed) return this.opts.memoryPool.release(this.frameSize);
+    this.reserved = this.frameSize;
+    this.resumeReading();
+  };
+
+  /** Processes what arrived while reading was stopped, then reads the socket again unless stopped anew. */
+  private resumeReading(): void {
+    const rest = this.unprocessed;
+    this.unprocessed = null;
+    if (rest !== null) this.onData(rest);
+    if (!this.paused && !this.waitingForMemory && !this.closed) this.socket.resume();
   }
 
   private onData(chunk: Buffer): void {
     let pos = 0;
     while (pos < chunk.length && !this.closed) {
-      if (this.frameSize < 0) {
-        const sizeBytes = this.takeSizePrefix(chunk, pos);
-        if (sizeBytes === 0) return;
-        pos += sizeBytes;
+      if (this.paused || this.waitingForMemory) {
+        // socket.pause() stops further chunks, not this one: the rest waits until we resume, so a
+        // client pipelining hundreds of small requests in one chunk still gets only maxInFlight decoded.
+        this.unprocessed = chunk.subarray(pos);
+        return;
+      }
+      if (!this.haveSize) {
+        pos += this.takeSizePrefix(chunk, pos);
+        // The 4-byte prefix may arrive split across chunks.
+        if (!this.haveSize) continue;
         if (this.frameSize <= 0 || this.frameSize > this.opts.maxRequestBytes) {
           this.close('closing connection: request size out of bounds', {
             size: this.frameSize,
@@ -84,13 +127,20 @@ export class Connection {
           });
           return;
         }
+        if (!this.opts.memoryPool.reserve(this.frameSize, this.memoryGranted)) {
+          this.waitingForMemory = true;
+          this.socket.pause();
+          continue;
+        }
+        this.reserved = this.frameSize;
       }
       const want = this.frameSize - this.partialBytes;
       const available = chunk.length - pos;
       if (this.partialBytes === 0 && available >= want) {
+        this.haveSize = false;
         this.onFrame(chunk.subarray(pos, pos + want));
+        this.releaseRequestMemory();
         pos += want;
-        this.frameSize = -1;
         continue;
       }
       const take = Math.min(want, available);
@@ -101,8 +151,9 @@ export class Connection {
         const frame = Buffer.concat(this.partial, this.partialBytes);
         this.partial.length = 0;
         this.partialBytes = 0;
-        this.frameSize = -1;
+        this.haveSize = false;
         this.onFrame(frame);
+        this.releaseRequestMemory();
       }
     }
   }
@@ -111,6 +162,7 @@ export class Connection {
   private takeSizePrefix(chunk: Buffer, pos: number): number {
     if (this.partialBytes === 0 && chunk.length - pos >= 4) {
       this.frameSize = chunk.readInt32BE(pos);
+      this.haveSize = true;
       return 4;
     }
     const take = Math.min(4 - this.partialBytes, chunk.length - pos);
@@ -118,6 +170,7 @@ export class Connection {
     this.partialBytes += take;
     if (this.partialBytes < 4) return take;
     this.frameSize = Buffer.concat(this.partial, 4).readInt32BE(0);
+    this.haveSize = true;
     this.partial.length = 0;
     this.partialBytes = 0;
     return take;
@@ -222,13 +275,25 @@ export class Connection {
     this.flush();
   }
 
-  /** Sends every ready response at the head of the queue, in one corked write where possible. */
+  /**
+   * Sends the ready responses at the head of the queue, in one corked write where possible. Nothing more
+   * is written while the socket's buffer is full ('drain' calls this again), and one send carries at most
+   * about MAX_FILE_BYTES_PER_SEND of record data, so a client that does not read costs a bounded amount
+   * of memory even when file slices are copied through memory (no sendfile).
+   */
   private flush(): void {
     if (this.sending || this.closed) return;
+    if (this.socket.writableNeedDrain) return this.pause();
     const batch: Array<Buffer | FileSlice> = [];
-    while (this.queue.length > 0 && this.queue[0]!.ready) {
+    let fileBytes = 0;
+    while (this.queue.length > 0 && this.queue[0]!.ready && fileBytes < MAX_FILE_BYTES_PER_SEND) {
       const slot = this.queue.shift()!;
-      if (slot.chunks) for (const c of slot.chunks) batch.push(c);
+      if (slot.chunks) {
+        for (const c of slot.chunks) {
+          batch.push(c);
+          if (!Buffer.isBuffer(c)) fileBytes += c.length;
+        }
+      }
     }
     if (batch.length === 0) return this.maybeResume();
     const pending = this.opts.sender.send(this.socket, batch);
@@ -263,7 +328,7 @@ export class Connection {
     if (!this.paused || this.closed) return;
     if (this.queue.length < this.opts.maxInFlight / 2 && !this.socket.writableNeedDrain) {
       this.paused = false;
-      this.socket.resume();
+      if (!this.waitingForMemory) this.resumeReading();
     }
   }
 }

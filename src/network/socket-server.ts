@@ -1,9 +1,10 @@
 // Accepts client connections on each configured listener (PLAINTEXT today; SSL/SASL would wrap the
 // socket here, before a Connection is made).
-import { createServer, type Server, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
 import { Connection } from './connection.js';
+import { RequestMemoryPool } from './request-memory-pool.js';
 import type { ResponseSender } from './response-sender.js';
 
 export interface ListenerSpec {
@@ -23,9 +24,13 @@ export interface SocketServerOptions {
   log: Logger;
   maxRequestBytes: number;
   maxInFlightPerConnection: number;
+  /** queued.max.request.bytes: request bytes all connections may be receiving at once; -1 for no bound. */
+  queuedMaxRequestBytes: number;
   connectionsMaxIdleMs: number;
   maxConnections: number;
   maxConnectionsPerIp: number;
+  /** socket.listen.backlog.size: how many connections may wait at max.connections (in Kafka, the kernel's accept queue). */
+  listenBacklogSize: number;
 }
 
 export class ListenerBindError extends Error {
@@ -37,8 +42,13 @@ export class SocketServer {
   private readonly connections = new Set<Connection>();
   private nextConnectionId = 1;
   private readonly perIp = new Map<string, number>();
+  private readonly memoryPool: RequestMemoryPool;
+  /** Accepted at max.connections: not read until a slot frees up. */
+  private readonly waitingForSlot: Array<{ listenerName: string; socket: Socket }> = [];
 
-  constructor(private readonly opts: SocketServerOptions) {}
+  constructor(private readonly opts: SocketServerOptions) {
+    this.memoryPool = new RequestMemoryPool(opts.queuedMaxRequestBytes);
+  }
 
   get connectionCount(): number {
     return this.connections.size;
@@ -67,36 +77,11 @@ export class SocketServer {
   }
 
   private listen(listenerName: string, host: string | undefined, port: number): Promise<number> {
-    const server = createServer({ noDelay: true }, (socket) => {
-      const ip = socket.remoteAddress ?? '';
-      const fromIp = this.perIp.get(ip) ?? 0;
-      // Kafka refuses connections over max.connections / max.connections.per.ip by closing them.
-      if (this.connections.size >= this.opts.maxConnections || fromIp >= this.opts.maxConnectionsPerIp) {
-        this.opts.log.debug({ remote: ip, connections: this.connections.size, fromIp }, 'connection refused: too many connections');
-        socket.destroy();
-        return;
-      }
-      this.perIp.set(ip, fromIp + 1);
-      const connection = new Connection(socket, {
-        id: this.nextConnectionId++,
-        listenerName,
-        broker: this.opts.broker,
-        sender: this.opts.sender,
-        maxRequestBytes: this.opts.maxRequestBytes,
-        maxInFlight: this.opts.maxInFlightPerConnection,
-        log: this.opts.log,
-        onClose: (c) => {
-          this.connections.delete(c);
-          const left = (this.perIp.get(ip) ?? 1) - 1;
-          if (left > 0) this.perIp.set(ip, left);
-          else this.perIp.delete(ip);
-        },
-      });
-      this.connections.add(connection);
-      socket.setTimeout(this.opts.connectionsMaxIdleMs, () => connection.close());
-    });
+    const server = createServer({ noDelay: true }, (socket) => this.accept(listenerName, socket));
     return new Promise((resolve, reject) => {
       server.once('error', reject);
+      // Node's default kernel backlog (511), not Kafka's 50: one event loop accepts in bursts behind
+      // clients, where Kafka has an acceptor thread; 50 drops SYNs (1 s retries) under connection storms.
       server.listen({ host, port, ipv6Only: host === '::1' }, () => {
         server.off('error', reject);
         this.servers.push(server);
@@ -105,9 +90,75 @@ export class SocketServer {
     });
   }
 
+  /**
+   * Kafka's connection quotas: over max.connections.per.ip a connection is closed at once; at
+   * max.connections new ones are not refused but wait, unread, for a free slot (as Kafka's acceptor
+   * blocks), at most socket.listen.backlog.size of them.
+   */
+  private accept(listenerName: string, socket: Socket): void {
+    const ip = socket.remoteAddress ?? '';
+    const fromIp = this.perIp.get(ip) ?? 0;
+    if (fromIp >= this.opts.maxConnectionsPerIp) {
+      this.opts.log.debug({ remote: ip, fromIp }, 'connection refused: max.connections.per.ip reached');
+      socket.destroy();
+      return;
+    }
+    if (this.connections.size < this.opts.maxConnections && this.waitingForSlot.length === 0) {
+      this.admit(listenerName, socket);
+      return;
+    }
+    if (this.waitingForSlot.length >= this.opts.listenBacklogSize) {
+      this.opts.log.debug({ remote: ip, connections: this.connections.size }, 'connection refused: max.connections reached and backlog full');
+      socket.destroy();
+      return;
+    }
+    socket.pause();
+    socket.on('error', () => socket.destroy());
+    this.waitingForSlot.push({ listenerName, socket });
+  }
+
+  private admit(listenerName: string, socket: Socket): void {
+    const ip = socket.remoteAddress ?? '';
+    this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
+    const connection = new Connection(socket, {
+      id: this.nextConnectionId++,
+      listenerName,
+      broker: this.opts.broker,
+      sender: this.opts.sender,
+      maxRequestBytes: this.opts.maxRequestBytes,
+      maxInFlight: this.opts.maxInFlightPerConnection,
+      memoryPool: this.memoryPool,
+      log: this.opts.log,
+      onClose: (c) => {
+        this.connections.delete(c);
+        const left = (this.perIp.get(ip) ?? 1) - 1;
+        if (left > 0) this.perIp.set(ip, left);
+        else this.perIp.delete(ip);
+        this.admitWaiting();
+      },
+    });
+    this.connections.add(connection);
+    socket.setTimeout(this.opts.connectionsMaxIdleMs, () => connection.close());
+    socket.resume();
+  }
+
+  /** A slot freed up: the longest-waiting connection still open gets it. */
+  private admitWaiting(): void {
+    while (this.waitingForSlot.length > 0 && this.connections.size < this.opts.maxConnections) {
+      const { listenerName, socket } = this.waitingForSlot.shift()!;
+      if (socket.destroyed) continue;
+      if ((this.perIp.get(socket.remoteAddress ?? '') ?? 0) >= this.opts.maxConnectionsPerIp) {
+        socket.destroy();
+        continue;
+      }
+      this.admit(listenerName, socket);
+    }
+  }
+
   /** Stops accepting, lets in-flight requests finish (bounded by `graceMs`), then closes every connection. */
   async shutdown(graceMs: number): Promise<void> {
     for (const server of this.servers) server.close();
+    for (const { socket } of this.waitingForSlot.splice(0)) socket.destroy();
     const deadline = new Promise((r) => setTimeout(r, graceMs).unref());
     await Promise.race([Promise.all([...this.connections].map((c) => c.drained())), deadline]);
     for (const c of this.connections) c.close();

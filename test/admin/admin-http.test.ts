@@ -2,6 +2,7 @@
 // consumed, and the JSON views of topics and groups.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { kcat } from '../helpers/kcat.js';
@@ -132,6 +133,27 @@ describe('admin http', () => {
         ],
       },
     ]);
+  });
+
+  it('drops the series of a deleted topic', async () => {
+    const produced = await kcat(['-b', broker.bootstrap, '-P', '-t', 'admin-doomed', '-p', '0'], 'x\n');
+    expect(produced.code, produced.stderr).toBe(0);
+    const labels = partitionLabels('admin-doomed', 0);
+    expect((await scrape()).get(`kafkite_topic_records_in_total${labels}`)).toBe(1);
+
+    const kafkaAdmin = new Kafka({ clientId: 'admin-http-test', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).admin();
+    await kafkaAdmin.connect();
+    try {
+      await kafkaAdmin.deleteTopics({ topics: ['admin-doomed'] });
+    } finally {
+      await kafkaAdmin.disconnect();
+    }
+    const m = await scrape();
+    for (const name of ['kafkite_topic_records_in_total', 'kafkite_topic_bytes_in_total', 'kafkite_log_end_offset', 'kafkite_log_size_bytes']) {
+      expect(m.has(`${name}${labels}`), name).toBe(false);
+    }
+    expect(m.get(`kafkite_topic_records_in_total${partitionLabels(TOPIC, 0)}`)).toBe(RECORDS + 3);
+    expect((await getJson('/v1/topics/admin-doomed')).status).toBe(404);
   });
 
   it('answers 404 for an unknown topic', async () => {
