@@ -10,7 +10,7 @@ import { describeText, parseConfigValue, defaultValue, type ConfigValue } from '
 import { ALL_BROKER_CONFIG_DEFS, brokerConfigDef, brokerSynonymChain } from './definitions.js';
 import { propertiesFromEnv } from './env.js';
 import { isInertKey } from './inert-keys.js';
-import { checkServable, parseEndpoints, parseSecurityProtocolMap, type Endpoint } from './listeners.js';
+import { checkServable, parseAdminListener, parseEndpoints, parseSecurityProtocolMap, type Endpoint } from './listeners.js';
 import { parseProperties } from './properties.js';
 import { TopicConfigResolver } from './topic-config.js';
 
@@ -49,6 +49,7 @@ export class BrokerConfig {
     [this.listeners, this.advertisedListeners] = this.resolveListeners();
     this.logDirs = this.resolveLogDirs(cwd);
     this.nodeId = this.resolveNodeId();
+    if (this.adminListener !== null) parseAdminListener(this.adminListener);
   }
 
   get numPartitions(): number { return this.number('num.partitions'); }

@@ -68,3 +68,19 @@ export function checkServable(key: string, raw: string, endpoints: readonly Endp
   const duplicate = ports.find((port, i) => ports.indexOf(port) !== i);
   if (duplicate !== undefined) throw new ConfigError(key, raw, `each listener to have a different port, ${duplicate} appears twice`);
 }
+
+/** kafkite's `admin.listener`: `http://host:port` (port 0 picks a free one). */
+export function parseAdminListener(listener: string): { host: string; port: number } {
+  const expected = 'http://host:port';
+  let url: URL;
+  try {
+    url = new URL(listener);
+  } catch {
+    throw new ConfigError('admin.listener', listener, expected);
+  }
+  if (url.protocol !== 'http:' || url.pathname !== '/' || url.search !== '' || !/:\d+\/?$/.test(listener)) {
+    throw new ConfigError('admin.listener', listener, expected);
+  }
+  // URL keeps IPv6 hosts bracketed; listen() wants them bare.
+  return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(url.port || 80) };
+}

@@ -30,6 +30,8 @@ export interface BrokerMetrics {
   recordsAppended(topic: string, partition: number, records: number, bytes: number): void;
   /** Record batch bytes a fetch response carries for one partition. */
   bytesFetched(topic: string, partition: number, bytes: number): void;
+  /** One log fdatasync (acks=all group commit, flush.ms/flush.messages) and how long it took. */
+  observeFlush(millis: number): void;
 }
 
 export interface CreateTopicOptions {
@@ -73,6 +75,8 @@ export class Broker {
       log,
       configsFor: (topic) => (topic === OFFSETS_TOPIC_NAME ? offsetsTopicConfigs(config) : {}),
     });
+    // Declared before the log manager so its flush callback can reach the broker's metrics.
+    let broker: Broker | undefined = undefined;
     const logManager = await LogManager.open({
       logDirs: [...config.logDirs],
       logger: log,
@@ -84,6 +88,7 @@ export class Broker {
       flushSchedulerIntervalMs: Math.min(config.logFlushSchedulerIntervalMs, 2 ** 31 - 1),
       cleanerBackoffMs: config.logCleanerBackoffMs,
       cleanerEnable: config.logCleanerEnable,
+      onFlushed: (millis) => broker?.metrics?.observeFlush(millis),
       onAllLogDirsOffline: () => {
         // Kafka's ReplicaManager halts when no log dir is left: a supervisor restarts it and recovery runs.
         log.fatal({ logDirs: config.logDirs }, 'Shutdown broker because all log dirs have failed');
@@ -91,7 +96,7 @@ export class Broker {
         process.exit(1);
       },
     });
-    const broker = new Broker(
+    broker = new Broker(
       config,
       log,
       logManager,

@@ -36,6 +36,8 @@ export interface LogManagerOptions {
   cleanerEnable?: boolean;
   /** Every log dir failed: Kafka halts the broker then, as it can serve nothing. */
   onAllLogDirsOffline?: () => void;
+  /** After each successful log flush, with its duration. */
+  onFlushed?: (millis: number) => void;
 }
 
 export class LogManager {
@@ -133,6 +135,7 @@ export class LogManager {
       onStorageError: (err) => {
         if (log) this.markLogDirOffline(this.logDirOf.get(log)!, err);
       },
+      onFlushed: this.opts.onFlushed,
     });
     return log;
   }
@@ -201,6 +204,7 @@ export class LogManager {
         if (log) this.checkpointLogStartOffsets(logDir);
       },
       onStorageError: (err) => this.markLogDirOffline(logDir, err),
+      onFlushed: this.opts.onFlushed,
     });
     this.logs.set(name, log);
     this.logDirOf.set(log, logDir);

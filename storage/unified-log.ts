@@ -57,6 +57,8 @@ export interface UnifiedLogOptions {
   onLogStartOffsetChange?: () => void;
   /** An append or flush hit an I/O error: the log manager takes the log dir offline (Kafka's LogDirFailureChannel). */
   onStorageError?: (error: KafkaStorageError) => void;
+  /** After each successful fdatasync, with how long it took (for the flush latency metric). */
+  onFlushed?: (millis: number) => void;
 }
 
 export function segmentConfigOf(config: LogConfig): SegmentConfig {
@@ -90,6 +92,7 @@ export class UnifiedLog {
   private readonly pendingDeletes = new Map<LogSegment, NodeJS.Timeout>();
   private readonly onLogStartOffsetChange: () => void;
   private readonly onStorageError: (error: KafkaStorageError) => void;
+  private readonly onFlushed: (millis: number) => void;
   /** Set when its log dir failed: every append, read and flush answers KAFKA_STORAGE_ERROR. */
   private offlineReason: string | null = null;
 
@@ -102,6 +105,7 @@ export class UnifiedLog {
     this.logger = opts.logger;
     this.onLogStartOffsetChange = opts.onLogStartOffsetChange ?? (() => {});
     this.onStorageError = opts.onStorageError ?? (() => {});
+    this.onFlushed = opts.onFlushed ?? (() => {});
     this.leaderEpochCache = new LeaderEpochFileCache(new LeaderEpochCheckpointFile(path.join(opts.dir, LEADER_EPOCH_CHECKPOINT_FILE)));
   }
 
@@ -416,11 +420,13 @@ export class UnifiedLog {
     this.unflushedMessages = 0;
     this.flushingTarget = target;
     const flushing = (async () => {
+      const started = performance.now();
       try {
         await Promise.all(dirty.map((s) => s.flush()));
         if (syncDir) await fsyncDirectoryAsync(this.dir);
         if (target > this.recoveryPoint_) this.recoveryPoint_ = target;
         this.lastFlushTime = Date.now();
+        this.onFlushed(performance.now() - started);
       } catch (err) {
         if (syncDir) this.dirNeedsSync = true;
         throw this.storageFailure(`flush of ${this.topic}-${this.partition} failed`, err);

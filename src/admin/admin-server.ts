@@ -2,7 +2,7 @@
 // JSON views of topics and consumer groups. Separate from the Kafka listeners, like Kafka's JMX port.
 import Fastify from 'fastify';
 import type { Logger } from 'pino';
-import { ConfigError } from '../../config/config-error.js';
+import { parseAdminListener } from '../../config/listeners.js';
 import type { Broker } from '../broker.js';
 import { groupViews } from './group-views.js';
 import { KafkiteMetrics } from './metrics.js';
@@ -24,25 +24,10 @@ export interface AdminServer {
   close(): Promise<void>;
 }
 
-function parseListener(listener: string): { host: string; port: number } {
-  const expected = 'http://host:port';
-  let url: URL;
-  try {
-    url = new URL(listener);
-  } catch {
-    throw new ConfigError('admin.listener', listener, expected);
-  }
-  if (url.protocol !== 'http:' || url.pathname !== '/' || url.search !== '' || !/:\d+\/?$/.test(listener)) {
-    throw new ConfigError('admin.listener', listener, expected);
-  }
-  // URL keeps IPv6 hosts bracketed; listen() wants them bare.
-  return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(url.port || 80) };
-}
-
 /** Starts the admin HTTP and attaches the broker's metrics, which it serves on /metrics. */
 export async function startAdminServer(opts: AdminServerOptions): Promise<AdminServer> {
   const { broker, log } = opts;
-  const { host, port } = parseListener(opts.listener);
+  const { host, port } = parseAdminListener(opts.listener);
   const metrics = new KafkiteMetrics({ broker, connectionCount: opts.connectionCount });
 
   const app = Fastify({ logger: false });

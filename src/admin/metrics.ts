@@ -39,6 +39,7 @@ export class KafkiteMetrics implements BrokerMetrics {
   private readonly requests: Counter<'api'>;
   private readonly requestErrors: Counter<'api'>;
   private readonly requestLatency: Histogram<'api'>;
+  private readonly flushLatency: Histogram;
   private readonly partitionCounters = new Map<string, PartitionCounters>();
   private readonly requestSeries = new Map<number, RequestSeries>();
 
@@ -78,6 +79,12 @@ export class KafkiteMetrics implements BrokerMetrics {
       buckets: LATENCY_BUCKETS,
       registers,
     });
+    this.flushLatency = new Histogram({
+      name: 'kafkite_log_flush_duration_seconds',
+      help: 'Duration of each log fdatasync (acks=all group commits and flush.ms/flush.messages flushes).',
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
     new Gauge({
       name: 'kafkite_connections',
       help: 'Open client connections.',
@@ -108,6 +115,10 @@ export class KafkiteMetrics implements BrokerMetrics {
 
   bytesFetched(topic: string, partition: number, bytes: number): void {
     this.countersFor(topic, partition).bytesOut.inc(bytes);
+  }
+
+  observeFlush(millis: number): void {
+    this.flushLatency.observe(millis / 1000);
   }
 
   /** The Prometheus text exposition of every metric. */

@@ -250,6 +250,7 @@ export class Connection {
   }
 
   private failed(ctx: RequestContext, err: unknown): void {
+    this.opts.broker.metrics?.observeRequestError(ctx.apiKey);
     this.opts.log.error({ err, apiKey: ctx.apiKey, apiVersion: ctx.apiVersion, clientId: ctx.clientId }, 'request failed');
     this.close();
   }

@@ -78,6 +78,8 @@ describe('admin http', () => {
     expect(m.get('kafkite_request_duration_seconds_count{api="Produce"}')).toBe(produceRequests);
     expect(m.get('kafkite_request_duration_seconds_bucket{le="+Inf",api="Produce"}')).toBe(produceRequests);
     expect(m.get('kafkite_requests_total{api="Metadata"}')).toBeGreaterThanOrEqual(1);
+    // kcat produces with acks=all, which kafkite answers after an fdatasync.
+    expect(m.get('kafkite_log_flush_duration_seconds_count')).toBeGreaterThanOrEqual(1);
     expect(m.get('kafkite_connections')).toBeGreaterThanOrEqual(0);
     expect(m.get('kafkite_process_resident_memory_bytes')).toBeGreaterThan(0);
   });

@@ -24,6 +24,12 @@ describe('kafkite start', () => {
     expect(existsSync('/tmp/kafkite-never-created')).toBe(false);
   });
 
+  it('exits 2 for a malformed admin.listener', () => {
+    const res = runCli(['start', '--override', 'admin.listener=ftp://nowhere']);
+    expect(res.status).toBe(2);
+    expect(res.stderr).toMatch(/admin\.listener.*http:\/\/host:port/);
+  });
+
   it('exits 2 for a missing config file and for an unknown listener scheme', () => {
     expect(runCli(['start', '/nonexistent/server.properties']).status).toBe(2);
     const res = runCli(['start', '--override', 'listeners=GOPHER://:9092']);
