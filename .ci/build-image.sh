@@ -163,7 +163,7 @@ for path in /health /ready; do
   node -e 'fetch(process.argv[1]).then(async r=>{console.log(r.status, await r.text()); process.exit(r.ok?0:1)}, e=>{console.error(e.message); process.exit(1)})' "$admin$path" ||
     die "GET $path"
 done
-bh run "$run_container" -- node /opt/kafkite/healthcheck.js || die "the image's HEALTHCHECK failed"
+bh run --network host "${env_args[@]}" "$run_container" -- node /opt/kafkite/healthcheck.js || die "the image's HEALTHCHECK failed"
 echo "HEALTHCHECK command passes"
 [[ $(bh run "$run_container" -- id -un) == kafkite ]] || die "the image does not run as user kafkite"
 echo "runs as user kafkite"

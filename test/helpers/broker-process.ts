@@ -44,6 +44,8 @@ export async function startBroker(opts: StartOptions = {}): Promise<BrokerProces
     `log.dirs=${dataDir}`,
     `listeners=PLAINTEXT://${host.includes(':') ? `[${host}]` : host}:${opts.port ?? 0}`,
     'advertised.listeners=',
+    // config/server.properties binds the admin HTTP on 9644; tests take a free port instead.
+    'admin.listener=http://127.0.0.1:0',
     ...(opts.overrides ?? []),
   ];
   for (const o of overrides) args.push('--override', o);

@@ -41,7 +41,7 @@ describe('kafkite start', () => {
     const first = await startBroker();
     try {
       const dir = mkdtempSync(join(tmpdir(), 'kafkite-cli-'));
-      const res = runCli(['start', '--override', `log.dirs=${dir}`, '--override', `listeners=PLAINTEXT://127.0.0.1:${first.port}`, '--override', 'advertised.listeners=']);
+      const res = runCli(['start', '--override', `log.dirs=${dir}`, '--override', `listeners=PLAINTEXT://127.0.0.1:${first.port}`, '--override', 'advertised.listeners=', '--override', 'admin.listener=http://127.0.0.1:0']);
       rmSync(dir, { recursive: true, force: true });
       expect(res.status).toBe(1);
       expect(res.stderr).toMatch(/cannot listen on PLAINTEXT:\/\/127\.0\.0\.1:\d+/);

@@ -1,10 +1,11 @@
 // The KIP-848 consumer group protocol against the real broker process, with @platformatic/kafka's
 // `groupProtocol: 'consumer'`: server-side assignment, reassignment when a member leaves, committed
 // offsets and the group itself surviving a broker restart.
-import { Admin, Consumer, Producer, stringDeserializers, stringSerializers } from '@platformatic/kafka';
+import { Admin, Producer, stringSerializers } from '@platformatic/kafka';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsumerGroupDescribeResponse, DescribedGroup } from '../../protocol/generated/ConsumerGroupDescribeResponse.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { startStreamingConsumer, type StreamingConsumer } from '../helpers/platformatic.js';
 import { WireClient } from '../helpers/wire-client.js';
 
 const TOPIC = 'kip848-topic';
@@ -13,14 +14,14 @@ const PARTITIONS = 6;
 const OVERRIDES = ['group.consumer.heartbeat.interval.ms=300', 'group.consumer.min.heartbeat.interval.ms=100'];
 
 let broker: BrokerProcess;
-const consumers: Consumer[] = [];
+const consumers: StreamingConsumer[] = [];
 
 beforeAll(async () => {
   broker = await startBroker({ overrides: OVERRIDES });
 });
 
 afterAll(async () => {
-  await Promise.all(consumers.map((c) => c.close(true).catch(() => undefined)));
+  await Promise.all(consumers.map((c) => c.stop()));
   await broker.stop();
   broker.cleanup();
 });
@@ -63,14 +64,13 @@ async function produce(from: number, count: number): Promise<void> {
   await producer.close();
 }
 
-async function startConsumer(name: string, received: string[]): Promise<Consumer> {
-  const consumer = new Consumer({
-    clientId: `kip848-${name}`, bootstrapBrokers: [broker.bootstrap], groupId: GROUP, groupProtocol: 'consumer',
-    deserializers: stringDeserializers, maxWaitTime: 100,
-  });
+async function startConsumer(name: string, received: string[]): Promise<StreamingConsumer> {
+  const consumer = await startStreamingConsumer(
+    { clientId: `kip848-${name}`, bootstrapBrokers: [broker.bootstrap], groupId: GROUP, groupProtocol: 'consumer', maxWaitTime: 100 },
+    TOPIC,
+    received,
+  );
   consumers.push(consumer);
-  const stream = await consumer.consume({ topics: [TOPIC], mode: 'committed', fallbackMode: 'earliest', autocommit: 100 });
-  stream.on('data', (message) => received.push(message.value as string));
   return consumer;
 }
 
@@ -109,7 +109,7 @@ describe('KIP-848 consumer groups (@platformatic/kafka, groupProtocol consumer)'
 
     // One member leaves (epoch -1) once everything is committed: the other two take over its partitions.
     await until(async () => (await committedOffsets(admin)).join() === '10,10,10,10,10,10');
-    await first.close(true);
+    await first.stop();
     await until(() => isBalanced(2));
     received.length = 0;
     await produce(60, 30);

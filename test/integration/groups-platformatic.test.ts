@@ -1,7 +1,8 @@
 // @platformatic/kafka against the real broker process: a static and a dynamic member in one group,
 // and the admin group APIs (OffsetFetch v8+ batched groups, OffsetCommit, OffsetDelete, LeaveGroup by instance id).
-import { Admin, Consumer, Producer, stringDeserializers, stringSerializers } from '@platformatic/kafka';
+import { Admin, Producer, stringSerializers } from '@platformatic/kafka';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStreamingConsumer } from '../helpers/platformatic.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 
 let broker: BrokerProcess;
@@ -41,14 +42,15 @@ async function produce(topic: string, count: number): Promise<void> {
   await producer.close();
 }
 
-async function startConsumer(groupId: string, topic: string, received: string[], groupInstanceId?: string) {
-  const consumer = new Consumer({
-    clientId: `groups-consumer-${groupInstanceId ?? 'dynamic'}`, bootstrapBrokers: [broker.bootstrap], groupId, groupInstanceId,
-    deserializers: stringDeserializers, sessionTimeout: 10_000, heartbeatInterval: 200, maxWaitTime: 100,
-  });
-  const stream = await consumer.consume({ topics: [topic], mode: 'committed', fallbackMode: 'earliest', autocommit: 100 });
-  stream.on('data', (message) => received.push(message.value as string));
-  return consumer;
+function startConsumer(groupId: string, topic: string, received: string[], groupInstanceId?: string) {
+  return startStreamingConsumer(
+    {
+      clientId: `groups-consumer-${groupInstanceId ?? 'dynamic'}`, bootstrapBrokers: [broker.bootstrap], groupId, groupInstanceId,
+      sessionTimeout: 10_000, heartbeatInterval: 200, maxWaitTime: 100,
+    },
+    topic,
+    received,
+  );
 }
 
 describe('consumer groups (@platformatic/kafka)', () => {
@@ -77,9 +79,9 @@ describe('consumer groups (@platformatic/kafka)', () => {
     }
     expect(committed).toEqual([10, 10, 10, 10]);
 
-    await dynamicMember.close(true);
+    await dynamicMember.stop();
     // A static member does not leave on close; the admin removes it by instance id.
-    await staticMember.close(true);
+    await staticMember.stop();
     await admin.removeMembersFromConsumerGroup({ groupId: 'pk', members: null });
     expect((await admin.describeGroups({ groups: ['pk'] })).get('pk')!.state).toBe('EMPTY');
   });
