@@ -20,7 +20,7 @@ import {
 } from './consumer-group-records.js';
 import { replayConsumerGroups } from './consumer-group-replay.js';
 import { FencedMemberEpochError, reconcile, type OwnedTopicPartitions } from './current-assignment-builder.js';
-import * as E from './error-codes.js';
+import { ErrorCode as E } from '../errors.js';
 import { GroupState, type ClassicGroup } from './group.js';
 import type { OffsetMetadataManager } from './offset-metadata-manager.js';
 import { partitionFor, type CoordinatorRecord, type OffsetsTopic } from './offsets-topic.js';

@@ -10,7 +10,7 @@ import {
   type TopicsImage,
 } from './consumer-group-coordinator.js';
 import { CONSUMER_GROUP_TYPE } from './consumer-group.js';
-import * as E from './error-codes.js';
+import { ErrorCode as E } from '../errors.js';
 import { ClassicGroup, GroupState } from './group.js';
 import { ClassicGroupMember } from './member.js';
 import { OffsetMetadataManager } from './offset-metadata-manager.js';

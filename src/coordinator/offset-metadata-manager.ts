@@ -3,7 +3,7 @@
 // in the GroupCoordinator before any of this is called.
 import type { Logger } from 'pino';
 import type { GroupCoordinatorConfig } from './coordinator-config.js';
-import * as E from './error-codes.js';
+import { ErrorCode as E } from '../errors.js';
 import { GroupState, type ClassicGroup } from './group.js';
 import { OffsetStore, type OffsetAndMetadata, type TopicPartition } from './offset-store.js';
 import { partitionFor, type CoordinatorRecord, type OffsetsTopic } from './offsets-topic.js';

@@ -1,8 +1,8 @@
 import type { OffsetFetchRequest } from '../../protocol/generated/OffsetFetchRequest.js';
 import type { OffsetFetchResponse, OffsetFetchResponseTopic } from '../../protocol/generated/OffsetFetchResponse.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
-import { NONE } from '../coordinator/error-codes.js';
 import type { Handler } from './handler.js';
+import { ErrorCode } from '../errors.js';
 
 type RequestedTopics = ReadonlyArray<{ name: string; partitionIndexes: ReadonlyArray<number> }> | null;
 
@@ -14,7 +14,7 @@ function fetchGroup(
   coordinator: GroupCoordinator, groupId: string, topics: RequestedTopics, member?: { memberId: string | null; memberEpoch: number },
 ): { errorCode: number; topics: OffsetFetchResponseTopic[] } {
   const result = coordinator.fetchOffsets(groupId, topics, member);
-  if (result.errorCode === NONE || topics === null) return result;
+  if (result.errorCode === ErrorCode.NONE || topics === null) return result;
   return {
     errorCode: result.errorCode,
     topics: topics.map((t) => ({
@@ -36,7 +36,7 @@ export const handler: Handler<OffsetFetchRequest, OffsetFetchResponse> = {
     if (ctx.apiVersion >= 8) {
       // v9+ names the consumer group member (KIP-848), whose epoch is checked.
       const groups = request.groups.map((g) => ({ groupId: g.groupId, ...fetchGroup(coordinator, g.groupId, g.topics, g) }));
-      return { throttleTimeMs: 0, topics: [], errorCode: NONE, groups };
+      return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups };
     }
     const { errorCode, topics } = fetchGroup(coordinator, request.groupId, request.topics);
     return { throttleTimeMs: 0, topics, errorCode, groups: [] };

@@ -1,7 +1,7 @@
 import type { FindCoordinatorRequest } from '../../protocol/generated/FindCoordinatorRequest.js';
 import type { Coordinator, FindCoordinatorResponse } from '../../protocol/generated/FindCoordinatorResponse.js';
-import { COORDINATOR_NOT_AVAILABLE, INVALID_REQUEST, NONE } from '../coordinator/error-codes.js';
 import type { Handler, RequestContext } from './handler.js';
+import { ErrorCode } from '../errors.js';
 
 const GROUP_KEY_TYPE = 0;
 const TRANSACTION_KEY_TYPE = 1;
@@ -10,19 +10,19 @@ const TRANSACTION_KEY_TYPE = 1;
 function coordinatorFor(key: string, keyType: number, ctx: RequestContext): Coordinator {
   const endpoints = ctx.broker.endpoints;
   const endpoint = endpoints.find((e) => e.listenerName === ctx.listenerName) ?? endpoints[0];
-  let errorCode = NONE;
+  let errorCode: number = ErrorCode.NONE;
   let errorMessage: string | null = null;
   if (keyType !== GROUP_KEY_TYPE && keyType !== TRANSACTION_KEY_TYPE) {
-    errorCode = INVALID_REQUEST;
+    errorCode = ErrorCode.INVALID_REQUEST;
     errorMessage = `Unsupported key type ${keyType}`;
   } else if (keyType === TRANSACTION_KEY_TYPE && key === '') {
-    errorCode = INVALID_REQUEST;
+    errorCode = ErrorCode.INVALID_REQUEST;
     errorMessage = 'The transactional id is empty';
   } else if (!endpoint) {
-    errorCode = COORDINATOR_NOT_AVAILABLE;
+    errorCode = ErrorCode.COORDINATOR_NOT_AVAILABLE;
     errorMessage = 'The coordinator is not available.';
   }
-  return errorCode === NONE
+  return errorCode === ErrorCode.NONE
     ? { key, nodeId: ctx.broker.nodeId, host: endpoint!.host, port: endpoint!.port, errorCode, errorMessage }
     : { key, nodeId: -1, host: '', port: -1, errorCode, errorMessage };
 }
@@ -35,7 +35,7 @@ export const handler: Handler<FindCoordinatorRequest, FindCoordinatorResponse> =
   handle(request, ctx) {
     if (ctx.apiVersion >= 4) {
       const coordinators = request.coordinatorKeys.map((key) => coordinatorFor(key, request.keyType, ctx));
-      return { throttleTimeMs: 0, errorCode: NONE, errorMessage: null, nodeId: -1, host: '', port: -1, coordinators };
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, nodeId: -1, host: '', port: -1, coordinators };
     }
     const { nodeId, host, port, errorCode, errorMessage } = coordinatorFor(request.key, request.keyType, ctx);
     return { throttleTimeMs: 0, errorCode, errorMessage, nodeId, host, port, coordinators: [] };

@@ -1,7 +1,7 @@
 import type { LeaveGroupRequest } from '../../protocol/generated/LeaveGroupRequest.js';
 import type { LeaveGroupResponse } from '../../protocol/generated/LeaveGroupResponse.js';
-import { NONE } from '../coordinator/error-codes.js';
 import type { Handler } from './handler.js';
+import { ErrorCode } from '../errors.js';
 
 export const handler: Handler<LeaveGroupRequest, LeaveGroupResponse> = {
   apiKey: 13,
@@ -15,7 +15,7 @@ export const handler: Handler<LeaveGroupRequest, LeaveGroupResponse> = {
       : [{ memberId: request.memberId, groupInstanceId: null }];
     const result = ctx.broker.groupCoordinator.leaveGroup(request.groupId, leaving);
     if (ctx.apiVersion >= 3) return { throttleTimeMs: 0, errorCode: result.errorCode, members: result.members };
-    const memberError = result.members.find((m) => m.errorCode !== NONE)?.errorCode ?? NONE;
-    return { throttleTimeMs: 0, errorCode: result.errorCode !== NONE ? result.errorCode : memberError, members: [] };
+    const memberError = result.members.find((m) => m.errorCode !== ErrorCode.NONE)?.errorCode ?? ErrorCode.NONE;
+    return { throttleTimeMs: 0, errorCode: result.errorCode !== ErrorCode.NONE ? result.errorCode : memberError, members: [] };
   },
 };

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import * as E from '../../src/coordinator/error-codes.js';
+import { ErrorCode as E } from '../../src/errors.js';
 import { GroupCoordinator } from '../../src/coordinator/group-coordinator.js';
 import type { JoinGroupRequest } from '../../src/coordinator/types.js';
 import { joinRequest, MemoryOffsetsTopic, sleep, startCoordinator, subscription, TEST_CONFIG } from './helpers.js';

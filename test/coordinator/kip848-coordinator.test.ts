@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type {
   ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResult, TopicImageEntry, TopicsImage,
 } from '../../src/coordinator/consumer-group-coordinator.js';
-import * as E from '../../src/coordinator/error-codes.js';
+import { ErrorCode as E } from '../../src/errors.js';
 import type { GroupCoordinator } from '../../src/coordinator/group-coordinator.js';
 import { joinRequest, MemoryOffsetsTopic, sleep, startCoordinator } from './helpers.js';
 

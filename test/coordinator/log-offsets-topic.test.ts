@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import * as E from '../../src/coordinator/error-codes.js';
+import { ErrorCode as E } from '../../src/errors.js';
 import { GroupCoordinator } from '../../src/coordinator/group-coordinator.js';
 import { LogOffsetsTopic, type OffsetsTopicLogs } from '../../src/coordinator/log-offsets-topic.js';
 import { OFFSETS_TOPIC_NAME } from '../../src/coordinator/offsets-topic.js';
