@@ -1,6 +1,6 @@
 // The broker core: what every handler reaches through ctx.broker. One node, so it is its own
 // controller, the leader of every partition and the coordinator of every group.
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config/broker-config.js';
@@ -32,6 +32,11 @@ export interface BrokerMetrics {
   bytesFetched(topic: string, partition: number, bytes: number): void;
   /** One log fdatasync (acks=all group commit, flush.ms/flush.messages) and how long it took. */
   observeFlush(millis: number): void;
+}
+
+/** A log dir that cannot be created or written at start-up. */
+export class LogDirError extends Error {
+  override name = 'LogDirError';
 }
 
 export interface CreateTopicOptions {
@@ -68,8 +73,15 @@ export class Broker {
   }
 
   static async open(config: BrokerConfig, log: Logger): Promise<Broker> {
+    for (const dir of config.logDirs) {
+      try {
+        mkdirSync(dir, { recursive: true });
+        accessSync(dir, constants.W_OK);
+      } catch (err) {
+        throw new LogDirError(`log dir ${dir} is not usable: ${(err as Error).message}`);
+      }
+    }
     const metaDir = config.logDirs[0]!;
-    mkdirSync(metaDir, { recursive: true });
     const topics = TopicRegistry.loadOrCreate(join(metaDir, 'kafkite-topics.json'), {
       logDirs: config.logDirs,
       log,

@@ -2,6 +2,7 @@
 import { ConfigError, PropertiesSyntaxError, loadBrokerConfig } from '../config/broker-config.js';
 import { createLogger } from './logger.js';
 import { ListenerBindError } from './network/socket-server.js';
+import { LogDirError } from './broker.js';
 import { KafkiteServer } from './server.js';
 
 const USAGE = `Usage:
@@ -64,8 +65,8 @@ async function start(args: string[]): Promise<void> {
   try {
     server = await KafkiteServer.start(config, log);
   } catch (err) {
-    if (err instanceof ListenerBindError) {
-      log.fatal({ error: err.message }, 'cannot bind listener');
+    if (err instanceof ListenerBindError || err instanceof LogDirError) {
+      log.fatal({ error: err.message }, 'start-up failed');
       fail(err.message, 1);
     }
     log.fatal({ err }, 'start-up failed');

@@ -4,7 +4,7 @@ import type { BrokerConfig } from '../config/broker-config.js';
 import { startAdminServer, type AdminServer } from './admin/admin-server.js';
 import { Broker } from './broker.js';
 import { createResponseSender } from './network/sendfile-sender.js';
-import { SocketServer } from './network/socket-server.js';
+import { ListenerBindError, SocketServer } from './network/socket-server.js';
 
 /** Requests one connection may have decoded but unanswered before we stop reading it. */
 const MAX_IN_FLIGHT_PER_CONNECTION = 100;
@@ -42,6 +42,8 @@ export class KafkiteServer {
           log,
           isReady: () => broker.endpoints.length > 0 && !broker.closing,
           connectionCount: () => sockets.connectionCount,
+        }).catch((err: Error) => {
+          throw new ListenerBindError(`cannot listen on admin.listener ${config.adminListener}: ${err.message}`);
         });
       }
       bound = await sockets.bind(config.listeners);

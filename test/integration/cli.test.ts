@@ -1,6 +1,6 @@
 // The command line as an operator meets it: config errors, unknown keys, stock Kafka files, env overrides, dump-log.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -39,16 +39,28 @@ describe('kafkite start', () => {
 
   it('exits non-zero with a clear line when the port is in use', async () => {
     const first = await startBroker();
+    const dir = mkdtempSync(join(tmpdir(), 'kafkite-cli-'));
     try {
-      const dir = mkdtempSync(join(tmpdir(), 'kafkite-cli-'));
       const res = runCli(['start', '--override', `log.dirs=${dir}`, '--override', `listeners=PLAINTEXT://127.0.0.1:${first.port}`, '--override', 'advertised.listeners=', '--override', 'admin.listener=http://127.0.0.1:0']);
-      rmSync(dir, { recursive: true, force: true });
       expect(res.status).toBe(1);
+      expect(res.stderr.trim().split('\n')).toHaveLength(1);
       expect(res.stderr).toMatch(/cannot listen on PLAINTEXT:\/\/127\.0\.0\.1:\d+/);
+      const admin = runCli(['start', '--override', `log.dirs=${dir}`, '--override', 'listeners=PLAINTEXT://127.0.0.1:0', '--override', `admin.listener=http://127.0.0.1:${first.port}`]);
+      expect(admin.status).toBe(1);
+      expect(admin.stderr.trim().split('\n')).toHaveLength(1);
+      expect(admin.stderr).toMatch(/cannot listen on admin\.listener http:\/\/127\.0\.0\.1:\d+: .*EADDRINUSE/);
     } finally {
+      rmSync(dir, { recursive: true, force: true });
       await first.stop();
       first.cleanup();
     }
+  });
+
+  it('exits non-zero with a clear line when a log dir cannot be created', () => {
+    const res = runCli(['start', '--override', 'log.dirs=/etc/hostname/kafkite-data', '--override', 'listeners=PLAINTEXT://127.0.0.1:0', '--override', 'admin.listener=http://127.0.0.1:0']);
+    expect(res.status).toBe(1);
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr).toMatch(/log dir \/etc\/hostname\/kafkite-data is not usable/);
   });
 
   it('warns once per unknown key, logs the listeners and log dirs first, and stops cleanly on SIGTERM', async () => {
