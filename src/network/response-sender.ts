@@ -1,6 +1,6 @@
 // Puts response bytes on the socket. In-memory chunks go out in one corked write; file slices
 // (Fetch record data) are read from the page cache first. The zero-copy sendfile path plugs in here.
-import { read } from 'node:fs';
+import { read, readSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { FileSlice } from '../../protocol/primitives.js';
 
@@ -35,11 +35,34 @@ function readSlice(slice: FileSlice): Promise<Buffer> {
   });
 }
 
+/**
+ * Responses carrying at most this much record data are read synchronously from the page cache: a
+ * thread-pool round trip (async read or sendfile) costs more than copying a few pages.
+ */
+export const SMALL_RESPONSE_FILE_BYTES = 64 * 1024;
+
+export function fileBytesOf(chunks: ReadonlyArray<Buffer | FileSlice>): number {
+  let bytes = 0;
+  for (const c of chunks) if (!Buffer.isBuffer(c)) bytes += c.length;
+  return bytes;
+}
+
+function readSliceSync(slice: FileSlice): Buffer {
+  const buf = Buffer.allocUnsafe(slice.length);
+  let filled = 0;
+  while (filled < slice.length) {
+    const n = readSync(slice.fd, buf, filled, slice.length - filled, slice.position + filled);
+    if (n === 0) throw new Error(`short read of fd ${slice.fd} at ${slice.position + filled}`);
+    filled += n;
+  }
+  return buf;
+}
+
 /** Reads file slices into memory and writes them: used where sendfile is not available. */
 export class CopyingResponseSender implements ResponseSender {
   send(socket: Socket, chunks: ReadonlyArray<Buffer | FileSlice>): Promise<void> | undefined {
-    if (chunks.every((c) => Buffer.isBuffer(c))) {
-      writeAll(socket, chunks as Buffer[]);
+    if (fileBytesOf(chunks) <= SMALL_RESPONSE_FILE_BYTES) {
+      writeAll(socket, chunks.map((c) => (Buffer.isBuffer(c) ? c : readSliceSync(c))));
       return undefined;
     }
     return Promise.all(chunks.map((c) => (Buffer.isBuffer(c) ? c : readSlice(c)))).then((buffers) => {

@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { FileSlice } from '../../protocol/primitives.js';
-import { CopyingResponseSender, type ResponseSender } from './response-sender.js';
+import { CopyingResponseSender, fileBytesOf, SMALL_RESPONSE_FILE_BYTES, type ResponseSender } from './response-sender.js';
 
 export interface SendfileAddon {
   /**
@@ -74,7 +74,7 @@ export class SendfileResponseSender implements ResponseSender {
 
   send(socket: Socket, chunks: ReadonlyArray<Buffer | FileSlice>): Promise<void> | undefined {
     const fd = socketFd(socket);
-    if (fd === undefined || chunks.every((c) => Buffer.isBuffer(c))) return this.fallback.send(socket, chunks);
+    if (fd === undefined || fileBytesOf(chunks) <= SMALL_RESPONSE_FILE_BYTES) return this.fallback.send(socket, chunks);
     return this.sendNative(socket, fd, chunks);
   }
 

@@ -1,0 +1,115 @@
+// Starts bin/kafkite.js as a separate process for benchmarks and reads its CPU time and RSS from /proc.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export const REPO_ROOT = resolve(import.meta.dirname, '../../..');
+const BIN = join(REPO_ROOT, 'bin/kafkite.js');
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+export interface BrokerOptions {
+  /** Reuse a data dir (restart); a fresh temp dir otherwise. */
+  dataDir?: string;
+  overrides?: string[];
+  /**
+   * Extra node flags, e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof']; defaults to the
+   * space-separated BENCH_BROKER_NODE_ARGS, so any bench can profile its brokers.
+   */
+  nodeArgs?: string[];
+}
+
+export class BenchBroker {
+  private readonly exited: Promise<number | null>;
+
+  private constructor(
+    readonly child: ChildProcess,
+    readonly dataDir: string,
+    readonly port: number,
+    /** Milliseconds from spawn to the 'kafkite started' log line. */
+    readonly readyMs: number,
+    exited: Promise<number | null>,
+  ) {
+    this.exited = exited;
+  }
+
+  get bootstrap(): string {
+    return `127.0.0.1:${this.port}`;
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  static async start(opts: BrokerOptions = {}): Promise<BenchBroker> {
+    const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'kafkite-bench-'));
+    const nodeArgs = opts.nodeArgs ?? (process.env.BENCH_BROKER_NODE_ARGS?.split(' ').filter(Boolean) ?? []);
+    const args = [...nodeArgs, BIN, 'start'];
+    const overrides = [
+      `log.dirs=${dataDir}`,
+      'listeners=PLAINTEXT://127.0.0.1:0',
+      'advertised.listeners=',
+      ...(opts.overrides ?? []),
+    ];
+    for (const o of overrides) args.push('--override', o);
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const port = await new Promise<number>((resolvePort, reject) => {
+      const lines = createInterface({ input: child.stdout! });
+      lines.on('line', (line) => {
+        if (!line.includes('kafkite started')) return;
+        const entry = JSON.parse(line) as { listeners: string[] };
+        const listener = entry.listeners[0]!;
+        resolvePort(Number(listener.slice(listener.lastIndexOf(':') + 1)));
+      });
+      exited.then((code) => reject(new Error(`broker exited with ${code} before starting: ${stderr}`)));
+    });
+    const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
+    return new BenchBroker(child, dataDir, port, readyMs, exited);
+  }
+
+  /** User + system CPU seconds the broker process has used so far (all threads). */
+  cpuSeconds(): number {
+    const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of /proc/<pid>/stat; fields[0] here is field 3.
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  }
+
+  /** Resident set size in bytes. */
+  rssBytes(): number {
+    const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
+    const kb = /VmRSS:\s+(\d+) kB/.exec(status);
+    return kb ? Number(kb[1]) * 1024 : NaN;
+  }
+
+  /** Samples RSS every `intervalMs` until the returned stop() is called; stop() gives the peak. */
+  sampleRss(intervalMs = 100): () => number {
+    let peak = this.rssBytes();
+    const timer = setInterval(() => {
+      try {
+        peak = Math.max(peak, this.rssBytes());
+      } catch {
+        // the broker exited; keep the last peak
+      }
+    }, intervalMs);
+    return () => {
+      clearInterval(timer);
+      return peak;
+    };
+  }
+
+  /** SIGTERM (clean shutdown) and wait for exit. */
+  async stop(): Promise<number | null> {
+    this.child.kill('SIGTERM');
+    return this.exited;
+  }
+
+  cleanup(): void {
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,121 @@
+// Runs every benchmark (each script in its own process, one after another), then prints the
+// figures against the targets (PASS/MISS) and as fractions of the machine's limits.
+//
+//   npm run bench                      short version, ~3-5 minutes
+//   BENCH_FULL=1 npm run bench         more runs and bigger inputs
+//
+// Each script's output is passed through; its last JSON line feeds the summary.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { printJson, printTable, round } from './lib/stats.js';
+
+const FULL = process.env.BENCH_FULL === '1';
+
+const SCRIPTS: Array<{ name: string; file: string; env: Record<string, string> }> = [
+  { name: 'limits', file: 'limits.js', env: {} },
+  { name: 'produce-matrix', file: 'produce-matrix.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_PRODUCE_SECONDS: FULL ? '4' : '1.5' } },
+  { name: 'kcat-throughput', file: 'kcat-throughput.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_KCAT_RECORDS_100: FULL ? '5000000' : '2000000', BENCH_KCAT_RECORDS_1K: FULL ? '1000000' : '400000' } },
+  { name: 'fetch-cpu', file: 'fetch-cpu.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_FETCH_MB: FULL ? '2000' : '1000' } },
+  { name: 'e2e-latency', file: 'e2e-latency.js', env: { BENCH_RUNS: '3', BENCH_E2E_SECONDS: FULL ? '10' : '3' } },
+  { name: 'storage-lookup', file: 'storage-lookup.js', env: { STORAGE_BENCH_MAX_MB: '1024', STORAGE_BENCH_READS: FULL ? '5000' : '2000' } },
+  { name: 'startup', file: 'startup.js', env: { BENCH_RUNS: FULL ? '5' : '3' } },
+];
+
+function runScript(file: string, env: Record<string, string>): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(import.meta.dirname, file)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      process.stdout.write(d);
+    });
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`${file} exited with ${code}`));
+      const line = out.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+      resolve(line ? JSON.parse(line) : null);
+    });
+  });
+}
+
+interface Target {
+  figure: string;
+  value: string;
+  target: string;
+  verdict: 'PASS' | 'MISS' | 'n/a';
+  ofLimit: string;
+}
+
+const pct = (fraction: number) => `${round(fraction * 100, 0)}%`;
+
+async function main(): Promise<void> {
+  const r: Record<string, any> = {};
+  for (const s of SCRIPTS) {
+    console.log(`\n=== ${s.name}`);
+    try {
+      r[s.name] = await runScript(s.file, s.env);
+    } catch (err) {
+      console.log(`${s.name} failed: ${(err as Error).message}`);
+    }
+  }
+  const limits = r.limits;
+  const loopbackMBs = limits ? limits.tcp.gbPerSec * 1000 : NaN;
+  const sendfileLimit = limits?.sendfile.find((s: any) => s.sender === 'sendfile') ?? limits?.sendfile[0];
+  const sendfileMBs = sendfileLimit ? sendfileLimit.gbPerSecond * 1000 : NaN;
+  const targets: Target[] = [];
+  const check = (figure: string, value: number, unit: string, target: string, pass: boolean, ofLimit: string) =>
+    targets.push({ figure, value: `${value.toLocaleString('en-US')} ${unit}`, target, verdict: Number.isNaN(value) ? 'n/a' : pass ? 'PASS' : 'MISS', ofLimit });
+
+  const kcat = r['kcat-throughput']?.results as any[] | undefined;
+  const k100 = kcat?.find((c) => c.recordBytes === 100);
+  const k1k = kcat?.find((c) => c.recordBytes === 1024);
+  if (k100) {
+    check('kcat produce 100 B, acks=1', k100.produce.recordsPerSec, 'rec/s', '≥ 1,000,000 rec/s', k100.produce.recordsPerSec >= 1e6, `${pct(k100.produce.mbPerSec / loopbackMBs)} of loopback TCP`);
+    check('kcat consume 100 B', k100.consume.recordsPerSec, 'rec/s', '≥ 750,000 rec/s', k100.consume.recordsPerSec >= 750_000, `${pct(k100.consume.mbPerSec / sendfileMBs)} of sendfile → loopback`);
+  }
+  if (k1k) {
+    check('kcat produce 1 KB, acks=1', k1k.produce.mbPerSec, 'MB/s', '≥ 300 MB/s', k1k.produce.mbPerSec >= 300, `${pct(k1k.produce.mbPerSec / loopbackMBs)} of loopback TCP`);
+    check('kcat consume 1 KB', k1k.consume.mbPerSec, 'MB/s', '≥ 320 MB/s', k1k.consume.mbPerSec >= 320, `${pct(k1k.consume.mbPerSec / sendfileMBs)} of sendfile → loopback`);
+  }
+  const fetch = r['fetch-cpu'];
+  if (fetch) {
+    const [on, off] = fetch.modes;
+    check('fetch CPU/GB sendfile vs fallback', fetch.sendfileToFallbackRatio, '×', '≤ 0.5×', fetch.sendfileToFallbackRatio <= 0.5,
+      `sendfile ${on.cpuSecondsPerGb} CPU-s/GB = ${round(on.cpuSecondsPerGb / (sendfileLimit?.cpuSecondsPerGb ?? NaN), 1)}× the bare sendfile loop (fallback ${off.cpuSecondsPerGb})`);
+  }
+  const matrix = r['produce-matrix']?.results as any[] | undefined;
+  for (const size of [100, 1024]) {
+    for (const partitions of [1, 8]) {
+      const one = matrix?.find((m) => m.recordBytes === size && m.partitions === partitions && m.acks === 1);
+      const all = matrix?.find((m) => m.recordBytes === size && m.partitions === partitions && m.acks === -1);
+      if (!one || !all) continue;
+      const ratio = round(all.recordsPerSec / one.recordsPerSec, 2);
+      check(`acks=all / acks=1, 8 producers, ${size} B, ${partitions} part.`, ratio, '×', '≥ 0.5×', ratio >= 0.5,
+        `acks=all ${all.mbPerSec} MB/s = ${pct(all.mbPerSec / (limits?.disk.durableMBPerSec ?? NaN))} of durable disk write`);
+    }
+  }
+  const lookup = r['storage-lookup'];
+  if (lookup) {
+    const first = lookup.rows[0];
+    const last = lookup.rows[lookup.rows.length - 1];
+    const ratio = round(last.p99us / first.p99us, 2);
+    check(`random read p99, ${last.logMB} MB vs ${first.logMB} MB log`, ratio, '×', '≤ 1.2×', ratio <= 1.2, `p99 ${first.p99us} → ${last.p99us} µs`);
+  }
+  const e2e = r['e2e-latency']?.rows as any[] | undefined;
+  const e2eRow = e2e?.find((row) => row.acks === '1' && row.client.startsWith('librdkafka')) ?? e2e?.find((row) => row.acks === '1');
+  if (e2eRow) {
+    check(`e2e p99 at 10k/s, ${e2eRow.client}, acks=1`, e2eRow.p99Ms, 'ms', '≤ 5 ms', e2eRow.p99Ms <= 5, `loopback RTT p99 ${limits?.rtt.p99Ms} ms; p50 ${e2eRow.p50Ms}, p999 ${e2eRow.p999Ms} ms`);
+  }
+  const startup = r.startup?.results as any[] | undefined;
+  for (const s of startup ?? []) {
+    if (s.segments > 0) check(`ready, ${s.layout}`, s.readyMs, 'ms', '< 500 ms', s.readyMs < 500, `bare node ${limits?.node.startupMs} ms`);
+  }
+  const empty = startup?.find((s) => s.segments === 0);
+  if (empty) check('idle RSS (empty broker)', empty.idleRssMB, 'MB', '< 100 MB', empty.idleRssMB < 100, `bare node ${limits?.node.idleRssMB} MB`);
+  const loadRss = Math.max(...(matrix ?? []).map((m) => m.peakRssMB), ...(kcat ?? []).map((c) => c.brokerPeakRssMB));
+  if (Number.isFinite(loadRss)) targets.push({ figure: 'peak RSS under load (produce/consume runs)', value: `${loadRss} MB`, target: '(figure)', verdict: 'n/a', ofLimit: '' });
+
+  printTable(`kafkite against its targets (${FULL ? 'full' : 'short'} run; MB = 10^6 B)`, targets as unknown as Array<Record<string, unknown>>);
+  printJson('run-all', { full: FULL, targets, results: r });
+}
+
+await main();
