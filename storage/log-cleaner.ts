@@ -137,7 +137,8 @@ export class LogCleaner {
       }
       this.checkpoint(log, c.endOffset);
       this.opts.logger.info(
-        `Cleaned ${log.topic}-${log.partition} offsets [${c.segments[0].baseOffset}, ${c.endOffset}): ${bytesBefore} → ${bytesAfter} bytes`,
+        { topic: log.topic, partition: log.partition, fromOffset: c.segments[0].baseOffset, toOffset: c.endOffset, bytesBefore, bytesAfter },
+        'log cleaned',
       );
       return { segments: c.segments.length, bytesBefore, bytesAfter, firstDirtyOffset: c.endOffset };
     } finally {

@@ -385,6 +385,7 @@ export class UnifiedLog {
     segment.openForAppend();
     this.segments.add(segment);
     this.dirNeedsSync = true;
+    this.logger.info({ topic: this.topic, partition: this.partition, baseOffset: segment.baseOffset, previousSize: active.size }, 'segment rolled');
     return segment;
   }
 
@@ -574,7 +575,8 @@ export class UnifiedLog {
       this.onLogStartOffsetChange();
     }
     this.logger.info(
-      `Deleted ${toDelete.length} segment(s) of ${this.topic}-${this.partition} (${reason}); log start offset ${this.logStartOffset_}`,
+      { topic: this.topic, partition: this.partition, segments: toDelete.map((seg) => seg.baseOffset), reason, logStartOffset: this.logStartOffset_ },
+      'segments deleted',
     );
     return toDelete.length;
   }

@@ -395,6 +395,10 @@ export class GroupCoordinator {
     }
     group.protocolName = group.selectProtocol();
     group.transitionTo(GroupState.CompletingRebalance, now);
+    this.log?.info(
+      { group: group.groupId, generation: group.generationId, protocol: group.protocolName, members: group.members.size },
+      'group rebalanced',
+    );
     const members = this.memberMetadata(group);
     for (const member of group.members.values()) {
       const isLeader = group.isLeader(member.memberId);

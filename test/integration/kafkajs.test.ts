@@ -1,5 +1,5 @@
 // kafkajs against the real broker process: admin, idempotent producer, group consumer, seeks.
-import { Kafka, CompressionTypes, logLevel, type Consumer, type EachMessagePayload } from 'kafkajs';
+import { Kafka, CompressionTypes, ConfigResourceTypes, logLevel, type Consumer, type EachMessagePayload } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 
@@ -7,7 +7,7 @@ let broker: BrokerProcess;
 let kafka: Kafka;
 
 beforeAll(async () => {
-  broker = await startBroker();
+  broker = await startBroker({ overrides: ['log.retention.check.interval.ms=200', 'log.segment.delete.delay.ms=0'] });
   kafka = new Kafka({ clientId: 'kafkite-test', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
 });
 
@@ -113,5 +113,42 @@ describe('kafkajs', () => {
     // kafkajs applies a seek made right after run() before its first fetch.
     const received = await consume(topic, 5, (c) => c.seek({ topic, partition: 0, offset: '15' }));
     expect(received.map((m) => m.message.value!.toString())).toEqual(['m15', 'm16', 'm17', 'm18', 'm19']);
+  });
+
+  it('describes and alters configs; a new retention.ms takes effect without a restart', async () => {
+    const topic = 'kafkajs-configs';
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await admin.createTopics({ topics: [{ topic, configEntries: [{ name: 'segment.bytes', value: '100' }] }] });
+      const producer = kafka.producer();
+      await producer.connect();
+      for (let i = 0; i < 5; i++) await producer.send({ topic, messages: [{ value: `segment-${i}`.padEnd(120, '.') }] });
+      await producer.disconnect();
+
+      const described = await admin.describeConfigs({ includeSynonyms: true, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }] });
+      const entries = described.resources[0]!.configEntries;
+      expect(entries.find((e) => e.configName === 'segment.bytes')).toMatchObject({ configValue: '100', isDefault: false });
+      // From log.retention.hours=168 in config/server.properties: a static broker config (source 4).
+      expect(entries.find((e) => e.configName === 'retention.ms')).toMatchObject({ configValue: '604800000', configSource: 4 });
+      const brokerConfigs = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.BROKER, name: '1' }] });
+      expect(brokerConfigs.resources[0]!.configEntries.find((e) => e.configName === 'num.partitions')).toBeDefined();
+
+      await admin.alterConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [{ name: 'segment.bytes', value: '100' }, { name: 'retention.ms', value: '1' }] }] });
+      const after = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }] });
+      expect(after.resources[0]!.configEntries.find((e) => e.configName === 'retention.ms')).toMatchObject({ configValue: '1', isDefault: false });
+
+      // Retention runs every 200 ms here. Every record is expired, so, as Kafka does, a new empty segment
+      // is rolled and all older ones go: the log start offset moves to the end (5).
+      let low = '0';
+      for (let i = 0; i < 50 && low !== '5'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        low = (await admin.fetchTopicOffsets(topic))[0]!.low;
+      }
+      expect(low).toBe('5');
+      expect((await admin.fetchTopicOffsets(topic))[0]!.high).toBe('5');
+    } finally {
+      await admin.disconnect();
+    }
   });
 });
