@@ -13,7 +13,8 @@ import { join, resolve } from 'node:path';
 import { Reader } from '../protocol/primitives.js';
 import { API_KEYS, responseHeaderVersion } from '../protocol/generated/index.js';
 import { encodeBatch } from '../protocol/records/record-batch.js';
-import { BenchClient, encodeRequest, spawnBroker, type SpawnedBroker } from './soak-support.js';
+import { spawnBroker, type SpawnedBroker } from './soak-support.js';
+import { WireClient, encodeRequest } from './lib/wire-client.js';
 
 export const FUZZ_TOPIC = 'fuzz';
 const ZERO_UUID = '0'.repeat(32);
@@ -241,7 +242,7 @@ async function main(): Promise<void> {
   if (!process.env.FUZZ_PORT) {
     dataDir = mkdtempSync(join(tmpdir(), 'kafkite-fuzz-'));
     own = await spawnBroker({ dataDir, overrides: ['auto.create.topics.enable=false'] });
-    const client = await BenchClient.connect(own.port);
+    const client = await WireClient.connect(own.port);
     await client.send(19, 7, { topics: [{ name: FUZZ_TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
     client.close();
   }

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { batchesIn } from '../protocol/records/batch-header.js';
 import { decodeBatch, encodeBatch } from '../protocol/records/record-batch.js';
-import { BenchClient, memoryOf, spawnBroker, type SpawnedBroker } from './soak-support.js';
+import { memoryOf, spawnBroker, type SpawnedBroker } from './soak-support.js';
+import { WireClient } from './lib/wire-client.js';
 
 const KILLS = Number(process.env.SOAK_KILLS ?? 20);
 const PARTITIONS = Number(process.env.SOAK_PARTITIONS ?? 4);
@@ -36,7 +37,7 @@ function batchOf(p: Producer, producerId: number, producerEpoch: number): Buffer
   });
 }
 
-async function readAll(client: BenchClient, partition: number): Promise<string[]> {
+async function readAll(client: WireClient, partition: number): Promise<string[]> {
   const values: string[] = [];
   let offset = 0;
   for (;;) {
@@ -64,14 +65,14 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kafkite-soak-kill-'));
   let broker: SpawnedBroker = await spawnBroker({ dataDir });
   const port = broker.port;
-  const admin = await BenchClient.connect(port);
+  const admin = await WireClient.connect(port);
   await admin.send(19, 7, { topics: [{ name: TOPIC, numPartitions: PARTITIONS, replicationFactor: 1, assignments: [], configs: [{ name: 'segment.bytes', value: String(1 << 20) }] }], timeoutMs: 5000, validateOnly: false });
   const { producerId, producerEpoch } = await admin.send(22, 4, { transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
   admin.close();
 
-  let client: Promise<BenchClient> | null = null;
-  const getClient = () => (client ??= BenchClient.connectWithRetry(port));
-  const lost = async (c: BenchClient) => {
+  let client: Promise<WireClient> | null = null;
+  const getClient = () => (client ??= WireClient.connectWithRetry(port));
+  const lost = async (c: WireClient) => {
     if (client && (await client.catch(() => null)) === c) {
       c.close();
       client = null;
@@ -112,10 +113,10 @@ async function main(): Promise<void> {
   running = false;
   const error = await failed;
   // (TypeScript cannot see the closures assigning `client`.)
-  (await (client as Promise<BenchClient> | null))?.close();
+  (await (client as Promise<WireClient> | null))?.close();
   if (error) throw error;
 
-  const reader = await BenchClient.connectWithRetry(port);
+  const reader = await WireClient.connectWithRetry(port);
   let present = 0;
   let duplicates = 0;
   let missing = 0;

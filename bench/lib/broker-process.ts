@@ -1,12 +1,11 @@
 // Starts bin/kafkite.js as a separate process for benchmarks and reads its CPU time and RSS from /proc.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { spawnKafkite } from './kafkite-process.js';
 
-export const REPO_ROOT = resolve(import.meta.dirname, '../../..');
-const BIN = join(REPO_ROOT, 'bin/kafkite.js');
+export { REPO_ROOT } from './kafkite-process.js';
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
 export interface BrokerOptions {
@@ -45,30 +44,7 @@ export class BenchBroker {
   static async start(opts: BrokerOptions = {}): Promise<BenchBroker> {
     const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'kafkite-bench-'));
     const nodeArgs = opts.nodeArgs ?? (process.env.BENCH_BROKER_NODE_ARGS?.split(' ').filter(Boolean) ?? []);
-    const args = [...nodeArgs, BIN, 'start'];
-    const overrides = [
-      `log.dirs=${dataDir}`,
-      'listeners=PLAINTEXT://127.0.0.1:0',
-      'advertised.listeners=',
-      ...(opts.overrides ?? []),
-    ];
-    for (const o of overrides) args.push('--override', o);
-    const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr!.on('data', (d) => (stderr += d));
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    const port = await new Promise<number>((resolvePort, reject) => {
-      const lines = createInterface({ input: child.stdout! });
-      lines.on('line', (line) => {
-        if (!line.includes('kafkite started')) return;
-        const entry = JSON.parse(line) as { listeners: string[] };
-        const listener = entry.listeners[0]!;
-        resolvePort(Number(listener.slice(listener.lastIndexOf(':') + 1)));
-      });
-      exited.then((code) => reject(new Error(`broker exited with ${code} before starting: ${stderr}`)));
-    });
-    const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
+    const { child, port, readyMs, exited } = await spawnKafkite({ dataDir, overrides: opts.overrides, nodeArgs });
     return new BenchBroker(child, dataDir, port, readyMs, exited);
   }
 

@@ -1,12 +1,11 @@
-// Starts the real kafkite process (bin/kafkite.js, built dist/) on a free loopback port with its own data dir.
-import { spawn, type ChildProcess } from 'node:child_process';
+// The real kafkite process for integration tests: a free loopback port and its own data dir.
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { spawnKafkite, type KafkiteProcessOptions } from '../../bench/lib/kafkite-process.js';
 
-export const REPO_ROOT = resolve(import.meta.dirname, '../..');
-const BIN = join(REPO_ROOT, 'bin/kafkite.js');
+export { REPO_ROOT } from '../../bench/lib/kafkite-process.js';
 
 export interface BrokerProcess {
   readonly port: number;
@@ -23,66 +22,20 @@ export interface BrokerProcess {
   cleanup(): void;
 }
 
-export interface StartOptions {
-  /** Reuse a data dir (restart); a fresh temp dir otherwise. */
-  dataDir?: string;
-  /** Extra `key=value` overrides. */
-  overrides?: string[];
-  /** Fixed port (restart on the same port); 0 picks a free one. */
-  port?: number;
-  host?: string;
-  configFile?: string;
-  env?: Record<string, string>;
-}
+/** Without a dataDir, a fresh temporary one. */
+export type StartOptions = Partial<KafkiteProcessOptions>;
 
 export async function startBroker(opts: StartOptions = {}): Promise<BrokerProcess> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'kafkite-test-'));
+  const { child, port, logs, exited } = await spawnKafkite({ ...opts, dataDir });
   const host = opts.host ?? '127.0.0.1';
-  const args = [BIN, 'start'];
-  if (opts.configFile) args.push(opts.configFile);
-  const overrides = [
-    `log.dirs=${dataDir}`,
-    `listeners=PLAINTEXT://${host.includes(':') ? `[${host}]` : host}:${opts.port ?? 0}`,
-    'advertised.listeners=',
-    // config/server.properties binds the admin HTTP on 9644; tests take a free port instead.
-    'admin.listener=http://127.0.0.1:0',
-    ...(opts.overrides ?? []),
-  ];
-  for (const o of overrides) args.push('--override', o);
-  const child = spawn(process.execPath, args, {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const logs: Array<Record<string, unknown>> = [];
-  let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const port = await new Promise<number>((resolvePort, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      let entry: Record<string, unknown>;
-      try {
-        entry = JSON.parse(line);
-      } catch {
-        return;
-      }
-      logs.push(entry);
-      if (entry.msg === 'kafkite started') {
-        const listener = (entry.listeners as string[])[0]!;
-        resolvePort(Number(listener.slice(listener.lastIndexOf(':') + 1)));
-      }
-    });
-    exited.then((code) => reject(new Error(`broker exited with ${code} before starting: ${stderr}${JSON.stringify(logs)}`)));
-  });
-  const bootstrapHost = host.includes(':') ? `[${host}]` : host;
   return {
     port,
-    bootstrap: `${bootstrapHost}:${port}`,
+    bootstrap: `${host.includes(':') ? `[${host}]` : host}:${port}`,
     dataDir,
     child,
     logs,
-    async stop() {
+    stop() {
       child.kill('SIGTERM');
       return exited;
     },

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsumerGroupDescribeResponse, DescribedGroup } from '../../protocol/generated/ConsumerGroupDescribeResponse.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { startStreamingConsumer, type StreamingConsumer } from '../helpers/platformatic.js';
-import { WireClient } from '../helpers/wire-client.js';
+import { WireClient } from '../../bench/lib/wire-client.js';
 
 const TOPIC = 'kip848-topic';
 const GROUP = 'kip848-group';

@@ -9,7 +9,7 @@ import type { ProduceResponse } from '../../protocol/generated/ProduceResponse.j
 import { encodeBatch, decodeBatch } from '../../protocol/records/record-batch.js';
 import { batchesIn } from '../../protocol/records/batch-header.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
-import { WireClient } from '../helpers/wire-client.js';
+import { WireClient } from '../../bench/lib/wire-client.js';
 
 const ZERO_UUID = '0'.repeat(32);
 let broker: BrokerProcess;

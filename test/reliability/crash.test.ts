@@ -3,7 +3,7 @@
 // record must be there exactly once, in order; a SIGTERM mid-load must lose nothing.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
-import type { WireClient } from '../helpers/wire-client.js';
+import type { WireClient } from '../../bench/lib/wire-client.js';
 import {
   connectWithRetry,
   createTopic,

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { batchesIn } from '../../protocol/records/batch-header.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
-import type { WireClient } from '../helpers/wire-client.js';
+import type { WireClient } from '../../bench/lib/wire-client.js';
 import { connectWithRetry, createTopic, fetchPartition, produce, readPartition, recordBatch } from './support.js';
 
 const TOPIC = 'disk';

@@ -4,9 +4,9 @@
 // Memory is the broker's VmRSS / VmHWM from /proc, printed and checked against generous bounds.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeRequest } from '../../bench/soak-support.js';
+import { encodeRequest } from '../../bench/lib/wire-client.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
-import { WireClient } from '../helpers/wire-client.js';
+import { WireClient } from '../../bench/lib/wire-client.js';
 import { connectWithRetry, createTopic, fetchRequest, memoryOf, produce, recordBatch, sleep } from './support.js';
 
 type Outcome = 'answered' | 'closed' | 'silent';

@@ -5,7 +5,7 @@ import type { FetchResponse } from '../../protocol/generated/FetchResponse.js';
 import type { ProduceResponse } from '../../protocol/generated/ProduceResponse.js';
 import { batchesIn } from '../../protocol/records/batch-header.js';
 import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js';
-import { WireClient } from '../helpers/wire-client.js';
+import { WireClient } from '../../bench/lib/wire-client.js';
 
 const ZERO_UUID = '0'.repeat(32);
 

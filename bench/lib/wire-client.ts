@@ -1,7 +1,19 @@
-// A minimal Kafka client built on kafkite's own codecs, for protocol-level tests against the real broker.
+// A minimal Kafka client on kafkite's own codecs, shared by the protocol-level tests and the bench
+// scripts (which run from dist/, so it lives here rather than in test/).
 import { connect, type Socket } from 'node:net';
 import { Reader, Writer } from '../../protocol/primitives.js';
 import { API_KEYS, requestHeaderVersion, responseHeaderVersion, writeRequestHeader } from '../../protocol/generated/index.js';
+
+/** A framed request, size prefix included. */
+export function encodeRequest(apiKey: number, version: number, correlationId: number, body: unknown, clientId = 'wire-client'): Buffer {
+  const w = new Writer();
+  w.int32(0);
+  writeRequestHeader(w, requestHeaderVersion(apiKey, version), { requestApiKey: apiKey, requestApiVersion: version, correlationId, clientId });
+  API_KEYS[apiKey]!.writeRequest(w, version, body);
+  const frame = w.toBuffer();
+  frame.writeInt32BE(frame.length - 4, 0);
+  return frame;
+}
 
 export class WireClient {
   private correlationId = 0;
@@ -22,29 +34,28 @@ export class WireClient {
     });
   }
 
+  /** Connects, retrying while the broker is (re)starting. */
+  static async connectWithRetry(port: number, timeoutMs = 30_000): Promise<WireClient> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        return await WireClient.connect(port);
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  }
+
   /** Encodes a request with our codecs, sends it, and decodes the response. */
   send<Res = any>(apiKey: number, version: number, body: unknown): Promise<Res> {
-    const [frame, correlationId] = this.encode(apiKey, version, body);
-    return this.sendRaw(frame, correlationId, apiKey, version);
+    const correlationId = ++this.correlationId;
+    return this.sendRaw(encodeRequest(apiKey, version, correlationId, body), correlationId, apiKey, version);
   }
 
   /** Sends a request that gets no response (Produce with acks=0). */
   sendOneWay(apiKey: number, version: number, body: unknown): void {
-    this.socket.write(this.encode(apiKey, version, body)[0]);
-  }
-
-  private encode(apiKey: number, version: number, body: unknown): [Buffer, number] {
-    const api = API_KEYS[apiKey]!;
-    const correlationId = ++this.correlationId;
-    const w = new Writer();
-    w.int32(0);
-    writeRequestHeader(w, requestHeaderVersion(apiKey, version), {
-      requestApiKey: apiKey, requestApiVersion: version, correlationId, clientId: 'wire-client',
-    });
-    api.writeRequest(w, version, body);
-    const frame = w.toBuffer();
-    frame.writeInt32BE(frame.length - 4, 0);
-    return [frame, correlationId];
+    this.socket.write(encodeRequest(apiKey, version, ++this.correlationId, body));
   }
 
   /** Sends raw bytes; when `correlationId` is given, resolves with the decoded response to it. */
