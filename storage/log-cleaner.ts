@@ -1,6 +1,8 @@
 // Log compaction (Kafka's LogCleaner): rewrites the closed segments of compacted logs keeping the
 // latest record per key. Offsets are kept (gaps are fine); batches are decoded and re-encoded with
-// their own compression only when they lose records.
+// their own compression only when they lose records. Kafka cleans on its own threads; here the work
+// runs on the main thread in slices, yielding to the event loop so requests are served meanwhile.
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { decodeBatch, encodeBatch, type KafkaRecord } from '../protocol/records/record-batch.js';
 import { BatchHeader, batchesIn } from '../protocol/records/batch-header.js';
@@ -26,6 +28,14 @@ export interface CleanResult {
   firstDirtyOffset: number;
 }
 
+/** Bytes of log read between two yields to the event loop (about a millisecond of work). */
+const BYTES_PER_SLICE = 1 << 20;
+
+/** The log was deleted, or a segment being cleaned was removed by retention: the pass is dropped. */
+class CleaningAbandoned extends Error {
+  override name = 'CleaningAbandoned';
+}
+
 /** Segments of one log that a cleaning pass covers. */
 interface Cleanable {
   segments: LogSegment[];
@@ -37,24 +47,26 @@ interface Cleanable {
 export class LogCleaner {
   private timer: NodeJS.Timeout | null = null;
   private cleaning: UnifiedLog | null = null;
+  /** The pass in progress, awaited at shutdown. */
+  private pass: Promise<CleanResult | null> | null = null;
+  private stopping = false;
   private readonly aborted = new Set<UnifiedLog>();
 
   constructor(private readonly opts: LogCleanerOptions) {}
 
   startup(logs: () => Iterable<UnifiedLog>): void {
     this.timer = setInterval(() => {
-      try {
-        this.cleanFilthiestLog(logs(), Date.now());
-      } catch (err) {
-        this.opts.logger.error({ err }, `log cleaner failed: ${(err as Error).message}`);
-      }
+      this.cleanFilthiestLog(logs(), Date.now()).catch((err: Error) => this.opts.logger.error({ err }, `log cleaner failed: ${err.message}`));
     }, this.opts.backoffMs);
     this.timer.unref();
   }
 
+  /** Stops cleaning: the pass in progress ends at its next slice, before the logs are closed. */
   async shutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.stopping = true;
+    await this.pass?.catch(() => null);
   }
 
   isCleaning(log: UnifiedLog): boolean {
@@ -67,7 +79,8 @@ export class LogCleaner {
   }
 
   /** Cleans the compacted log with the highest dirty ratio at or above its min.cleanable.dirty.ratio. */
-  cleanFilthiestLog(logs: Iterable<UnifiedLog>, now: number): CleanResult | null {
+  cleanFilthiestLog(logs: Iterable<UnifiedLog>, now: number): Promise<CleanResult | null> {
+    if (this.pass !== null || this.stopping) return Promise.resolve(null);
     let best: { log: UnifiedLog; cleanable: Cleanable } | null = null;
     for (const log of logs) {
       if (this.aborted.has(log)) continue;
@@ -77,13 +90,34 @@ export class LogCleaner {
       if (cleanable.dirtyRatio < log.config.minCleanableDirtyRatio && !overdue) continue;
       if (best === null || cleanable.dirtyRatio > best.cleanable.dirtyRatio) best = { log, cleanable };
     }
-    return best ? this.clean(best.log, best.cleanable, now) : null;
+    return best ? this.startPass(best.log, best.cleanable, now) : Promise.resolve(null);
   }
 
   /** Cleans one log now, whatever its dirty ratio (tests, and a forced compaction). */
-  cleanLog(log: UnifiedLog, now: number): CleanResult | null {
+  cleanLog(log: UnifiedLog, now: number): Promise<CleanResult | null> {
     const cleanable = this.cleanableSegments(log, now);
-    return cleanable ? this.clean(log, cleanable, now) : null;
+    return cleanable ? this.startPass(log, cleanable, now) : Promise.resolve(null);
+  }
+
+  private startPass(log: UnifiedLog, c: Cleanable, now: number): Promise<CleanResult | null> {
+    this.cleaning = log;
+    const pass = this.clean(log, c, now).catch((err: unknown) => {
+      // A read can also fail outright when the log or a segment went away during a yield.
+      const gone = this.aborted.has(log) || c.segments.some((s) => !log.segments.values().includes(s));
+      if (err instanceof CleaningAbandoned || gone) return null;
+      throw err;
+    });
+    this.pass = pass.finally(() => {
+      this.cleaning = null;
+      this.pass = null;
+    });
+    return this.pass;
+  }
+
+  /** Between slices of work: gives the event loop a turn, then checks the pass may go on. */
+  private async nextSlice(log: UnifiedLog): Promise<void> {
+    await yieldToEventLoop();
+    if (this.stopping || this.aborted.has(log) || log.isOffline) throw new CleaningAbandoned();
   }
 
   private maxCompactionLagExceeded(log: UnifiedLog, c: Cleanable, now: number): boolean {
@@ -123,36 +157,41 @@ export class LogCleaner {
     return { segments, firstDirtyOffset, endOffset, dirtyRatio: total === 0 ? 0 : dirty / total };
   }
 
-  private clean(log: UnifiedLog, c: Cleanable, now: number): CleanResult {
-    this.cleaning = log;
-    try {
-      const latest = this.buildOffsetMap(c);
-      let bytesBefore = 0;
-      let bytesAfter = 0;
-      for (const segment of c.segments) {
-        bytesBefore += segment.size;
-        const cleaned = this.cleanSegment(log, segment, latest, now);
-        bytesAfter += cleaned.size;
-        log.replaceSegments(cleaned, [segment]);
+  private async clean(log: UnifiedLog, c: Cleanable, now: number): Promise<CleanResult> {
+    const latest = await this.buildOffsetMap(log, c);
+    let bytesBefore = 0;
+    let bytesAfter = 0;
+    for (const segment of c.segments) {
+      bytesBefore += segment.size;
+      const cleaned = await this.cleanSegment(log, segment, latest, now);
+      // Retention or DeleteRecords may have removed the segment while this pass yielded.
+      if (!log.segments.values().includes(segment)) {
+        cleaned.deleteFiles();
+        throw new CleaningAbandoned();
       }
-      this.checkpoint(log, c.endOffset);
-      this.opts.logger.info(
-        { topic: log.topic, partition: log.partition, fromOffset: c.segments[0].baseOffset, toOffset: c.endOffset, bytesBefore, bytesAfter },
-        'log cleaned',
-      );
-      return { segments: c.segments.length, bytesBefore, bytesAfter, firstDirtyOffset: c.endOffset };
-    } finally {
-      this.cleaning = null;
+      bytesAfter += cleaned.size;
+      log.replaceSegments(cleaned, [segment]);
     }
+    this.checkpoint(log, c.endOffset);
+    this.opts.logger.info(
+      { topic: log.topic, partition: log.partition, fromOffset: c.segments[0].baseOffset, toOffset: c.endOffset, bytesBefore, bytesAfter },
+      'log cleaned',
+    );
+    return { segments: c.segments.length, bytesBefore, bytesAfter, firstDirtyOffset: c.endOffset };
   }
 
   /** Key → offset of its latest record in the dirty part (Kafka's OffsetMap). */
-  private buildOffsetMap(c: Cleanable): Map<string, number> {
+  private async buildOffsetMap(log: UnifiedLog, c: Cleanable): Promise<Map<string, number>> {
     const latest = new Map<string, number>();
+    let sliceBytes = 0;
     for (const segment of c.segments) {
       const next = c.segments[c.segments.indexOf(segment) + 1];
       if ((next?.baseOffset ?? c.endOffset) <= c.firstDirtyOffset) continue;
       for (const batch of batchesOf(segment)) {
+        if ((sliceBytes += batch.buf.length) > BYTES_PER_SLICE) {
+          sliceBytes = 0;
+          await this.nextSlice(log);
+        }
         if (batch.header.isControl) continue;
         for (const r of decodeBatch(batch.buf).records) {
           if (r.key !== null && r.offset >= c.firstDirtyOffset) latest.set(r.key.toString('latin1'), r.offset);
@@ -162,10 +201,10 @@ export class LogCleaner {
     return latest;
   }
 
-  private cleanSegment(log: UnifiedLog, segment: LogSegment, latest: Map<string, number>, now: number): LogSegment {
+  private async cleanSegment(log: UnifiedLog, segment: LogSegment, latest: Map<string, number>, now: number): Promise<LogSegment> {
     const cleaned = LogSegment.create(log.dir, segment.baseOffset, segmentConfigOf(log.config), this.opts.logger, CLEANED_FILE_SUFFIX);
     try {
-      this.copyRetained(segment, cleaned, latest, now - log.config.deleteRetentionMs);
+      await this.copyRetained(log, segment, cleaned, latest, now - log.config.deleteRetentionMs);
     } catch (err) {
       cleaned.deleteFiles();
       throw err;
@@ -173,9 +212,14 @@ export class LogCleaner {
     return cleaned;
   }
 
-  private copyRetained(segment: LogSegment, cleaned: LogSegment, latest: Map<string, number>, deleteHorizon: number): void {
+  private async copyRetained(log: UnifiedLog, segment: LogSegment, cleaned: LogSegment, latest: Map<string, number>, deleteHorizon: number): Promise<void> {
     cleaned.openForAppend();
+    let sliceBytes = 0;
     for (const { header, buf } of batchesOf(segment)) {
+      if ((sliceBytes += buf.length) > BYTES_PER_SLICE) {
+        sliceBytes = 0;
+        await this.nextSlice(log);
+      }
       let out = buf;
       if (!header.isControl) {
         const { records } = decodeBatch(buf);

@@ -65,9 +65,9 @@ const recordArb = fc.record({
 const batchArb = fc.record({ records: fc.array(recordArb, { minLength: 1, maxLength: 6 }), gzip: fc.boolean() });
 
 describe('LogCleaner', () => {
-  it('keeps the latest record per key, offsets intact, like the in-memory model', () => {
-    fc.assert(
-      fc.property(fc.array(batchArb, { minLength: 1, maxLength: 25 }), fc.array(batchArb, { maxLength: 15 }), fc.integer({ min: 0, max: 1500 }), (first, second, now) => {
+  it('keeps the latest record per key, offsets intact, like the in-memory model', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(batchArb, { minLength: 1, maxLength: 25 }), fc.array(batchArb, { maxLength: 15 }), fc.integer({ min: 0, max: 1500 }), async (first, second, now) => {
         dir = tempDir();
         try {
           const cfg = config({ cleanupPolicy: ['compact'], segmentBytes: 400, deleteRetentionMs: 500, minCleanableDirtyRatio: 0 });
@@ -87,11 +87,11 @@ describe('LogCleaner', () => {
           };
           const cleaner = cleanerFor(log);
           first.forEach(append);
-          const r1 = cleaner.cleanLog(log, now);
+          const r1 = await cleaner.cleanLog(log, now);
           if (r1) model = modelClean(model, r1.firstDirtyOffset, now - 500);
           expect(readAll(log)).toEqual(model);
           second.forEach(append);
-          const r2 = cleaner.cleanLog(log, now);
+          const r2 = await cleaner.cleanLog(log, now);
           if (r2) model = modelClean(model, r2.firstDirtyOffset, now - 500);
           expect(readAll(log)).toEqual(model);
           // The files the cleaner wrote survive a restart (indexes included).
@@ -110,7 +110,7 @@ describe('LogCleaner', () => {
     );
   });
 
-  it('honours min.cleanable.dirty.ratio and min.compaction.lag.ms', () => {
+  it('honours min.cleanable.dirty.ratio and min.compaction.lag.ms', async () => {
     dir = tempDir();
     const cfg = config({ cleanupPolicy: ['compact'], segmentBytes: 300, minCleanableDirtyRatio: 0.5, minCompactionLagMs: 10_000 });
     log = openLog(dir, cfg);
@@ -118,12 +118,46 @@ describe('LogCleaner', () => {
       log.appendAsLeader(encodeBatch({ baseOffset: 0, records: [{ offset: 0, timestamp: 1000, key: Buffer.from('k'), value: Buffer.from(`v${i}`), headers: [] }] }), 0);
     }
     const cleaner = cleanerFor(log);
-    expect(cleaner.cleanFilthiestLog([log], 5000)).toBeNull(); // too young
-    const result = cleaner.cleanFilthiestLog([log], 20_000);
+    expect(await cleaner.cleanFilthiestLog([log], 5000)).toBeNull(); // too young
+    const result = await cleaner.cleanFilthiestLog([log], 20_000);
     expect(result).not.toBeNull();
     expect(result!.bytesAfter).toBeLessThan(result!.bytesBefore);
     // Everything is clean now: the ratio is 0.
-    expect(cleaner.cleanFilthiestLog([log], 20_000)).toBeNull();
+    expect(await cleaner.cleanFilthiestLog([log], 20_000)).toBeNull();
     expect(fs.readFileSync(path.join(dir, 'cleaner-offset-checkpoint'), 'utf8')).toBe(`0\n1\ntopic 0 ${result!.firstDirtyOffset}\n`);
+  });
+
+  /** ~6 MB over 2 MB segments: 100 keys, each written many times. */
+  function bigCompactedLog(): UnifiedLog {
+    dir = tempDir();
+    const l = openLog(dir, config({ cleanupPolicy: ['compact'], segmentBytes: 2 << 20, minCleanableDirtyRatio: 0 }));
+    for (let b = 0; b < 600; b++) {
+      const records = Array.from({ length: 10 }, (_, i) => ({
+        offset: i, timestamp: 1000, key: Buffer.from(`k${(b * 10 + i) % 100}`), value: Buffer.alloc(1000, b % 256), headers: [],
+      }));
+      l.appendAsLeader(encodeBatch({ baseOffset: 0, records }), 0);
+    }
+    return l;
+  }
+
+  it('cleans in slices: the event loop keeps turning during a pass', async () => {
+    log = bigCompactedLog();
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 0);
+    const result = await cleanerFor(log).cleanLog(log, 2000);
+    clearInterval(ticker);
+    expect(result).not.toBeNull();
+    expect(turns).toBeGreaterThan(2);
+    const keys = readAll(log).filter((r) => r.offset < result!.firstDirtyOffset).map((r) => r.key);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('drops a pass whose segments DeleteRecords removed meanwhile, leaving no cleaned files', async () => {
+    log = bigCompactedLog();
+    const pass = cleanerFor(log).cleanLog(log, 2000);
+    log.deleteRecordsBefore(log.highWatermark);
+    expect(await pass).toBeNull();
+    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.cleaned'))).toEqual([]);
+    expect(log.logStartOffset).toBe(6000);
   });
 });
