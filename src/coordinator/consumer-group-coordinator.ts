@@ -153,6 +153,10 @@ export class ConsumerGroupCoordinator {
     return this.groups.has(groupId);
   }
 
+  groupIds(): IterableIterator<string> {
+    return this.groups.keys();
+  }
+
   // ---- lifecycle ----
 
   /** Rebuilds the groups from __consumer_offsets; members get a fresh session to come back in. */

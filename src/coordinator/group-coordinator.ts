@@ -795,13 +795,24 @@ export class GroupCoordinator {
   }
 
   /** offsets.retention.minutes: removes expired offsets, then Empty groups left without offsets. */
-  cleanupExpiredOffsets(now: number): Promise<void> {
-    return this.cleanupGroupMetadata((group) => this.offsetManager.expired(group, group.subscribedTopics(subscribedTopicsOf), now));
+  async cleanupExpiredOffsets(now: number): Promise<void> {
+    await this.cleanupGroupMetadata((group) => this.offsetManager.expired(group, group.subscribedTopics(subscribedTopicsOf), now));
+    await this.removeConsumerGroupOffsets((groupId) =>
+      this.offsetManager.expiredInConsumerGroup(groupId, this.consumerGroups.subscribedTopics(groupId), now),
+    );
   }
 
-  /** A deleted topic's committed offsets go with it (Kafka's handleDeletedPartitions). */
-  onTopicDeleted(topic: string): Promise<void> {
-    return this.cleanupGroupMetadata((group) => this.offsetManager.partitionsOfTopic(group.groupId, topic));
+  /** A deleted topic's committed offsets go with it, in groups of either protocol (Kafka's handleDeletedPartitions). */
+  async onTopicDeleted(topic: string): Promise<void> {
+    await this.cleanupGroupMetadata((group) => this.offsetManager.partitionsOfTopic(group.groupId, topic));
+    await this.removeConsumerGroupOffsets((groupId) => this.offsetManager.partitionsOfTopic(groupId, topic));
+  }
+
+  private async removeConsumerGroupOffsets(select: (groupId: string) => TopicPartition[]): Promise<void> {
+    if (!this.active || this.loading) return;
+    for (const groupId of [...this.consumerGroups.groupIds()]) {
+      await this.offsetManager.remove(groupId, select(groupId)).catch((err) => this.log?.warn({ err, group: groupId }, 'failed to remove offsets'));
+    }
   }
 
   /** Writes tombstones for each group's selected offsets, then removes Empty groups that have none left. */

@@ -155,8 +155,17 @@ export class OffsetMetadataManager {
     } else {
       return [];
     }
+    return this.expiredBy(group.groupId, keep, baseTimestamp, now);
+  }
+
+  /** Kafka 4's rule for consumer-protocol groups: offsets of topics no member subscribes to age from their commit. */
+  expiredInConsumerGroup(groupId: string, subscribedTopics: ReadonlySet<string>, now: number): TopicPartition[] {
+    return this.expiredBy(groupId, subscribedTopics, (o) => o.commitTimestamp, now);
+  }
+
+  private expiredBy(groupId: string, keep: ReadonlySet<string>, baseTimestamp: (o: OffsetAndMetadata) => number, now: number): TopicPartition[] {
     const expired: TopicPartition[] = [];
-    for (const [topic, partition, o] of this.store.entries(group.groupId)) {
+    for (const [topic, partition, o] of this.store.entries(groupId)) {
       if (keep.has(topic)) continue;
       const isExpired = o.expireTimestamp >= 0 ? now >= o.expireTimestamp : now - baseTimestamp(o) >= this.config.offsetsRetentionMs;
       if (isExpired) expired.push({ topic, partition });

@@ -204,6 +204,30 @@ describe('consumer groups and the shared group APIs', () => {
     expect(coordinator.fetchOffsets('g', null, { memberId: a.memberId!, memberEpoch: 1 }).topics[0]!.partitions[0]!.committedOffset).toBe(42);
   });
 
+  it("drops a deleted topic's offsets from consumer groups too", async () => {
+    setup();
+    await start();
+    const a = await hb({});
+    expect(errorOf(await commit(a.memberId!, 1))).toBe(E.NONE);
+    await coordinator.onTopicDeleted('t');
+    expect(coordinator.fetchOffsets('g', null, { memberId: a.memberId!, memberEpoch: 1 }).topics).toEqual([]);
+  });
+
+  it('expires offsets of topics no member subscribes to, after offsets.retention, and keeps subscribed ones', async () => {
+    setup();
+    await start({ offsetsRetentionMs: 50 });
+    const a = await hb({});
+    expect(errorOf(await commit(a.memberId!, 1))).toBe(E.NONE);
+    const unsubscribed = await coordinator.commitOffsets({
+      groupId: 'g', generationId: 1, memberId: a.memberId!, groupInstanceId: null, retentionTimeMs: -1,
+      topics: [{ name: 'other', partitions: [{ partitionIndex: 0, committedOffset: 7, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }],
+    }, 9);
+    expect(errorOf(unsubscribed)).toBe(E.NONE);
+    await coordinator.cleanupExpiredOffsets(Date.now() + 100);
+    const left = coordinator.fetchOffsets('g', null, { memberId: a.memberId!, memberEpoch: 1 }).topics.map((t) => t.name);
+    expect(left).toEqual(['t']);
+  });
+
   it('keeps classic and consumer groups apart, lists and deletes consumer groups', async () => {
     setup();
     await start({ groupInitialRebalanceDelayMs: 0 });
