@@ -60,6 +60,9 @@ export class BrokerConfig {
   get maxConnections(): number { return this.number('max.connections'); }
   get maxConnectionsPerIp(): number { return this.number('max.connections.per.ip'); }
   get connectionsMaxIdleMs(): number { return this.number('connections.max.idle.ms'); }
+  get queuedMaxRequestBytes(): number { return this.number('queued.max.request.bytes'); }
+  get socketListenBacklogSize(): number { return this.number('socket.listen.backlog.size'); }
+  get maxIncrementalFetchSessionCacheSlots(): number { return this.number('max.incremental.fetch.session.cache.slots'); }
   get logRetentionCheckIntervalMs(): number { return this.number('log.retention.check.interval.ms'); }
   /** Number.MAX_SAFE_INTEGER (Kafka's Long.MAX_VALUE) by default: never. */
   get logFlushSchedulerIntervalMs(): number { return this.number('log.flush.scheduler.interval.ms'); }

@@ -65,7 +65,7 @@ export class Broker {
     readonly producerIds: ProducerIdManager,
     readonly clusterId: string,
   ) {
-    this.fetchSessions = new FetchSessionCache(config.get('max.incremental.fetch.session.cache.slots') as number);
+    this.fetchSessions = new FetchSessionCache(config.maxIncrementalFetchSessionCacheSlots);
   }
 
   get nodeId(): number {

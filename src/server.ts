@@ -26,11 +26,11 @@ export class KafkiteServer {
       log,
       maxRequestBytes: config.socketRequestMaxBytes,
       maxInFlightPerConnection: MAX_IN_FLIGHT_PER_CONNECTION,
-      queuedMaxRequestBytes: config.get('queued.max.request.bytes') as number,
+      queuedMaxRequestBytes: config.queuedMaxRequestBytes,
       connectionsMaxIdleMs: config.connectionsMaxIdleMs,
       maxConnections: config.maxConnections,
       maxConnectionsPerIp: config.maxConnectionsPerIp,
-      listenBacklogSize: config.get('socket.listen.backlog.size') as number,
+      listenBacklogSize: config.socketListenBacklogSize,
     });
     let bound;
     let admin: AdminServer | null = null;

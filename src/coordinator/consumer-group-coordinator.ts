@@ -160,9 +160,7 @@ export class ConsumerGroupCoordinator {
   // ---- lifecycle ----
 
   /** Rebuilds the groups from __consumer_offsets; members get a fresh session to come back in. */
-  async load(): Promise<void> {
-    const records: CoordinatorRecord[] = [];
-    for (let p = 0; p < this.offsetsTopic.numPartitions; p++) records.push(...await this.offsetsTopic.readAll(p));
+  load(records: ReadonlyArray<CoordinatorRecord>): void {
     for (const [groupId, group] of replayConsumerGroups(records)) {
       this.groups.set(groupId, group);
       for (const member of group.members.values()) {

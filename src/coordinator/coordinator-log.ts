@@ -1,6 +1,6 @@
 // Replaying __consumer_offsets at start-up: the last record per key wins, tombstones delete.
 import type { OffsetAndMetadata } from './offset-store.js';
-import type { OffsetsTopic } from './offsets-topic.js';
+import type { CoordinatorRecord, OffsetsTopic } from './offsets-topic.js';
 import { decodeGroupMetadataValue, decodeKey, decodeOffsetCommitValue, type GroupMetadata } from './records.js';
 
 export interface LoadedOffset {
@@ -15,18 +15,24 @@ export interface CoordinatorState {
   groups: Map<string, GroupMetadata>;
 }
 
-export async function replayOffsetsTopic(topic: OffsetsTopic): Promise<CoordinatorState> {
+/** Every record of every partition, read once at start-up for both group protocols' replays. */
+export async function readOffsetsTopic(topic: OffsetsTopic): Promise<CoordinatorRecord[]> {
+  const records: CoordinatorRecord[] = [];
+  for (let p = 0; p < topic.numPartitions; p++) for (const record of await topic.readAll(p)) records.push(record);
+  return records;
+}
+
+/** Committed offsets and classic group metadata; records of other kinds are left to their own replay. */
+export function replayOffsetsTopic(records: ReadonlyArray<CoordinatorRecord>): CoordinatorState {
   const offsets = new Map<string, { group: string; topic: string; partition: number; value: OffsetAndMetadata | null }>();
   const groups = new Map<string, GroupMetadata | null>();
-  for (let p = 0; p < topic.numPartitions; p++) {
-    for (const record of await topic.readAll(p)) {
-      const key = decodeKey(record.key);
-      if (key.type === 'offset') {
-        const value = record.value === null ? null : decodeOffsetCommitValue(record.value);
-        offsets.set(`${key.group}\0${key.topic}\0${key.partition}`, { ...key, value });
-      } else if (key.type === 'group') {
-        groups.set(key.group, record.value === null ? null : decodeGroupMetadataValue(record.value));
-      }
+  for (const record of records) {
+    const key = decodeKey(record.key);
+    if (key.type === 'offset') {
+      const value = record.value === null ? null : decodeOffsetCommitValue(record.value);
+      offsets.set(`${key.group}\0${key.topic}\0${key.partition}`, { ...key, value });
+    } else if (key.type === 'group') {
+      groups.set(key.group, record.value === null ? null : decodeGroupMetadataValue(record.value));
     }
   }
   return {

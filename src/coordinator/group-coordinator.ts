@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { subscribedTopicsOf } from './consumer-protocol.js';
 import type { GroupCoordinatorConfig } from './coordinator-config.js';
-import { replayOffsetsTopic } from './coordinator-log.js';
+import { readOffsetsTopic, replayOffsetsTopic } from './coordinator-log.js';
 import {
   ConsumerGroupCoordinator, type ConsumerGroupHeartbeatRequest, type ConsumerGroupHeartbeatResult, type DescribedConsumerGroup,
   type TopicsImage,
@@ -64,10 +64,11 @@ export class GroupCoordinator {
 
   /** Loads groups and offsets from __consumer_offsets; until then requests get COORDINATOR_LOAD_IN_PROGRESS. */
   async startup(): Promise<void> {
-    const { offsets, groups } = await replayOffsetsTopic(this.offsetsTopic);
+    const records = await readOffsetsTopic(this.offsetsTopic);
+    const { offsets, groups } = replayOffsetsTopic(records);
     for (const o of offsets) this.offsetManager.load(o.group, o.topic, o.partition, o.value);
     for (const [groupId, metadata] of groups) this.loadGroup(groupId, metadata);
-    await this.consumerGroups.load();
+    this.consumerGroups.load(records);
     // Offsets without group metadata belong to standalone consumers.
     for (const o of offsets) {
       if (!this.groups.has(o.group) && !this.consumerGroups.has(o.group)) this.groups.set(o.group, new ClassicGroup(o.group, Date.now()));
