@@ -96,3 +96,19 @@ describe('kcat over IPv6', () => {
     }
   });
 });
+
+describe('kcat with listeners on localhost', () => {
+  it('binds both loopback addresses, so clients resolving localhost to ::1 or 127.0.0.1 both connect', async () => {
+    const local = await startBroker({ host: 'localhost' });
+    try {
+      for (const address of ['127.0.0.1', '[::1]', 'localhost']) {
+        const res = await kcat(['-b', `${address}:${local.port}`, '-L', '-J']);
+        expect(res.code, `${address}: ${res.stderr}`).toBe(0);
+        expect(JSON.parse(res.stdout).brokers[0].name).toBe(`localhost:${local.port}`);
+      }
+    } finally {
+      await local.stop();
+      local.cleanup();
+    }
+  });
+});
