@@ -67,8 +67,6 @@ export const ErrorCode = {
   UNSUPPORTED_ENDPOINT_TYPE: 115,
 } as const;
 
-export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
-
 /** An error that maps to a Kafka error code in a response. */
 export class KafkaError extends Error {
   constructor(readonly code: number, message: string) {

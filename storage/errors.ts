@@ -34,22 +34,10 @@ export class OutOfOrderSequenceError extends StorageError {
   readonly code = 45;
 }
 
-/** DUPLICATE_SEQUENCE_NUMBER. The log answers a retried batch with its original offsets instead of throwing this. */
-export class DuplicateSequenceError extends StorageError {
-  override name = 'DuplicateSequenceError';
-  readonly code = 46;
-}
-
 /** INVALID_PRODUCER_EPOCH: a fenced producer (its epoch is older than the latest one seen). */
 export class InvalidProducerEpochError extends StorageError {
   override name = 'InvalidProducerEpochError';
   readonly code = 47;
-}
-
-/** INVALID_TIMESTAMP. */
-export class InvalidTimestampError extends StorageError {
-  override name = 'InvalidTimestampError';
-  readonly code = 32;
 }
 
 /** KAFKA_STORAGE_ERROR: an I/O failure on a log directory. */

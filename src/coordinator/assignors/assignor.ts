@@ -47,18 +47,10 @@ export function removePartition(assignment: Assignment, topicId: string, partiti
   if (partitions.size === 0) assignment.delete(topicId);
 }
 
-export function hasPartition(assignment: Assignment, topicId: string, partition: number): boolean {
-  return assignment.get(topicId)?.has(partition) === true;
-}
-
 export function partitionCount(assignment: Assignment): number {
   let n = 0;
   for (const partitions of assignment.values()) n += partitions.size;
   return n;
-}
-
-export function copyAssignment(assignment: Assignment): Assignment {
-  return new Map([...assignment].map(([topicId, partitions]) => [topicId, new Set(partitions)]));
 }
 
 export function assignmentsEqual(a: Assignment, b: Assignment): boolean {
