@@ -2585,7 +2585,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ProduceRequest',
     type: 'request',
     apiKey: 0,
-    validVersions: '0-11',
+    validVersions: '0-12',
     flexibleVersions: '9+',
     fields: [
       { name: 'TransactionalId', type: 'string', versions: '3+', nullableVersions: '3+', default: 'null' },
@@ -2604,7 +2604,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ProduceResponse',
     type: 'response',
     apiKey: 0,
-    validVersions: '0-11',
+    validVersions: '0-12',
     flexibleVersions: '9+',
     fields: [
       { name: 'Responses', type: '[]TopicProduceResponse', versions: '0+', fields: [

@@ -1,6 +1,7 @@
 // Loading Kafka's message spec files: JSON with `//` line comments.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { applyGaPatches } from './ga-patches.js';
 
 export interface FieldSpec {
   name: string;
@@ -62,14 +63,14 @@ const EXTRA_SPECS = new Set([
   'ConsumerProtocolAssignment.json',
 ]);
 
-/** Every request, response, header and consumer-protocol spec in `dir`, sorted by file name. */
+/** Every request, response, header and consumer-protocol spec in `dir`, sorted by file name, with GA's changes. */
 export function loadSpecs(dir: string): MessageSpec[] {
   return readdirSync(dir)
     .filter((file) => /(Request|Response)\.json$/.test(file) || EXTRA_SPECS.has(file))
     .sort()
     .map((file) => {
       try {
-        return JSON.parse(stripLineComments(readFileSync(join(dir, file), 'utf8'))) as MessageSpec;
+        return applyGaPatches(JSON.parse(stripLineComments(readFileSync(join(dir, file), 'utf8'))) as MessageSpec);
       } catch (err) {
         throw new Error(`${file}: ${(err as Error).message}`);
       }

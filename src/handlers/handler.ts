@@ -1,6 +1,7 @@
 // The contract between the network layer and the per-API-key handlers (one file per key, like kfake).
 import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
+import type { KafkaPrincipal } from '../security/principal.js';
 
 export interface RequestContext {
   readonly apiKey: number;
@@ -11,6 +12,8 @@ export interface RequestContext {
   readonly connectionId: number;
   readonly remoteAddress: string;
   readonly listenerName: string;
+  /** Who the connection authenticated as; User:ANONYMOUS where nothing authenticates. */
+  readonly principal: KafkaPrincipal;
   readonly broker: Broker;
   readonly log: Logger;
 }

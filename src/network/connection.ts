@@ -9,6 +9,7 @@ import { NO_RESPONSE, type RequestContext } from '../handlers/handler.js';
 import { unsupportedApiVersionsResponse } from '../handlers/18-api-versions.js';
 import type { RequestMemoryPool } from './request-memory-pool.js';
 import type { ResponseSender } from './response-sender.js';
+import { ANONYMOUS, type KafkaPrincipal } from '../security/principal.js';
 
 const API_VERSIONS_KEY = 18;
 /** Record data (file slices) one send may carry before the next one waits for it to go out. */
@@ -51,6 +52,8 @@ export class Connection {
   private sending = false;
   private closed = false;
   readonly remoteAddress: string;
+  /** Set by authentication (SASL, or the TLS client certificate); ANONYMOUS until then. */
+  principal: KafkaPrincipal = ANONYMOUS;
 
   constructor(private readonly socket: Socket, private readonly opts: ConnectionOptions) {
     this.remoteAddress = `${socket.remoteAddress}:${socket.remotePort}`;
@@ -217,6 +220,7 @@ export class Connection {
       connectionId: this.id,
       remoteAddress: this.remoteAddress,
       listenerName: this.opts.listenerName,
+      principal: this.principal,
       broker: this.opts.broker,
       log: this.opts.log,
     };
