@@ -38,7 +38,7 @@ export class BrokerConfig {
    * `props`: explicitly set configs (unknown keys are ignored here; loadBrokerConfig reports them).
    * Relative log directories resolve against `cwd`.
    */
-  constructor(props: Readonly<Record<string, string>> | ReadonlyMap<string, string> = {}, cwd = process.cwd()) {
+  constructor(props: Readonly<Record<string, string>> | ReadonlyMap<string, string> = {}, private readonly cwd = process.cwd()) {
     const entries = props instanceof Map ? [...props] : Object.entries(props);
     this.props = new Map(entries.filter(([name]) => brokerConfigDef(name) !== undefined));
     for (const def of ALL_BROKER_CONFIG_DEFS) {
@@ -80,6 +80,11 @@ export class BrokerConfig {
   get adminListener(): string | null { return this.values.get('admin.listener') as string | null; }
   get zeroCopyEnable(): boolean { return this.boolean('kafkite.zero.copy.enable'); }
   get clusterId(): string | null { return this.values.get('cluster.id') as string | null; }
+  /** Where __cluster_metadata-0 lives; null means the first of log.dirs (Kafka's KafkaConfig.metadataLogDir). */
+  get metadataLogDir(): string | null {
+    const dir = this.string('metadata.log.dir');
+    return dir === null || dir.trim() === '' ? null : resolve(this.cwd, dir.trim());
+  }
 
   /** The typed value of any known broker config (null when unset without a default). */
   get(name: string): ConfigValue {

@@ -4,6 +4,7 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config/broker-config.js';
+import { CLUSTER_METADATA_TOPIC } from '../storage/log-file-names.js';
 import { LogManager } from '../storage/log-manager.js';
 import type { UnifiedLog } from '../storage/unified-log.js';
 import type { GroupCoordinator } from './coordinator/group-coordinator.js';
@@ -11,6 +12,7 @@ import { offsetsTopicConfigs } from './coordinator/coordinator-config.js';
 import { OFFSETS_TOPIC_NAME } from './coordinator/offsets-topic.js';
 import { openGroupCoordinator } from './coordinator/open-group-coordinator.js';
 import { ErrorCode, KafkaError } from './errors.js';
+import { ClusterMetadataLog } from './metadata/cluster-metadata-log.js';
 import { invalidTopicNameReason, newTopicId, TopicRegistry, type TopicInfo } from './metadata/topic-registry.js';
 import { ProducerIdManager } from './producer-ids.js';
 import { FetchPurgatory } from './purgatory.js';
@@ -64,6 +66,8 @@ export class Broker {
     readonly topics: TopicRegistry,
     readonly producerIds: ProducerIdManager,
     readonly clusterId: string,
+    /** __cluster_metadata-0: ACLs, SCRAM credentials, client quotas, dynamic configs (replayed by their owners). */
+    readonly metadataLog: ClusterMetadataLog,
   ) {
     this.fetchSessions = new FetchSessionCache(config.maxIncrementalFetchSessionCacheSlots);
   }
@@ -82,6 +86,13 @@ export class Broker {
       }
     }
     const metaDir = config.logDirs[0]!;
+    const metadataLogDir = config.metadataLogDir ?? metaDir;
+    try {
+      mkdirSync(metadataLogDir, { recursive: true });
+      accessSync(metadataLogDir, constants.W_OK);
+    } catch (err) {
+      throw new LogDirError(`metadata.log.dir ${metadataLogDir} is not usable: ${(err as Error).message}`);
+    }
     const topics = TopicRegistry.loadOrCreate(join(metaDir, 'kafkite-topics.json'), {
       logDirs: config.logDirs,
       log,
@@ -115,6 +126,7 @@ export class Broker {
       topics,
       new ProducerIdManager(join(metaDir, 'kafkite-producer-ids')),
       config.clusterId ?? topics.clusterId,
+      ClusterMetadataLog.open({ dir: metadataLogDir, config: config.logConfig({}), logger: log }),
     );
     broker.reconcileLogs();
     logManager.startup();
@@ -143,6 +155,10 @@ export class Broker {
   createTopic(name: string, opts: CreateTopicOptions): TopicInfo {
     const invalid = invalidTopicNameReason(name);
     if (invalid) throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, invalid);
+    // Kafka's ControllerApis refuses it the same way: the name belongs to the metadata log.
+    if (name === CLUSTER_METADATA_TOPIC) {
+      throw new KafkaError(ErrorCode.INVALID_REQUEST, `Creation of internal topic ${CLUSTER_METADATA_TOPIC} is prohibited.`);
+    }
     if (this.topics.get(name)) throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
     const colliding = this.topics.collidingTopic(name);
     if (colliding) {
@@ -239,5 +255,6 @@ export class Broker {
     this.purgatory.wakeAll();
     this.groupCoordinator?.shutdown();
     await this.logManager.shutdown();
+    await this.metadataLog.close();
   }
 }

@@ -16,6 +16,8 @@ export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
 export const RECOVERY_POINT_CHECKPOINT_FILE = 'recovery-point-offset-checkpoint';
 export const LOG_START_OFFSET_CHECKPOINT_FILE = 'log-start-offset-checkpoint';
 export const CLEANER_OFFSET_CHECKPOINT_FILE = 'cleaner-offset-checkpoint';
+/** KRaft's metadata log (Kafka's Topic.CLUSTER_METADATA_TOPIC_NAME): a partition directory that is no topic's. */
+export const CLUSTER_METADATA_TOPIC = '__cluster_metadata';
 
 /** The 20-digit zero-padded offset that names segment files. */
 export function filenamePrefixFromOffset(offset: number): string {
@@ -47,11 +49,16 @@ export function logDirName(topic: string, partition: number): string {
   return `${topic}-${partition}`;
 }
 
-/** Parses a partition directory name; null for anything else (deleted, future or stray dirs, files). */
+/**
+ * Parses a topic partition's directory name; null for anything else (deleted, future or stray dirs, files,
+ * and the cluster metadata log, which is loaded on its own and never served as a topic).
+ */
 export function parseLogDirName(name: string): { topic: string; partition: number } | null {
   const dash = name.lastIndexOf('-');
   if (dash <= 0) return null;
   const partitionText = name.slice(dash + 1);
   if (!/^\d+$/.test(partitionText)) return null;
-  return { topic: name.slice(0, dash), partition: Number(partitionText) };
+  const topic = name.slice(0, dash);
+  if (topic === CLUSTER_METADATA_TOPIC) return null;
+  return { topic, partition: Number(partitionText) };
 }
