@@ -461,7 +461,11 @@ export class GroupCoordinator {
       if (group.members.get(member.memberId) !== member) return;
       const now = Date.now();
       if (member.shouldKeepAlive(now)) {
-        this.armHeartbeatTimer(group, member, Math.max(member.heartbeatDeadline - now, member.sessionTimeoutMs));
+        // Kafka's heartbeat purgatory: the member expires one session timeout after its last heartbeat, so the
+        // timer waits out what is left of that; a member kept alive while awaiting join/sync is checked again
+        // one session timeout on (completing the join or sync schedules a fresh deadline).
+        const remaining = member.heartbeatDeadline - now;
+        this.armHeartbeatTimer(group, member, remaining > 0 ? remaining : member.sessionTimeoutMs);
       } else {
         this.log?.info({ group: group.groupId, member: member.memberId }, 'member session expired');
         this.removeMemberAndUpdateGroup(group, member);

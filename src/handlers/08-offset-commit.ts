@@ -1,6 +1,10 @@
 import type { OffsetCommitRequest } from '../../protocol/generated/OffsetCommitRequest.js';
 import type { OffsetCommitResponse } from '../../protocol/generated/OffsetCommitResponse.js';
+import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
+
+type RequestTopic = OffsetCommitRequest['topics'][number];
+type ResponseTopic = OffsetCommitResponse['topics'][number];
 
 export const handler: Handler<OffsetCommitRequest, OffsetCommitResponse> = {
   apiKey: 8,
@@ -8,14 +12,28 @@ export const handler: Handler<OffsetCommitRequest, OffsetCommitResponse> = {
   minVersion: 0,
   maxVersion: 9,
   async handle(request, ctx) {
+    // Kafka's KafkaApis.handleOffsetCommitRequest: a partition the metadata cache does not have is answered
+    // UNKNOWN_TOPIC_OR_PARTITION here; only the others reach the group coordinator.
+    const unknown: ResponseTopic[] = [];
+    const known: RequestTopic[] = [];
+    for (const topic of request.topics) {
+      const partitions = ctx.broker.topics.get(topic.name)?.partitions ?? 0;
+      const exists = topic.partitions.filter((p) => p.partitionIndex >= 0 && p.partitionIndex < partitions);
+      const missing = topic.partitions.filter((p) => !(p.partitionIndex >= 0 && p.partitionIndex < partitions));
+      if (exists.length > 0) known.push({ ...topic, partitions: exists });
+      if (missing.length > 0) {
+        unknown.push({ name: topic.name, partitions: missing.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION })) });
+      }
+    }
+    if (known.length === 0) return { throttleTimeMs: 0, topics: unknown };
     const topics = await ctx.broker.groupCoordinator.commitOffsets({
       groupId: request.groupId,
       generationId: request.generationIdOrMemberEpoch,
       memberId: request.memberId,
       groupInstanceId: request.groupInstanceId,
       retentionTimeMs: request.retentionTimeMs,
-      topics: request.topics,
+      topics: known,
     }, ctx.apiVersion);
-    return { throttleTimeMs: 0, topics };
+    return { throttleTimeMs: 0, topics: [...topics, ...unknown] };
   },
 };

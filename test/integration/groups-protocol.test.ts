@@ -64,6 +64,11 @@ class RawClient {
 beforeAll(async () => {
   broker = await startBroker({ overrides: ['group.initial.rebalance.delay.ms=0'] });
   client = await RawClient.open(broker.port);
+  // Offsets are committed to 'topic': Kafka answers UNKNOWN_TOPIC_OR_PARTITION for a topic it does not have.
+  const created = await client.send(ApiKey.CreateTopics, 5, {
+    topics: [{ name: 'topic', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false,
+  });
+  expect(created.topics[0].errorCode).toBe(0);
 });
 
 afterAll(async () => {
