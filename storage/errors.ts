@@ -1,19 +1,9 @@
-// Storage errors, each carrying the Kafka error code the handlers put in the response.
+// Storage errors, each carrying the Kafka error code the handlers put in the response. The record
+// codecs' errors are the protocol layer's own; the log throws them too.
+export { CorruptRecordError, RecordTooLargeError } from '../protocol/records/errors.js';
 
 export abstract class StorageError extends Error {
   abstract readonly code: number;
-}
-
-/** CORRUPT_MESSAGE: bad CRC, bad size or a batch that cannot be parsed. */
-export class CorruptRecordError extends StorageError {
-  override name = 'CorruptRecordError';
-  readonly code = 2;
-}
-
-/** MESSAGE_TOO_LARGE: a batch larger than max.message.bytes. */
-export class RecordTooLargeError extends StorageError {
-  override name = 'RecordTooLargeError';
-  readonly code = 10;
 }
 
 /** INVALID_RECORD: a well-formed batch the log refuses (wrong magic, keyless record on a compacted topic, ...). */

@@ -1,7 +1,6 @@
 // Where Kafka 4.0 GA's message definitions differ from the pre-GA copy in ../shared/kafka-message-specs.
 // The generator applies these on load, so the copy stays as Kafka shipped it and every difference is
 // listed here with the reason. Each entry was checked against GA's clients/src/main/resources/common/message.
-import type { MessageSpec } from './spec.js';
 
 interface GaPatch {
   /** GA's validVersions, where it grew after the copy was taken. */
@@ -20,7 +19,14 @@ const GA_PATCHES: Readonly<Record<string, GaPatch>> = {
   ProduceResponse: { validVersions: '0-12', why: 'pairs with the request' },
 };
 
-export function applyGaPatches(spec: MessageSpec): MessageSpec {
+/** A spec as loaded: only the fields a patch touches matter here. */
+interface PatchableSpec {
+  readonly name: string;
+  readonly validVersions: string;
+  readonly latestVersionUnstable?: boolean;
+}
+
+export function applyGaPatches<S extends PatchableSpec>(spec: S): S {
   const patch = GA_PATCHES[spec.name];
   if (!patch) return spec;
   return {

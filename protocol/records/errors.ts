@@ -1,3 +1,19 @@
-// The record codecs throw the log's own error types, so a handler maps a bad batch to the same
-// Kafka error code whether the codec or the log engine found the problem.
-export { CorruptRecordError, RecordTooLargeError } from '../../storage/errors.js';
+// Errors of the record codecs, each carrying the Kafka error code a handler puts in the response.
+// The log engine throws these same types (storage/errors.ts re-exports them), so a bad batch maps to
+// one error code whether the codec or the log found the problem.
+
+export abstract class RecordError extends Error {
+  abstract readonly code: number;
+}
+
+/** CORRUPT_MESSAGE: bad CRC, bad size or a batch that cannot be parsed. */
+export class CorruptRecordError extends RecordError {
+  override name = 'CorruptRecordError';
+  readonly code = 2;
+}
+
+/** MESSAGE_TOO_LARGE: a batch larger than max.message.bytes. */
+export class RecordTooLargeError extends RecordError {
+  override name = 'RecordTooLargeError';
+  readonly code = 10;
+}

@@ -1,5 +1,6 @@
 // A classic consumer group's membership and rebalance state (Kafka's ClassicGroup / GroupMetadata).
-import type { ClassicGroupMember, Protocol } from './member.js';
+import type { ClassicGroupMember } from './member.js';
+import type { Protocol } from './types.js';
 
 export enum GroupState {
   Empty = 'Empty',

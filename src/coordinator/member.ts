@@ -1,10 +1,5 @@
 // One member of a classic group (Kafka's MemberMetadata).
-import type { JoinGroupResult, SyncGroupResult } from './types.js';
-
-export interface Protocol {
-  readonly name: string;
-  readonly metadata: Buffer;
-}
+import type { JoinGroupResult, Protocol, SyncGroupResult } from './types.js';
 
 export class ClassicGroupMember {
   assignment: Buffer = Buffer.alloc(0);

@@ -1,16 +1,28 @@
 // Builds the broker's GroupCoordinator on __consumer_offsets and loads it. The topic is created on
 // the first write, with Kafka's offsets.topic.* settings, as Kafka creates it on first use.
-import type { Broker } from '../broker.js';
+import type { Logger } from 'pino';
+import type { BrokerConfig } from '../../config/broker-config.js';
+import type { UnifiedLog } from '../../storage/unified-log.js';
+import type { TopicRegistry } from '../metadata/topic-registry.js';
 import { groupCoordinatorConfigOf, offsetsTopicConfigs } from './coordinator-config.js';
 import { GroupCoordinator } from './group-coordinator.js';
 import { LogOffsetsTopic, type OffsetsTopicLogs } from './log-offsets-topic.js';
 import { OFFSETS_TOPIC_NAME } from './offsets-topic.js';
 
+/** What the coordinator needs of the broker (which passes itself): config, logger and the offsets topic's logs. */
+export interface CoordinatorHost {
+  readonly config: BrokerConfig;
+  readonly log: Logger;
+  readonly topics: Pick<TopicRegistry, 'get'>;
+  getLog(topic: string, partition: number): UnifiedLog | undefined;
+  createTopic(name: string, opts: { partitions: number; replicationFactor: number; configs: Record<string, string>; validateOnly: boolean }): unknown;
+}
+
 export class OffsetsTopicPartitionMissingError extends Error {
   override name = 'OffsetsTopicPartitionMissingError';
 }
 
-function offsetsTopicLogsOf(broker: Broker): OffsetsTopicLogs {
+function offsetsTopicLogsOf(broker: CoordinatorHost): OffsetsTopicLogs {
   return {
     // An existing topic keeps its partition count: groups must stay on the partitions that hold them.
     get numPartitions() {
@@ -30,7 +42,7 @@ function offsetsTopicLogsOf(broker: Broker): OffsetsTopicLogs {
   };
 }
 
-export async function openGroupCoordinator(broker: Broker): Promise<GroupCoordinator> {
+export async function openGroupCoordinator(broker: CoordinatorHost): Promise<GroupCoordinator> {
   const coordinator = new GroupCoordinator(
     groupCoordinatorConfigOf(broker.config),
     new LogOffsetsTopic(offsetsTopicLogsOf(broker)),

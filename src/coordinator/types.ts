@@ -1,5 +1,9 @@
 // Requests to and results from the GroupCoordinator, independent of wire versions.
-import type { Protocol } from './member.js';
+/** One protocol a classic-group member supports (an assignor name and its subscription metadata). */
+export interface Protocol {
+  readonly name: string;
+  readonly metadata: Buffer;
+}
 
 export interface JoinGroupRequest {
   groupId: string;

@@ -3,7 +3,7 @@ import type { PartitionProduceResponse, ProduceResponse } from '../../protocol/g
 import type { UnifiedLog } from '../../storage/unified-log.js';
 import { ErrorCode } from '../errors.js';
 import { NO_RESPONSE, type Handler, type RequestContext } from './handler.js';
-import { INTERNAL_TOPICS } from './03-metadata.js';
+import { INTERNAL_TOPICS } from '../metadata/internal-topics.js';
 
 function partitionResponse(index: number, errorCode: number, errorMessage: string | null = null): PartitionProduceResponse {
   return {

@@ -6,13 +6,13 @@ import type {
 } from '../../protocol/generated/MetadataResponse.js';
 import type { Broker } from '../broker.js';
 import { ErrorCode, KafkaError } from '../errors.js';
+import { INTERNAL_TOPICS } from '../metadata/internal-topics.js';
 import { ZERO_UUID, type TopicInfo } from '../metadata/topic-registry.js';
 import type { Handler, RequestContext } from './handler.js';
 
 /** Every topic operation (READ..DESCRIBE_CONFIGS, ALTER_CONFIGS): no authorizer, so all are allowed. */
 const ALL_TOPIC_OPERATIONS = 0b1111_1111_1000;
 const OMITTED_OPERATIONS = -2147483648;
-export const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state']);
 
 function partitionsOf(topic: TopicInfo, broker: Broker): MetadataResponsePartition[] {
   const nodeId = broker.nodeId;

@@ -3,7 +3,7 @@ import type { DeletableTopicResult, DeleteTopicsResponse } from '../../protocol/
 import { ErrorCode, KafkaError } from '../errors.js';
 import { ZERO_UUID } from '../metadata/topic-registry.js';
 import type { Handler, RequestContext } from './handler.js';
-import { INTERNAL_TOPICS } from './03-metadata.js';
+import { INTERNAL_TOPICS } from '../metadata/internal-topics.js';
 
 async function deleteOne(ctx: RequestContext, name: string | null, topicId: string): Promise<DeletableTopicResult> {
   const answer = (errorCode: number, errorMessage: string | null = null): DeletableTopicResult => ({ name, topicId, errorCode, errorMessage });

@@ -3,9 +3,8 @@ import type { DescribeConfigsResourceResult, DescribeConfigsResponse, DescribeCo
 import { ConfigSource, type ConfigEntry } from '../../config/broker-config.js';
 import { brokerConfigDef, topicConfigDef } from '../../config/definitions.js';
 import { ErrorCode } from '../errors.js';
+import { ResourceType } from '../metadata/config-resources.js';
 import type { Handler, RequestContext } from './handler.js';
-
-export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
 
 /** The config table has no prose; the documentation is its type, default and valid values. */
 function documentationOf(name: string, resourceType: number): string | null {

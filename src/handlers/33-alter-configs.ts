@@ -1,10 +1,8 @@
 import type { AlterConfigsRequest } from '../../protocol/generated/AlterConfigsRequest.js';
 import type { AlterConfigsResponse } from '../../protocol/generated/AlterConfigsResponse.js';
 import { ErrorCode, KafkaError } from '../errors.js';
-import { ResourceType } from './32-describe-configs.js';
+import { ResourceType, STATIC_BROKER_CONFIGS_MESSAGE } from '../metadata/config-resources.js';
 import type { Handler } from './handler.js';
-
-export const STATIC_BROKER_CONFIGS_MESSAGE = 'kafkite has no dynamic broker configs: set them in server.properties';
 
 /** Legacy AlterConfigs: the given set replaces all of a topic's overrides. */
 export const handler: Handler<AlterConfigsRequest, AlterConfigsResponse> = {

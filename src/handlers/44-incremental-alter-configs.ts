@@ -2,8 +2,7 @@ import type { AlterableConfig, IncrementalAlterConfigsRequest } from '../../prot
 import type { IncrementalAlterConfigsResponse } from '../../protocol/generated/IncrementalAlterConfigsResponse.js';
 import { topicConfigDef } from '../../config/definitions.js';
 import { ErrorCode, KafkaError } from '../errors.js';
-import { ResourceType } from './32-describe-configs.js';
-import { STATIC_BROKER_CONFIGS_MESSAGE } from './33-alter-configs.js';
+import { ResourceType, STATIC_BROKER_CONFIGS_MESSAGE } from '../metadata/config-resources.js';
 import type { Handler } from './handler.js';
 
 const OpType = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;

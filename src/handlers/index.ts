@@ -1,4 +1,6 @@
 // Every API key kafkite implements. ApiVersions advertises exactly this table.
+import type { ApiVersionsResponse } from '../../protocol/generated/ApiVersionsResponse.js';
+import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
 import { handler as produce } from './00-produce.js';
 import { handler as fetch } from './01-fetch.js';
@@ -13,7 +15,7 @@ import { handler as leaveGroup } from './13-leave-group.js';
 import { handler as syncGroup } from './14-sync-group.js';
 import { handler as describeGroups } from './15-describe-groups.js';
 import { handler as listGroups } from './16-list-groups.js';
-import { handler as apiVersions } from './18-api-versions.js';
+import { apiVersionsHandler, apiVersionsResponse } from './18-api-versions.js';
 import { handler as createTopics } from './19-create-topics.js';
 import { handler as deleteTopics } from './20-delete-topics.js';
 import { handler as deleteRecords } from './21-delete-records.js';
@@ -34,6 +36,8 @@ import { handler as describeProducers } from './61-describe-producers.js';
 import { handler as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
 import { handler as consumerGroupDescribe } from './69-consumer-group-describe.js';
 
+const apiVersions = apiVersionsHandler(() => HANDLERS.values());
+
 export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
   [
     produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator, joinGroup, heartbeat, leaveGroup,
@@ -43,3 +47,8 @@ export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
     consumerGroupHeartbeat, consumerGroupDescribe,
   ].map((h) => [h.apiKey, h]),
 );
+
+/** The v0 answer to an ApiVersions request newer than we know, so the client can retry with one we do. */
+export function unsupportedApiVersionsResponse(): ApiVersionsResponse {
+  return apiVersionsResponse(HANDLERS.values(), ErrorCode.UNSUPPORTED_VERSION);
+}

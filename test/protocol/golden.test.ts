@@ -138,7 +138,7 @@ describe('header versions', () => {
   });
 
   it('indexes API_KEYS by api key with Kafka\'s version ranges', () => {
-    expect(API_KEYS[0]).toMatchObject({ apiKey: 0, name: 'Produce', minVersion: 0, maxVersion: 11, flexibleMin: 9 });
+    expect(API_KEYS[0]).toMatchObject({ apiKey: 0, name: 'Produce', minVersion: 0, maxVersion: 12, flexibleMin: 9 }); // 12: Kafka 4.0 GA (ga-patches.ts)
     expect(API_KEYS[ApiKey.ControlledShutdown]).toMatchObject({ flexibleMin: 3 });
     expect(API_KEYS[-1]).toBeUndefined();
     API_KEYS.forEach((api, key) => expect(api?.apiKey).toBe(key));
