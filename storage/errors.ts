@@ -30,6 +30,18 @@ export class InvalidProducerEpochError extends StorageError {
   readonly code = 47;
 }
 
+/** INVALID_TXN_STATE: a non-transactional batch from a producer whose transaction is open. */
+export class InvalidTxnStateError extends StorageError {
+  override name = 'InvalidTxnStateError';
+  readonly code = 48;
+}
+
+/** TRANSACTION_COORDINATOR_FENCED: a marker from an older coordinator epoch than the partition has seen. */
+export class TransactionCoordinatorFencedError extends StorageError {
+  override name = 'TransactionCoordinatorFencedError';
+  readonly code = 52;
+}
+
 /** KAFKA_STORAGE_ERROR: an I/O failure on a log directory. */
 export class KafkaStorageError extends StorageError {
   override name = 'KafkaStorageError';

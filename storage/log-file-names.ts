@@ -4,6 +4,7 @@ import path from 'node:path';
 export const LOG_FILE_SUFFIX = '.log';
 export const INDEX_FILE_SUFFIX = '.index';
 export const TIME_INDEX_FILE_SUFFIX = '.timeindex';
+export const TXN_INDEX_FILE_SUFFIX = '.txnindex';
 export const PRODUCER_SNAPSHOT_FILE_SUFFIX = '.snapshot';
 export const DELETED_FILE_SUFFIX = '.deleted';
 export const CLEANED_FILE_SUFFIX = '.cleaned';
@@ -38,6 +39,10 @@ export function offsetIndexFile(dir: string, baseOffset: number, suffix = ''): s
 
 export function timeIndexFile(dir: string, baseOffset: number, suffix = ''): string {
   return path.join(dir, filenamePrefixFromOffset(baseOffset) + TIME_INDEX_FILE_SUFFIX + suffix);
+}
+
+export function txnIndexFile(dir: string, baseOffset: number, suffix = ''): string {
+  return path.join(dir, filenamePrefixFromOffset(baseOffset) + TXN_INDEX_FILE_SUFFIX + suffix);
 }
 
 export function producerSnapshotFile(dir: string, offset: number): string {

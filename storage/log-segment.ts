@@ -1,13 +1,15 @@
-// One segment of a partition log (Kafka's LogSegment): the .log file and its two sparse indexes.
+// One segment of a partition log (Kafka's LogSegment): the .log file, its two sparse indexes and the
+// index of transactions aborted in it (.txnindex).
 // Indexes of inactive segments are loaded on first use and rebuilt from the log when missing or damaged.
 import fs from 'node:fs';
 import type { Logger } from 'pino';
 import type { FileSlice } from '../protocol/primitives.js';
 import { BatchHeader, batchesIn } from '../protocol/records/batch-header.js';
 import { FileRecords, type BatchLocation } from './file-records.js';
-import { logFile, offsetIndexFile, timeIndexFile } from './log-file-names.js';
+import { logFile, offsetIndexFile, timeIndexFile, txnIndexFile } from './log-file-names.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex, type TimestampOffset } from './time-index.js';
+import { TransactionIndex, type AbortedTxn } from './transaction-index.js';
 
 const INT32_MAX = 0x7fffffff;
 
@@ -51,6 +53,7 @@ export class LogSegment {
   /** Max timestamp of the first batch, which time-based rolling counts from; undefined until read. */
   private firstBatchTimestamp: number | undefined;
   readonly created = Date.now();
+  readonly txnIndex: TransactionIndex;
 
   private constructor(
     readonly dir: string,
@@ -59,11 +62,15 @@ export class LogSegment {
     private config: SegmentConfig,
     private readonly logger: Logger | undefined,
     private suffix: string,
-  ) {}
+    txnIndex?: TransactionIndex,
+  ) {
+    this.txnIndex = txnIndex ?? new TransactionIndex(txnIndexFile(dir, baseOffset, suffix), baseOffset);
+  }
 
   static create(dir: string, baseOffset: number, config: SegmentConfig, logger?: Logger, suffix = ''): LogSegment {
     const log = FileRecords.create(logFile(dir, baseOffset, suffix));
-    const segment = new LogSegment(dir, baseOffset, log, config, logger, suffix);
+    const txnIndex = TransactionIndex.create(txnIndexFile(dir, baseOffset, suffix), baseOffset);
+    const segment = new LogSegment(dir, baseOffset, log, config, logger, suffix, txnIndex);
     segment.offsetIndex_ = new OffsetIndex(segment.offsetIndexFile, baseOffset, config.maxIndexSize);
     segment.timeIndex_ = new TimeIndex(segment.timeIndexFile, baseOffset, config.maxIndexSize);
     segment.offsetIndex_.writeAll();
@@ -331,13 +338,15 @@ export class LogSegment {
 
   /**
    * Whole batches from the one holding `startOffset`, at most `maxSize` bytes (or the first batch
-   * whatever its size when `minOneBatch`). Null when no batch in this segment reaches `startOffset`.
+   * whatever its size when `minOneBatch`), none at or past `maxPosition`. Null when no batch in this
+   * segment reaches `startOffset`.
    */
-  read(startOffset: number, maxSize: number, minOneBatch: boolean): { slice: FileSlice; first: BatchLocation } | null {
+  read(startOffset: number, maxSize: number, minOneBatch: boolean, maxPosition = this.size): { slice: FileSlice; first: BatchLocation } | null {
     const first = this.translateOffset(startOffset);
     if (first === null) return null;
-    if (first.size > maxSize && !minOneBatch) return { slice: this.log.slice(first.position, 0), first };
-    const limit = first.position + Math.max(maxSize, first.size);
+    if (first.position >= maxPosition || (first.size > maxSize && !minOneBatch)) return { slice: this.log.slice(first.position, 0), first };
+    // maxPosition (the last stable offset's batch, for read_committed) is a batch boundary.
+    const limit = Math.min(first.position + Math.max(maxSize, first.size), maxPosition);
     return { slice: this.log.slice(first.position, this.batchBoundaryAtOrBefore(limit, first.position) - first.position), first };
   }
 
@@ -359,10 +368,22 @@ export class LogSegment {
     return null;
   }
 
+  // ---- transactions ----
+
+  /** Kafka's LogSegment.updateTxnIndex: an ABORT marker in this segment records its transaction. */
+  updateTxnIndex(txn: AbortedTxn): void {
+    this.txnIndex.append(txn);
+  }
+
+  collectAbortedTxns(fetchOffset: number, upperBoundOffset: number): { aborted: AbortedTxn[]; isComplete: boolean } {
+    return this.txnIndex.collectAbortedTxns(fetchOffset, upperBoundOffset);
+  }
+
   // ---- life cycle ----
 
   flush(): Promise<void> {
-    return this.log.flush();
+    if (!this.txnIndex.needsFlush) return this.log.flush();
+    return Promise.all([this.log.flush(), this.txnIndex.flush()]).then(() => undefined);
   }
 
   /** Renames the segment's files, e.g. '' → '.deleted' before a delayed delete. */
@@ -373,6 +394,7 @@ export class LogSegment {
     this.log.renameTo(logFile(this.dir, this.baseOffset, newSuffix));
     renameIfExists(oldIndex, this.offsetIndexFile);
     renameIfExists(oldTime, this.timeIndexFile);
+    this.txnIndex.renameTo(txnIndexFile(this.dir, this.baseOffset, newSuffix));
     if (this.offsetIndex_) this.offsetIndex_.file = this.offsetIndexFile;
     if (this.timeIndex_) this.timeIndex_.file = this.timeIndexFile;
   }
@@ -385,12 +407,14 @@ export class LogSegment {
     }
     this.offsetIndex_?.closeForAppend();
     this.timeIndex_?.closeForAppend();
+    this.txnIndex.close();
     this.log.close();
   }
 
   deleteFiles(): void {
     this.offsetIndex_?.closeForAppend();
     this.timeIndex_?.closeForAppend();
+    this.txnIndex.deleteFile();
     this.log.close();
     for (const f of [this.log.file, this.offsetIndexFile, this.timeIndexFile]) fs.rmSync(f, { force: true });
   }

@@ -7,7 +7,14 @@ import fs from 'node:fs';
 import { readInt64, writeInt64 } from '../protocol/primitives.js';
 import type { BatchHeader } from '../protocol/records/batch-header.js';
 import { writeFileAtomically } from './checkpoint-file.js';
-import { CorruptRecordError, InvalidProducerEpochError, OutOfOrderSequenceError } from './errors.js';
+import type { EndTxnMarker } from '../protocol/records/end-txn-marker.js';
+import {
+  CorruptRecordError,
+  InvalidProducerEpochError,
+  InvalidTxnStateError,
+  OutOfOrderSequenceError,
+  TransactionCoordinatorFencedError,
+} from './errors.js';
 
 export const NUM_BATCHES_TO_RETAIN = 5;
 const NO_SEQUENCE = -1;
@@ -27,7 +34,19 @@ export interface ProducerStateEntry {
   batches: BatchMetadata[];
   /** First offset of the open transaction, or -1. */
   currentTxnFirstOffset: number;
+  /** Epoch of the coordinator that wrote this producer's last marker, -1 before any. */
+  coordinatorEpoch: number;
   lastTimestamp: number;
+}
+
+/** A transaction ended by a marker (Kafka's CompletedTxn); lastOffset is the marker's offset. */
+export interface CompletedTxn {
+  producerId: number;
+  firstOffset: number;
+  lastOffset: number;
+  isAborted: boolean;
+  /** The transaction wrote data to this partition (else firstOffset is the marker's offset). */
+  hadData: boolean;
 }
 
 /** The producer-related fields of a batch (a header, or the same fields after offset assignment). */
@@ -63,6 +82,8 @@ export function producerBatchOf(h: BatchHeader): ProducerBatch {
 
 export class ProducerStateManager {
   private readonly producers = new Map<number, ProducerStateEntry>();
+  /** Open transactions, first offset → producer id, kept in offset order (appends only ever add larger offsets). */
+  private readonly ongoingTxns = new Map<number, number>();
 
   get activeProducers(): ReadonlyMap<number, ProducerStateEntry> {
     return this.producers;
@@ -84,7 +105,18 @@ export class ProducerStateManager {
     if (batch.producerEpoch < entry.producerEpoch) {
       throw new InvalidProducerEpochError(`producer ${batch.producerId} epoch ${batch.producerEpoch} is older than ${entry.producerEpoch}`);
     }
-    if (batch.isControl || firstSeq === NO_SEQUENCE) return null;
+    if (batch.isControl) return null;
+    const duplicate = this.checkSequence(entry, batch);
+    if (duplicate === null && !batch.isTransactional && entry.currentTxnFirstOffset >= 0) {
+      // Kafka's ProducerAppendInfo.appendDataBatch.
+      throw new InvalidTxnStateError(`Expected transactional write from producer ${batch.producerId}: its transaction started at offset ${entry.currentTxnFirstOffset}`);
+    }
+    return duplicate;
+  }
+
+  private checkSequence(entry: ProducerStateEntry, batch: ProducerBatch): BatchMetadata | null {
+    const firstSeq = batch.baseSequence;
+    if (firstSeq === NO_SEQUENCE) return null;
     if (batch.producerEpoch > entry.producerEpoch) {
       if (firstSeq !== 0) throw new OutOfOrderSequenceError(`producer ${batch.producerId} new epoch ${batch.producerEpoch} starts at sequence ${firstSeq}, not 0`);
       return null;
@@ -100,20 +132,65 @@ export class ProducerStateManager {
     return null;
   }
 
-  /** Records an appended batch (offsets assigned). */
-  update(batch: ProducerBatch): void {
-    if (batch.producerId < 0) return;
+  /**
+   * Checks a transaction marker before it is appended (Kafka's ProducerAppendInfo.appendEndTxnMarker):
+   * a fenced producer epoch or an older coordinator epoch is refused.
+   */
+  checkMarker(producerId: number, producerEpoch: number, coordinatorEpoch: number): void {
+    const entry = this.producers.get(producerId);
+    if (entry === undefined) return;
+    if (producerEpoch < entry.producerEpoch) {
+      throw new InvalidProducerEpochError(`marker for producer ${producerId} has epoch ${producerEpoch}, older than ${entry.producerEpoch}`);
+    }
+    if (coordinatorEpoch < entry.coordinatorEpoch) {
+      throw new TransactionCoordinatorFencedError(
+        `marker for producer ${producerId} has coordinator epoch ${coordinatorEpoch}, older than ${entry.coordinatorEpoch}`,
+      );
+    }
+  }
+
+  hasOngoingTransaction(producerId: number): boolean {
+    return (this.producers.get(producerId)?.currentTxnFirstOffset ?? -1) >= 0;
+  }
+
+  /**
+   * Records an appended batch (offsets assigned). A control batch needs its marker; it ends the
+   * producer's transaction, which is returned.
+   */
+  update(batch: ProducerBatch, marker?: EndTxnMarker): CompletedTxn | null {
+    if (batch.producerId < 0) return null;
     let entry = this.producers.get(batch.producerId);
     if (entry === undefined || batch.producerEpoch > entry.producerEpoch) {
-      entry = { producerId: batch.producerId, producerEpoch: batch.producerEpoch, batches: [], currentTxnFirstOffset: entry?.currentTxnFirstOffset ?? -1, lastTimestamp: -1 };
+      entry = {
+        producerId: batch.producerId,
+        producerEpoch: batch.producerEpoch,
+        batches: [],
+        currentTxnFirstOffset: entry?.currentTxnFirstOffset ?? -1,
+        coordinatorEpoch: entry?.coordinatorEpoch ?? -1,
+        lastTimestamp: -1,
+      };
       this.producers.set(batch.producerId, entry);
     }
     entry.lastTimestamp = batch.maxTimestamp;
     if (batch.isControl) {
+      if (marker === undefined) return null;
+      const hadData = entry.currentTxnFirstOffset >= 0;
+      const completed: CompletedTxn = {
+        producerId: batch.producerId,
+        firstOffset: hadData ? entry.currentTxnFirstOffset : batch.baseOffset,
+        lastOffset: batch.baseOffset,
+        isAborted: !marker.commit,
+        hadData,
+      };
+      if (hadData) this.ongoingTxns.delete(entry.currentTxnFirstOffset);
       entry.currentTxnFirstOffset = -1;
-      return;
+      entry.coordinatorEpoch = marker.coordinatorEpoch;
+      return completed;
     }
-    if (batch.isTransactional && entry.currentTxnFirstOffset < 0) entry.currentTxnFirstOffset = batch.baseOffset;
+    if (batch.isTransactional && entry.currentTxnFirstOffset < 0) {
+      entry.currentTxnFirstOffset = batch.baseOffset;
+      this.ongoingTxns.set(batch.baseOffset, batch.producerId);
+    }
     if (batch.baseSequence !== NO_SEQUENCE) {
       entry.batches.push({
         firstSeq: batch.baseSequence,
@@ -124,19 +201,31 @@ export class ProducerStateManager {
       });
       if (entry.batches.length > NUM_BATCHES_TO_RETAIN) entry.batches.shift();
     }
+    return null;
   }
 
   /** The first offset of the oldest open transaction, or null: the last stable offset stops there. */
   firstUnstableOffset(): number | null {
-    let first: number | null = null;
-    for (const e of this.producers.values()) {
-      if (e.currentTxnFirstOffset >= 0 && (first === null || e.currentTxnFirstOffset < first)) first = e.currentTxnFirstOffset;
-    }
-    return first;
+    for (const first of this.ongoingTxns.keys()) return first;
+    return null;
+  }
+
+  /**
+   * The LSO right after `txn` ended (Kafka's ProducerStateManager.lastStableOffset(CompletedTxn)): the
+   * oldest other open transaction's first offset, else the offset after the marker. Call after update().
+   */
+  lastStableOffsetAfter(txn: CompletedTxn): number {
+    return this.firstUnstableOffset() ?? txn.lastOffset + 1;
+  }
+
+  /** Open transactions in offset order. */
+  ongoingTransactions(): Array<{ producerId: number; firstOffset: number }> {
+    return [...this.ongoingTxns].map(([firstOffset, producerId]) => ({ producerId, firstOffset }));
   }
 
   clear(): void {
     this.producers.clear();
+    this.ongoingTxns.clear();
   }
 
   /**
@@ -159,7 +248,7 @@ export class ProducerStateManager {
       writeInt64(buf, last?.lastOffset ?? -1, pos + 14);
       buf.writeInt32BE(last ? last.lastSeq - last.firstSeq : 0, pos + 22);
       writeInt64(buf, e.lastTimestamp, pos + 26);
-      buf.writeInt32BE(-1, pos + 34);
+      buf.writeInt32BE(e.coordinatorEpoch, pos + 34);
       writeInt64(buf, e.currentTxnFirstOffset, pos + 38);
       pos += SNAPSHOT_ENTRY_SIZE;
     }
@@ -174,7 +263,7 @@ export class ProducerStateManager {
     if ((crc32c(buf.subarray(6)) >>> 0) !== buf.readUInt32BE(2)) throw new CorruptRecordError(`snapshot CRC mismatch in ${file}`);
     const count = buf.readInt32BE(6);
     if (buf.length !== SNAPSHOT_HEADER_SIZE + count * SNAPSHOT_ENTRY_SIZE) throw new CorruptRecordError(`bad snapshot size in ${file}`);
-    this.producers.clear();
+    this.clear();
     for (let i = 0, pos = SNAPSHOT_HEADER_SIZE; i < count; i++, pos += SNAPSHOT_ENTRY_SIZE) {
       const producerId = readInt64(buf, pos);
       const lastSeq = buf.readInt32BE(pos + 10);
@@ -182,14 +271,18 @@ export class ProducerStateManager {
       const offsetDelta = buf.readInt32BE(pos + 22);
       const timestamp = readInt64(buf, pos + 26);
       const batches = lastSeq === NO_SEQUENCE ? [] : [{ firstSeq: lastSeq - offsetDelta, lastSeq, firstOffset: lastOffset - offsetDelta, lastOffset, timestamp }];
+      const currentTxnFirstOffset = readInt64(buf, pos + 38);
       this.producers.set(producerId, {
         producerId,
         producerEpoch: buf.readInt16BE(pos + 8),
         batches,
-        currentTxnFirstOffset: readInt64(buf, pos + 38),
+        currentTxnFirstOffset,
+        coordinatorEpoch: buf.readInt32BE(pos + 34),
         lastTimestamp: timestamp,
       });
     }
+    const open = [...this.producers.values()].filter((e) => e.currentTxnFirstOffset >= 0).sort((a, b) => a.currentTxnFirstOffset - b.currentTxnFirstOffset);
+    for (const e of open) this.ongoingTxns.set(e.currentTxnFirstOffset, e.producerId);
   }
 }
 

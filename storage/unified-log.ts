@@ -1,10 +1,13 @@
-// One partition's log (Kafka's UnifiedLog): appends as leader, reads as FileSlices, offset lookups by
-// time, retention, the log start offset, and group-committed flushes.
+// One partition's log (Kafka's UnifiedLog): appends as leader, transaction markers, reads as FileSlices
+// (bounded by the last stable offset for read_committed), offset lookups by time, retention, the log
+// start offset, and group-committed flushes.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { FileSlice } from '../protocol/primitives.js';
-import { decodeBatch } from '../protocol/records/record-batch.js';
+import type { BatchHeader } from '../protocol/records/batch-header.js';
+import { decodeEndTxnMarker, encodeControlKey, encodeEndTxnMarkerValue, type EndTxnMarker } from '../protocol/records/end-txn-marker.js';
+import { NO_SEQUENCE, decodeBatch, encodeBatch } from '../protocol/records/record-batch.js';
 import { LeaderEpochCheckpointFile } from './checkpoint-file.js';
 import { KafkaStorageError, OffsetOutOfRangeError } from './errors.js';
 import { LeaderEpochFileCache } from './leader-epoch-file-cache.js';
@@ -16,13 +19,15 @@ import {
   LOG_FILE_SUFFIX,
   PRODUCER_SNAPSHOT_FILE_SUFFIX,
   SWAP_FILE_SUFFIX,
+  TXN_INDEX_FILE_SUFFIX,
   offsetFromFileName,
   producerSnapshotFile,
 } from './log-file-names.js';
 import { LogSegment, type AppendedBatch, type SegmentConfig } from './log-segment.js';
 import { LogSegments } from './log-segments.js';
 import { LogValidator, type AppendOrigin } from './log-validator.js';
-import { ProducerStateManager, producerBatchOf } from './producer-state-manager.js';
+import { ProducerStateManager, producerBatchOf, type CompletedTxn } from './producer-state-manager.js';
+import type { FetchAbortedTxn } from './transaction-index.js';
 
 /** Single-node kafkite: this broker leads every partition at epoch 0. */
 export const LEADER_EPOCH = 0;
@@ -39,6 +44,11 @@ export interface AppendResult {
   logAppendTime: number;
   logStartOffset: number;
   recordCount: number;
+}
+
+/** A transaction marker's append; `flushed` settles once it is on disk (what acks=all waits for). */
+export interface MarkerAppendResult extends AppendResult {
+  flushed: Promise<void>;
 }
 
 export interface UnifiedLogOptions {
@@ -88,6 +98,8 @@ export class UnifiedLog {
   private dirNeedsSync = false;
   private flushing: Promise<void> | null = null;
   private flushingTarget = 0;
+  /** Base offset of the first segment recovery re-validated at load (its .txnindex is rebuilt), or null. */
+  private recoveredFrom: number | null = null;
   private nextFlush: Promise<void> | null = null;
   private readonly pendingDeletes = new Map<LogSegment, NodeJS.Timeout>();
   private readonly onLogStartOffsetChange: () => void;
@@ -132,8 +144,13 @@ export class UnifiedLog {
     return this.nextOffset;
   }
 
+  /** The first offset of the oldest open transaction, else the high watermark: read_committed reads stop here. */
   get lastStableOffset(): number {
     return this.producerStateManager.firstUnstableOffset() ?? this.highWatermark;
+  }
+
+  hasOngoingTransaction(producerId: bigint | number): boolean {
+    return this.producerStateManager.hasOngoingTransaction(Number(producerId));
   }
 
   get recoveryPoint(): number {
@@ -182,9 +199,14 @@ export class UnifiedLog {
       if (f.endsWith(LOG_FILE_SUFFIX + SWAP_FILE_SUFFIX)) this.completeSwap(offsetFromFileName(f));
     }
     const segConfig = segmentConfigOf(this.config);
-    for (const f of fs.readdirSync(this.dir)) {
+    const names = fs.readdirSync(this.dir);
+    const txnIndexes = new Set(names.filter((f) => f.endsWith(TXN_INDEX_FILE_SUFFIX)).map(offsetFromFileName));
+    const lostTxnIndexes: LogSegment[] = [];
+    for (const f of names) {
       if (f.endsWith(LOG_FILE_SUFFIX) && /^\d{20}\.log$/.test(f)) {
-        this.segments.add(LogSegment.open(this.dir, offsetFromFileName(f), segConfig, this.logger));
+        const segment = LogSegment.open(this.dir, offsetFromFileName(f), segConfig, this.logger);
+        this.segments.add(segment);
+        if (!txnIndexes.has(segment.baseOffset) || !segment.txnIndex.hasValidSize()) lostTxnIndexes.push(segment);
       }
     }
     if (this.segments.isEmpty) {
@@ -195,7 +217,7 @@ export class UnifiedLog {
     this.segments.activeSegment.openForAppend();
     this.recoveryPoint_ = this.nextOffset;
     this.logStartOffset_ = Math.min(Math.max(opts.logStartOffset, this.segments.firstSegment!.baseOffset), this.nextOffset);
-    this.loadProducerState();
+    this.loadProducerState(lostTxnIndexes);
     if (this.leaderEpochCache.latestEpoch < 0) this.leaderEpochCache.assign(LEADER_EPOCH, this.logStartOffset_);
     this.leaderEpochCache.truncateFromStart(this.logStartOffset_);
     this.leaderEpochCache.truncateFromEnd(this.nextOffset);
@@ -229,6 +251,7 @@ export class UnifiedLog {
    */
   private recover(recoveryPoint: number): number {
     const toRecover = this.segments.segmentsFrom(recoveryPoint);
+    if (toRecover.length > 0) this.recoveredFrom = Math.min(this.recoveredFrom ?? Infinity, toRecover[0].baseOffset);
     let nextOffset = this.segments.activeSegment.baseOffset;
     for (let i = 0; i < toRecover.length; i++) {
       const segment = toRecover[i];
@@ -253,9 +276,15 @@ export class UnifiedLog {
 
   /**
    * Producer state: the latest usable snapshot at or below the log end offset, then the batch headers
-   * after it. Snapshots beyond the end (the log was truncated) or damaged are deleted.
+   * after it. Snapshots beyond the end (the log was truncated) or damaged are deleted. The .txnindex of
+   * each recovered segment, and of each segment whose file was lost, is rebuilt on the way (Kafka's
+   * LogSegment.recover with the ProducerStateManager); when that needs the state from before the
+   * snapshot, the whole log is replayed.
    */
-  private loadProducerState(): void {
+  private loadProducerState(lostTxnIndexes: readonly LogSegment[]): void {
+    const rebuild = new Set<LogSegment>(lostTxnIndexes.filter((seg) => this.segments.values().includes(seg)));
+    if (this.recoveredFrom !== null) for (const seg of this.segments.segmentsFrom(this.recoveredFrom)) rebuild.add(seg);
+    const rebuildFrom = Math.min(...[...rebuild].map((seg) => seg.baseOffset));
     this.producerStateManager.clear();
     let from = this.logStartOffset_;
     const snapshots = this.snapshotOffsets();
@@ -266,6 +295,7 @@ export class UnifiedLog {
         fs.rmSync(file, { force: true });
         continue;
       }
+      if (offset > rebuildFrom) continue;
       try {
         this.producerStateManager.loadSnapshot(file);
         from = Math.max(offset, this.logStartOffset_);
@@ -275,12 +305,36 @@ export class UnifiedLog {
         fs.rmSync(file, { force: true });
       }
     }
+    for (const seg of rebuild) seg.txnIndex.reset();
     for (const segment of this.segments.segmentsFrom(from)) {
       const start = segment.baseOffset >= from ? null : segment.translateOffset(from);
-      for (const { header } of segment.log.headersFrom(start?.position ?? 0)) {
-        if (header.producerId >= 0 && header.lastOffset >= from) this.producerStateManager.update(producerBatchOf(header));
+      const rebuilding = rebuild.has(segment);
+      for (const { position, header } of segment.log.headersFrom(start?.position ?? 0)) {
+        if (header.producerId < 0 || header.lastOffset < from) continue;
+        const completed = this.producerStateManager.update(producerBatchOf(header), header.isControl ? this.markerAt(segment, position, header) : undefined);
+        if (rebuilding && completed !== null) this.maybeIndexAbortedTxn(segment, completed);
       }
     }
+    if (rebuild.size > 0) {
+      this.logger.info({ topic: this.topic, partition: this.partition, segments: [...rebuild].map((seg) => seg.baseOffset) }, 'transaction indexes rebuilt');
+    }
+  }
+
+  /** The end-transaction marker of the control batch at `position`; undefined for another control type. */
+  private markerAt(segment: LogSegment, position: number, header: BatchHeader): EndTxnMarker | undefined {
+    const record = decodeBatch(segment.log.read(position, header.sizeInBytes)).records[0];
+    return record ? (decodeEndTxnMarker(record.key, record.value) ?? undefined) : undefined;
+  }
+
+  /** An aborted transaction that wrote data here goes into the .txnindex of the segment holding its marker. */
+  private maybeIndexAbortedTxn(segment: LogSegment, txn: CompletedTxn): void {
+    if (!txn.isAborted || !txn.hadData) return;
+    segment.updateTxnIndex({
+      producerId: txn.producerId,
+      firstOffset: txn.firstOffset,
+      lastOffset: txn.lastOffset,
+      lastStableOffset: this.producerStateManager.lastStableOffsetAfter(txn),
+    });
   }
 
   private snapshotOffsets(): number[] {
@@ -306,6 +360,38 @@ export class UnifiedLog {
    * gets its original offsets back without being appended again.
    */
   appendAsLeader(records: Buffer, now: number, origin: AppendOrigin = 'client'): AppendResult {
+    return this.append(records, now, origin);
+  }
+
+  /**
+   * Ends `producerId`'s transaction on this partition with a COMMIT or ABORT control batch (Kafka's
+   * UnifiedLog.appendAsLeader with AppendOrigin.COORDINATOR of MemoryRecords.withEndTransactionMarker).
+   * Refused with INVALID_PRODUCER_EPOCH for an older producer epoch and TRANSACTION_COORDINATOR_FENCED
+   * for an older coordinator epoch. Moves the LSO; an abort of a transaction with data here is added to
+   * the .txnindex. A flush starts at once: await `flushed` (or flush()) before acting on the marker.
+   */
+  appendTransactionMarker(producerId: bigint | number, producerEpoch: number, coordinatorEpoch: number, commit: boolean, now: number): MarkerAppendResult {
+    this.checkOnline();
+    const pid = Number(producerId);
+    this.producerStateManager.checkMarker(pid, producerEpoch, coordinatorEpoch);
+    const records = encodeBatch({
+      baseOffset: 0,
+      records: [{ offset: 0, timestamp: now, key: encodeControlKey(commit), value: encodeEndTxnMarkerValue(coordinatorEpoch), headers: [] }],
+      producerId: pid,
+      producerEpoch,
+      baseSequence: NO_SEQUENCE,
+      isTransactional: true,
+      isControl: true,
+      partitionLeaderEpoch: LEADER_EPOCH,
+    });
+    const result = this.append(records, now, 'coordinator', { commit, coordinatorEpoch });
+    const flushed = this.flush();
+    // Handled here so that a caller that does not wait cannot crash the process; awaiting still sees the error.
+    flushed.catch(() => {});
+    return { ...result, flushed };
+  }
+
+  private append(records: Buffer, now: number, origin: AppendOrigin, marker?: EndTxnMarker): AppendResult {
     this.checkOnline();
     const batches = LogValidator.validate(records, this.config, origin, allRecordsHaveKeys);
     const first = batches[0];
@@ -350,7 +436,17 @@ export class UnifiedLog {
       throw this.storageFailure(segment ? `append to ${segment.log.file} failed` : `roll of ${this.topic}-${this.partition} failed`, err);
     }
     this.nextOffset = offset;
-    for (const batch of batches) if (batch.producerId >= 0) this.producerStateManager.update(producerBatchOf(batch));
+    for (const batch of batches) {
+      if (batch.producerId < 0) continue;
+      const completed = this.producerStateManager.update(producerBatchOf(batch), batch.isControl ? marker : undefined);
+      if (completed !== null) {
+        try {
+          this.maybeIndexAbortedTxn(segment!, completed);
+        } catch (err) {
+          throw this.storageFailure(`append to ${segment!.txnIndex.file} failed`, err);
+        }
+      }
+    }
     this.unflushedMessages += recordCount;
     if (this.unflushedMessages >= this.config.flushMessages) {
       this.flush().catch((err) => this.logger.error({ err }, `flush of ${this.topic}-${this.partition} failed`));
@@ -452,6 +548,25 @@ export class UnifiedLog {
    * `minOneBatch`), as file ranges from a single segment. Empty at the log end offset.
    */
   read(fetchOffset: number, maxBytes: number, minOneBatch: boolean): { slices: FileSlice[]; bytes: number } {
+    return this.readUpTo(fetchOffset, maxBytes, minOneBatch, this.nextOffset);
+  }
+
+  /**
+   * read_committed (Kafka's FetchIsolation.TXN_COMMITTED): batches below the last stable offset only,
+   * and the aborted transactions overlapping what was read, for the consumer to skip.
+   */
+  readCommitted(fetchOffset: number, maxBytes: number, minOneBatch: boolean): { slices: FileSlice[]; bytes: number; abortedTransactions: FetchAbortedTxn[] } {
+    const maxOffset = this.lastStableOffset;
+    const read = this.readUpTo(fetchOffset, maxBytes, minOneBatch, maxOffset);
+    if (read.bytes === 0) return { ...read, abortedTransactions: [] };
+    // Kafka bounds the search by the offset after what was read; the next segment's base or the LSO
+    // over-approximates that (clients ignore aborted transactions past their records).
+    const upperBound = Math.min(this.segments.higherSegment(this.segments.floorSegment(fetchOffset)!.baseOffset)?.baseOffset ?? maxOffset, maxOffset);
+    const abortedTransactions = this.collectAbortedTransactions(fetchOffset, upperBound).map((t) => ({ producerId: t.producerId, firstOffset: t.firstOffset }));
+    return { ...read, abortedTransactions };
+  }
+
+  private readUpTo(fetchOffset: number, maxBytes: number, minOneBatch: boolean, maxOffset: number): { slices: FileSlice[]; bytes: number } {
     this.checkOnline();
     if (fetchOffset < this.logStartOffset_ || fetchOffset > this.nextOffset) {
       throw new OffsetOutOfRangeError(
@@ -459,14 +574,28 @@ export class UnifiedLog {
       );
     }
     let segment = this.segments.floorSegment(fetchOffset);
-    while (segment !== undefined && fetchOffset < this.nextOffset) {
-      const result = segment.read(fetchOffset, maxBytes, minOneBatch);
+    while (segment !== undefined && fetchOffset < maxOffset) {
+      const next = this.segments.higherSegment(segment.baseOffset);
+      // The batch starting at maxOffset (a batch boundary) bounds the read when it is in this segment.
+      const maxPosition = maxOffset < (next?.baseOffset ?? this.nextOffset) ? (segment.translateOffset(maxOffset)?.position ?? segment.size) : segment.size;
+      const result = segment.read(fetchOffset, maxBytes, minOneBatch, maxPosition);
       if (result !== null) {
         return result.slice.length > 0 ? { slices: [result.slice], bytes: result.slice.length } : { slices: [], bytes: 0 };
       }
-      segment = this.segments.higherSegment(segment.baseOffset);
+      segment = next;
     }
     return { slices: [], bytes: 0 };
+  }
+
+  /** Aborted transactions overlapping [startOffset, upperBoundOffset), from the .txnindex of the segments from startOffset on. */
+  collectAbortedTransactions(startOffset: number, upperBoundOffset: number): ReturnType<LogSegment['collectAbortedTxns']>['aborted'] {
+    const out: ReturnType<LogSegment['collectAbortedTxns']>['aborted'] = [];
+    for (const segment of this.segments.segmentsFrom(startOffset)) {
+      const { aborted, isComplete } = segment.collectAbortedTxns(startOffset, upperBoundOffset);
+      out.push(...aborted);
+      if (isComplete) break;
+    }
+    return out;
   }
 
   /**

@@ -21,7 +21,7 @@ export const handler: Handler<DescribeProducersRequest, DescribeProducersRespons
             producerEpoch: p.producerEpoch,
             lastSequence: p.batches.at(-1)?.lastSeq ?? -1,
             lastTimestamp: p.lastTimestamp,
-            coordinatorEpoch: -1,
+            coordinatorEpoch: p.coordinatorEpoch,
             currentTxnStartOffset: p.currentTxnFirstOffset,
           }));
           return { partitionIndex, errorCode: ErrorCode.NONE, errorMessage: null, activeProducers };

@@ -190,7 +190,7 @@ function* dumpProducerSnapshot(file: string, problems: string[]): Generator<stri
   for (const e of state.activeProducers.values()) {
     const txn = e.currentTxnFirstOffset >= 0 ? `OptionalLong[${e.currentTxnFirstOffset}]` : 'OptionalLong.empty';
     let line =
-      `producerId: ${e.producerId} producerEpoch: ${e.producerEpoch} coordinatorEpoch: -1 ` +
+      `producerId: ${e.producerId} producerEpoch: ${e.producerEpoch} coordinatorEpoch: ${e.coordinatorEpoch} ` +
       `currentTxnFirstOffset: ${txn} lastTimestamp: ${e.lastTimestamp} `;
     const b = e.batches[0];
     if (b) line += `firstSequence: ${b.firstSeq} lastSequence: ${b.lastSeq} lastOffset: ${b.lastOffset} offsetDelta: ${b.lastSeq - b.firstSeq} timestamp: ${b.timestamp}`;

@@ -36,6 +36,8 @@ describe('LogManager', () => {
       '00000000000000000000.index',
       '00000000000000000000.log',
       '00000000000000000000.timeindex',
+      // Created empty with its segment (Kafka creates it at the first abort) so that a lost one is noticed and rebuilt.
+      '00000000000000000000.txnindex',
       'leader-epoch-checkpoint',
       'partition.metadata',
     ]);

@@ -1,0 +1,294 @@
+// Log side of transactions: transactional batches, markers, the LSO, .txnindex and read_committed reads.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { batchesIn } from '../../protocol/records/batch-header.js';
+import { decodeBatch, encodeBatch, type KafkaRecord } from '../../protocol/records/record-batch.js';
+import { InvalidProducerEpochError, InvalidRecordError, InvalidTxnStateError, TransactionCoordinatorFencedError } from '../../storage/errors.js';
+import type { UnifiedLog } from '../../storage/unified-log.js';
+import { config, openLog, readSlice, tempDir } from './helpers.js';
+
+let dir: string;
+let log: UnifiedLog | undefined;
+afterEach(async () => {
+  await log?.close();
+  log = undefined;
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const sequences = new Map<number, number>();
+
+/** A transactional (or plain idempotent) batch of `count` records from `producerId`, with the next sequence. */
+function txnBatch(producerId: number, count: number, opts: { epoch?: number; transactional?: boolean; valueSize?: number } = {}): Buffer {
+  const seq = sequences.get(producerId) ?? 0;
+  sequences.set(producerId, seq + count);
+  const records: KafkaRecord[] = [];
+  for (let i = 0; i < count; i++) {
+    records.push({ offset: i, timestamp: 1_700_000_000_000 + i, key: Buffer.from(`k${i}`), value: Buffer.alloc(opts.valueSize ?? 20, 7), headers: [] });
+  }
+  return encodeBatch({
+    baseOffset: 0,
+    records,
+    producerId,
+    producerEpoch: opts.epoch ?? 0,
+    baseSequence: seq,
+    isTransactional: opts.transactional ?? true,
+  });
+}
+
+function partitionDir(): string {
+  return path.join(dir, 'topic-0');
+}
+
+function txnIndexFiles(): string[] {
+  return fs.readdirSync(partitionDir()).filter((f) => f.endsWith('.txnindex')).sort();
+}
+
+function txnIndexBytes(baseOffset = 0): Buffer {
+  return fs.readFileSync(path.join(partitionDir(), `${String(baseOffset).padStart(20, '0')}.txnindex`));
+}
+
+/** The 34-byte entry Kafka's TransactionIndex writes, built independently of the code under test. */
+function expectedEntry(producerId: number, firstOffset: number, lastOffset: number, lso: number): Buffer {
+  const b = Buffer.alloc(34);
+  b.writeInt16BE(0, 0);
+  b.writeBigInt64BE(BigInt(producerId), 2);
+  b.writeBigInt64BE(BigInt(firstOffset), 10);
+  b.writeBigInt64BE(BigInt(lastOffset), 18);
+  b.writeBigInt64BE(BigInt(lso), 26);
+  return b;
+}
+
+function allBatches(l: UnifiedLog): ReturnType<typeof decodeBatch>[] {
+  const out: ReturnType<typeof decodeBatch>[] = [];
+  for (const seg of l.segments.values()) {
+    const buf = seg.log.read(0, seg.size);
+    for (const h of batchesIn(buf)) out.push(decodeBatch(buf.subarray(h.pos, h.pos + h.sizeInBytes)));
+  }
+  return out;
+}
+
+describe('transactional appends and markers', () => {
+  it('holds the LSO at the first offset of the oldest open transaction until its marker', () => {
+    dir = tempDir();
+    sequences.clear();
+    log = openLog(dir, config());
+    log.appendAsLeader(txnBatch(1, 2, { transactional: false }), 0); // 0-1 idempotent, not in a txn
+    expect(log.lastStableOffset).toBe(2);
+    log.appendAsLeader(txnBatch(7, 3), 0); // 2-4, txn of producer 7
+    expect(log.hasOngoingTransaction(7n)).toBe(true);
+    expect(log.hasOngoingTransaction(8)).toBe(false);
+    expect(log.lastStableOffset).toBe(2);
+    log.appendAsLeader(txnBatch(8, 2), 0); // 5-6, txn of producer 8
+    log.appendAsLeader(txnBatch(7, 1), 0); // 7
+    expect(log.highWatermark).toBe(8);
+    expect(log.lastStableOffset).toBe(2);
+
+    const commit = log.appendTransactionMarker(7n, 0, 3, true, 1234);
+    expect([commit.firstOffset, commit.lastOffset]).toEqual([8, 8]);
+    expect(log.hasOngoingTransaction(7n)).toBe(false);
+    expect(log.lastStableOffset).toBe(5); // producer 8's txn still open
+    log.appendTransactionMarker(8n, 0, 3, true, 1235);
+    expect(log.lastStableOffset).toBe(10);
+    expect(log.lastStableOffset).toBe(log.highWatermark);
+    expect(log.producerStateManager.activeProducers.get(7)!.coordinatorEpoch).toBe(3);
+    expect(txnIndexBytes().length).toBe(0); // commits add nothing to the .txnindex
+  });
+
+  it('writes the marker as a control batch in Kafka layout', async () => {
+    dir = tempDir();
+    sequences.clear();
+    log = openLog(dir, config());
+    log.appendAsLeader(txnBatch(42, 2, { epoch: 5 }), 0);
+    const r = log.appendTransactionMarker(42n, 5, 17, false, 1_700_000_000_999);
+    await r.flushed;
+    expect(log.recoveryPoint).toBe(3); // on disk, as acks=all would be
+    const marker = allBatches(log)[1];
+    const h = marker.header;
+    expect([h.baseOffset, h.isControl, h.isTransactional, h.producerId, h.producerEpoch, h.baseSequence, h.recordsCount]).toEqual([2, true, true, 42, 5, -1, 1]);
+    expect(h.attributes & 0x30).toBe(0x30);
+    expect(marker.records[0].key).toEqual(Buffer.from([0, 0, 0, 0])); // version 0, type 0 = ABORT
+    expect(marker.records[0].value).toEqual(Buffer.from([0, 0, 0, 0, 0, 17])); // version 0, coordinatorEpoch 17
+    expect(marker.records[0].timestamp).toBe(1_700_000_000_999);
+    const commit = log.appendTransactionMarker(42n, 5, 17, true, 0);
+    expect(allBatches(log)[2].records[0].key).toEqual(Buffer.from([0, 0, 0, 1]));
+    await commit.flushed;
+  });
+
+  it('indexes aborted transactions in .txnindex with Kafka\'s 34-byte entries', () => {
+    dir = tempDir();
+    sequences.clear();
+    log = openLog(dir, config());
+    log.appendAsLeader(txnBatch(7, 3), 0); // 0-2
+    log.appendAsLeader(txnBatch(9, 2), 0); // 3-4
+    log.appendTransactionMarker(7n, 0, 0, false, 0); // 5: abort 7; producer 9 still open from 3
+    log.appendTransactionMarker(9n, 0, 0, false, 0); // 6: abort 9; nothing open: LSO 7
+    log.appendTransactionMarker(9n, 0, 0, false, 0); // 7: abort without data here: no entry
+    expect(txnIndexBytes()).toEqual(Buffer.concat([expectedEntry(7, 0, 5, 3), expectedEntry(9, 3, 6, 7)]));
+  });
+
+  it('rejects a control batch from a client and changes nothing', () => {
+    dir = tempDir();
+    sequences.clear();
+    log = openLog(dir, config());
+    log.appendAsLeader(txnBatch(7, 1), 0);
+    const forged = encodeBatch({
+      baseOffset: 0,
+      records: [{ offset: 0, timestamp: 0, key: Buffer.from([0, 0, 0, 1]), value: Buffer.from([0, 0, 0, 0, 0, 0]), headers: [] }],
+      producerId: 7,
+      producerEpoch: 0,
+      isTransactional: true,
+      isControl: true,
+    });
+    let error: unknown;
+    try {
+      log.appendAsLeader(forged, 0);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(InvalidRecordError);
+    expect((error as InvalidRecordError).code).toBe(87);
+    expect(log.logEndOffset).toBe(1);
+    expect(log.hasOngoingTransaction(7)).toBe(true);
+    expect(log.lastStableOffset).toBe(0);
+  });
+
+  it('fences markers with an older producer or coordinator epoch, and plain writes inside a transaction', () => {
+    dir = tempDir();
+    sequences.clear();
+    log = openLog(dir, config());
+    log.appendAsLeader(txnBatch(7, 1, { epoch: 3 }), 0);
+    log.appendTransactionMarker(7n, 3, 10, true, 0);
+    log.appendAsLeader(txnBatch(7, 1, { epoch: 3 }), 0); // 2: next txn
+    const end = log.logEndOffset;
+    expect(() => log!.appendTransactionMarker(7n, 2, 10, false, 0)).toThrow(InvalidProducerEpochError);
+    expect(() => log!.appendTransactionMarker(7n, 3, 9, false, 0)).toThrow(TransactionCoordinatorFencedError);
+    expect(() => log!.appendAsLeader(txnBatch(7, 1, { epoch: 3, transactional: false }), 0)).toThrow(InvalidTxnStateError);
+    expect(log.logEndOffset).toBe(end);
+    expect(log.hasOngoingTransaction(7)).toBe(true);
+    expect(log.lastStableOffset).toBe(2);
+  });
+});
+
+describe('read_committed reads', () => {
+  it('stop at the LSO and return the aborted transactions of the range', () => {
+    dir = tempDir();
+    sequences.clear();
+    log = openLog(dir, config());
+    log.appendAsLeader(txnBatch(7, 2), 0); // 0-1 aborted
+    log.appendTransactionMarker(7n, 0, 0, false, 0); // 2
+    log.appendAsLeader(txnBatch(8, 2), 0); // 3-4 committed
+    log.appendTransactionMarker(8n, 0, 0, true, 0); // 5
+    log.appendAsLeader(txnBatch(9, 2), 0); // 6-7 open
+    expect(log.lastStableOffset).toBe(6);
+
+    const committed = log.readCommitted(0, 1 << 20, true);
+    const offsets = [...batchesIn(readSlice(committed.slices[0]))].map((h) => h.baseOffset);
+    expect(offsets).toEqual([0, 2, 3, 5]);
+    expect(committed.abortedTransactions).toEqual([{ producerId: 7, firstOffset: 0 }]);
+    // read_uncommitted sees everything.
+    expect([...batchesIn(readSlice(log.read(0, 1 << 20, true).slices[0]))].map((h) => h.baseOffset)).toEqual([0, 2, 3, 5, 6]);
+    // At or past the LSO: nothing yet, no error.
+    expect(log.readCommitted(6, 1 << 20, true)).toEqual({ slices: [], bytes: 0, abortedTransactions: [] });
+    // From the committed data on: no aborted transaction overlaps.
+    expect(log.readCommitted(3, 1 << 20, true).abortedTransactions).toEqual([]);
+    log.appendTransactionMarker(9n, 0, 0, true, 0);
+    expect([...batchesIn(readSlice(log.readCommitted(6, 1 << 20, true).slices[0]))].map((h) => h.baseOffset)).toEqual([6, 8]);
+  });
+
+  it('finds aborted transactions whose marker is in a later segment', () => {
+    dir = tempDir();
+    sequences.clear();
+    log = openLog(dir, config());
+    log.appendAsLeader(txnBatch(7, 2), 0); // 0-1
+    log.roll();
+    log.appendAsLeader(txnBatch(8, 1, { transactional: false }), 0); // 2
+    log.appendTransactionMarker(7n, 0, 0, false, 0); // 3, in segment 2
+    expect(txnIndexFiles()).toEqual(['00000000000000000000.txnindex', '00000000000000000002.txnindex']);
+    expect(txnIndexBytes(2)).toEqual(expectedEntry(7, 0, 3, 4));
+    const r = log.readCommitted(0, 1 << 20, true);
+    expect(r.bytes).toBeGreaterThan(0);
+    expect(r.abortedTransactions).toEqual([{ producerId: 7, firstOffset: 0 }]);
+  });
+});
+
+describe('.txnindex life cycle and recovery', () => {
+  async function abortedLog(): Promise<Buffer[]> {
+    dir = tempDir();
+    sequences.clear();
+    const l = openLog(dir, config());
+    l.appendAsLeader(txnBatch(7, 2), 0); // 0-1
+    l.appendAsLeader(txnBatch(8, 2), 0); // 2-3
+    l.roll();
+    l.appendTransactionMarker(7n, 0, 0, false, 0); // 4
+    l.appendAsLeader(txnBatch(9, 2), 0); // 5-6
+    l.roll();
+    l.appendTransactionMarker(8n, 0, 0, false, 0); // 7
+    l.appendTransactionMarker(9n, 0, 0, true, 0); // 8
+    l.appendAsLeader(txnBatch(10, 1), 0); // 9, left open
+    await l.close();
+    return [txnIndexBytes(0), txnIndexBytes(4), txnIndexBytes(7)];
+  }
+
+  it('rebuilds a deleted .txnindex at start-up', async () => {
+    const before = await abortedLog();
+    expect(before[1]).toEqual(expectedEntry(7, 0, 4, 2));
+    expect(before[2]).toEqual(expectedEntry(8, 2, 7, 5)); // producer 9 open from 5
+    fs.rmSync(path.join(partitionDir(), '00000000000000000004.txnindex'));
+    fs.rmSync(path.join(partitionDir(), '00000000000000000007.txnindex'));
+    log = openLog(dir, config(), { recoveryPoint: 10, hadCleanShutdown: true });
+    expect([txnIndexBytes(0), txnIndexBytes(4), txnIndexBytes(7)]).toEqual(before);
+    expect(log.readCommitted(0, 1 << 20, true).abortedTransactions).toEqual([
+      { producerId: 7, firstOffset: 0 },
+      { producerId: 8, firstOffset: 2 },
+    ]);
+    expect(log.lastStableOffset).toBe(9);
+  });
+
+  it('rebuilds a damaged .txnindex and those of recovered segments', async () => {
+    const before = await abortedLog();
+    fs.appendFileSync(path.join(partitionDir(), '00000000000000000004.txnindex'), Buffer.from([1, 2, 3]));
+    fs.writeFileSync(path.join(partitionDir(), '00000000000000000007.txnindex'), Buffer.alloc(0));
+    // Unclean shutdown with nothing flushed: every segment is recovered.
+    log = openLog(dir, config(), { recoveryPoint: 0, hadCleanShutdown: false });
+    expect([txnIndexBytes(0), txnIndexBytes(4), txnIndexBytes(7)]).toEqual(before);
+    expect(log.lastStableOffset).toBe(9);
+  });
+
+  it('producer snapshots carry open transactions and coordinator epochs across a restart', async () => {
+    dir = tempDir();
+    sequences.clear();
+    let l = openLog(dir, config());
+    l.appendAsLeader(txnBatch(7, 2, { epoch: 1 }), 0); // 0-1
+    l.appendTransactionMarker(7n, 1, 4, true, 0); // 2
+    l.appendAsLeader(txnBatch(7, 2, { epoch: 1 }), 0); // 3-4, open
+    await l.close();
+    const snapshots = fs.readdirSync(partitionDir()).filter((f) => f.endsWith('.snapshot'));
+    expect(snapshots).toEqual(['00000000000000000005.snapshot']);
+    // Kafka's v1 entry: coordinatorEpoch at 34, currentTxnFirstOffset at 38 (after a 10-byte header).
+    const snap = fs.readFileSync(path.join(partitionDir(), snapshots[0]));
+    expect(snap.readInt32BE(10 + 34)).toBe(4);
+    expect(snap.readBigInt64BE(10 + 38)).toBe(3n);
+    l = log = openLog(dir, config(), { recoveryPoint: 5, hadCleanShutdown: true });
+    expect(l.lastStableOffset).toBe(3);
+    expect(l.hasOngoingTransaction(7)).toBe(true);
+    expect(() => l.appendTransactionMarker(7n, 1, 3, true, 0)).toThrow(TransactionCoordinatorFencedError);
+    l.appendTransactionMarker(7n, 1, 4, false, 0);
+    expect(txnIndexBytes()).toEqual(expectedEntry(7, 3, 5, 6));
+  });
+
+  it('deletes a segment\'s .txnindex with the segment', async () => {
+    dir = tempDir();
+    sequences.clear();
+    log = openLog(dir, config({ fileDeleteDelayMs: 0 }));
+    log.appendAsLeader(txnBatch(7, 2), 0);
+    log.appendTransactionMarker(7n, 0, 0, false, 0);
+    log.roll();
+    log.appendAsLeader(txnBatch(8, 1, { transactional: false }), 0);
+    expect(txnIndexFiles()).toEqual(['00000000000000000000.txnindex', '00000000000000000003.txnindex']);
+    log.deleteRecordsBefore(3);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(txnIndexFiles()).toEqual(['00000000000000000003.txnindex']);
+    expect(fs.readdirSync(partitionDir()).filter((f) => f.startsWith('00000000000000000000'))).toEqual([]);
+  });
+});
