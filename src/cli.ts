@@ -7,7 +7,8 @@ import { KafkiteServer } from './server.js';
 
 const USAGE = `Usage:
   kafkite start [server.properties] [--override key=value]...
-  kafkite dump-log --files f1[,f2] [--print-data-log] [--deep-iteration] [--index-sanity-check]`;
+  kafkite dump-log --files f1[,f2] [--print-data-log] [--deep-iteration] [--index-sanity-check]
+  kafkite lookup --dir <partition dir> (--offset N | --timestamp T) [--max-bytes B] [--json]`;
 
 const DEFAULT_CONFIG_FILE = 'config/server.properties';
 
@@ -94,9 +95,16 @@ async function dumpLogCommand(args: string[]): Promise<void> {
   await runDumpLog(args);
 }
 
+async function lookupCommand(args: string[]): Promise<void> {
+  const { runLookup } = await import('./tools/lookup-cli.js');
+  await runLookup(args);
+}
+
+const COMMANDS: Record<string, (args: string[]) => Promise<void>> = { start, 'dump-log': dumpLogCommand, lookup: lookupCommand };
+
 export function main(argv: string[]): void {
   const [command, ...rest] = argv;
-  const run = command === 'start' ? start : command === 'dump-log' ? dumpLogCommand : undefined;
+  const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (!run) fail(USAGE, command === undefined || command === '--help' ? 0 : 2);
   run(rest).catch((err) => fail(`kafkite: ${(err as Error).stack ?? err}`, 1));
 }

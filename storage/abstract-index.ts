@@ -75,13 +75,16 @@ export abstract class AbstractIndex {
     if (this.fd !== null) fs.writeSync(this.fd, this.buf, pos, this.entrySize, pos);
   }
 
-  /** The index of the last entry whose key is <= target, or -1 (binary search). */
-  protected largestLowerBoundSlot(target: number, keyOf: (slot: number) => number): number {
+  /** The index of the last entry whose key is <= target, or -1 (binary search). `onProbe` sees every slot read. */
+  protected largestLowerBoundSlot(target: number, keyOf: (slot: number) => number, onProbe?: (slot: number) => void): number {
     let lo = 0;
     let hi = this.entryCount - 1;
-    if (hi < 0 || keyOf(0) > target) return -1;
+    if (hi < 0) return -1;
+    onProbe?.(0);
+    if (keyOf(0) > target) return -1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >>> 1;
+      onProbe?.(mid);
       if (keyOf(mid) <= target) lo = mid;
       else hi = mid - 1;
     }

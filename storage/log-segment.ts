@@ -7,6 +7,7 @@ import type { FileSlice } from '../protocol/primitives.js';
 import { BatchHeader, batchesIn } from '../protocol/records/batch-header.js';
 import { FileRecords, type BatchLocation } from './file-records.js';
 import { logFile, offsetIndexFile, timeIndexFile, txnIndexFile } from './log-file-names.js';
+import type { LookupStep, LookupTrace } from './lookup-trace.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex, type TimestampOffset } from './time-index.js';
 import { TransactionIndex, type AbortedTxn } from './transaction-index.js';
@@ -328,12 +329,15 @@ export class LogSegment {
   // ---- reads ----
 
   /** The first batch whose last offset is >= `offset`, found by index lookup and a bounded forward scan. */
-  translateOffset(offset: number, startingPosition = 0): BatchLocation | null {
-    const entry = this.offsetIndex.lookup(offset);
-    for (const batch of this.log.batchesFrom(Math.max(entry.position, startingPosition))) {
-      if (batch.lastOffset >= offset) return batch;
+  translateOffset(offset: number, startingPosition = 0, trace?: LookupTrace): BatchLocation | null {
+    const entry = this.offsetIndex.lookup(offset, trace);
+    const from = Math.max(entry.position, startingPosition);
+    const scan = trace && this.scanStep('offset', from);
+    for (const batch of this.log.batchesFrom(from)) {
+      if (batch.lastOffset >= offset) return finishScan(trace, scan, batch);
+      scan?.batches.push(batch);
     }
-    return null;
+    return finishScan(trace, scan, null);
   }
 
   /**
@@ -341,31 +345,54 @@ export class LogSegment {
    * whatever its size when `minOneBatch`), none at or past `maxPosition`. Null when no batch in this
    * segment reaches `startOffset`.
    */
-  read(startOffset: number, maxSize: number, minOneBatch: boolean, maxPosition = this.size): { slice: FileSlice; first: BatchLocation } | null {
-    const first = this.translateOffset(startOffset);
+  read(
+    startOffset: number,
+    maxSize: number,
+    minOneBatch: boolean,
+    maxPosition = this.size,
+    trace?: LookupTrace,
+  ): { slice: FileSlice; first: BatchLocation } | null {
+    const first = this.translateOffset(startOffset, 0, trace);
     if (first === null) return null;
-    if (first.position >= maxPosition || (first.size > maxSize && !minOneBatch)) return { slice: this.log.slice(first.position, 0), first };
-    // maxPosition (the last stable offset's batch, for read_committed) is a batch boundary.
-    const limit = Math.min(first.position + Math.max(maxSize, first.size), maxPosition);
-    return { slice: this.log.slice(first.position, this.batchBoundaryAtOrBefore(limit, first.position) - first.position), first };
+    let slice: FileSlice;
+    if (first.position >= maxPosition || (first.size > maxSize && !minOneBatch)) {
+      slice = this.log.slice(first.position, 0);
+    } else {
+      // maxPosition (the last stable offset's batch, for read_committed) is a batch boundary.
+      const limit = Math.min(first.position + Math.max(maxSize, first.size), maxPosition);
+      slice = this.log.slice(first.position, this.batchBoundaryAtOrBefore(limit, first.position, trace) - first.position);
+    }
+    trace?.add({ kind: 'range', file: this.log.file, position: slice.position, length: slice.length, bytesScanned: trace.bytesScanned });
+    return { slice, first };
   }
 
   /** The largest batch boundary <= `limit`, scanning forward from the index entry nearest below it. */
-  private batchBoundaryAtOrBefore(limit: number, from: number): number {
+  private batchBoundaryAtOrBefore(limit: number, from: number, trace?: LookupTrace): number {
     if (limit >= this.size) return this.size;
-    let pos = Math.max(this.offsetIndex.lookupByPosition(limit).position, from);
-    for (const batch of this.log.batchesFrom(pos, limit)) pos = batch.position + batch.size;
+    let pos = Math.max(this.offsetIndex.lookupByPosition(limit, trace).position, from);
+    const scan = trace && this.scanStep('range-end', pos);
+    for (const batch of this.log.batchesFrom(pos, limit)) {
+      scan?.batches.push(batch);
+      pos = batch.position + batch.size;
+    }
+    if (trace && scan) trace.add({ ...scan, bytesScanned: pos - scan.from });
     return pos;
   }
 
   /** The first batch after `startingOffset` with max timestamp >= `timestamp`, found through the time index. */
-  findBatchByTimestamp(timestamp: number, startingOffset: number): BatchLocation | null {
-    const te = this.timeIndex.lookup(timestamp);
-    const position = this.offsetIndex.lookup(Math.max(te.offset, startingOffset)).position;
+  findBatchByTimestamp(timestamp: number, startingOffset: number, trace?: LookupTrace): BatchLocation | null {
+    const te = this.timeIndex.lookup(timestamp, trace);
+    const position = this.offsetIndex.lookup(Math.max(te.offset, startingOffset), trace).position;
+    const scan = trace && this.scanStep('timestamp', position);
     for (const batch of this.log.batchesFrom(position)) {
-      if (batch.maxTimestamp >= timestamp && batch.lastOffset >= startingOffset) return batch;
+      if (batch.maxTimestamp >= timestamp && batch.lastOffset >= startingOffset) return finishScan(trace, scan, batch);
+      scan?.batches.push(batch);
     }
-    return null;
+    return finishScan(trace, scan, null);
+  }
+
+  private scanStep(purpose: ScanStep['purpose'], from: number): ScanStep {
+    return { kind: 'scan', file: this.log.file, purpose, from, batches: [], found: null, bytesScanned: 0 };
   }
 
   // ---- transactions ----
@@ -418,6 +445,17 @@ export class LogSegment {
     this.log.close();
     for (const f of [this.log.file, this.offsetIndexFile, this.timeIndexFile]) fs.rmSync(f, { force: true });
   }
+}
+
+type ScanStep = Extract<LookupStep, { kind: 'scan' }>;
+
+/** Notes a forward scan's end: the bytes hopped over are those of the batches before the one found. */
+function finishScan(trace: LookupTrace | undefined, scan: ScanStep | undefined, found: BatchLocation | null): BatchLocation | null {
+  if (trace && scan) {
+    const last = scan.batches[scan.batches.length - 1];
+    trace.add({ ...scan, found, bytesScanned: found ? found.position - scan.from : last ? last.position + last.size - scan.from : 0 });
+  }
+  return found;
 }
 
 function readIfExists(file: string): Buffer | null {

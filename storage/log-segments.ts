@@ -1,5 +1,8 @@
 // A partition's segments ordered by base offset (Kafka's LogSegments), with floor lookup.
+import type { FileSlice } from '../protocol/primitives.js';
+import { decodeBatch } from '../protocol/records/record-batch.js';
 import type { LogSegment } from './log-segment.js';
+import type { LookupTrace, SegmentProbe } from './lookup-trace.js';
 
 export class LogSegments {
   private readonly segments: LogSegment[] = [];
@@ -46,9 +49,59 @@ export class LogSegments {
   }
 
   /** The segment with the largest base offset <= `offset` (the one that would hold it). */
-  floorSegment(offset: number): LogSegment | undefined {
-    const i = this.ceilingIndex(offset + 1) - 1;
-    return i >= 0 ? this.segments[i] : undefined;
+  floorSegment(offset: number, trace?: LookupTrace): LogSegment | undefined {
+    const probes: SegmentProbe[] | undefined = trace ? [] : undefined;
+    const i = this.ceilingIndex(offset + 1, probes) - 1;
+    const chosen = i >= 0 ? this.segments[i] : undefined;
+    if (trace && probes) {
+      trace.add({ kind: 'segment-floor', target: offset, segments: this.segments.length, probes, chosen: chosen?.baseOffset ?? null, file: chosen?.log.file ?? null });
+    }
+    return chosen;
+  }
+
+  /**
+   * Fetch's read: whole batches from the one holding `fetchOffset`, none at or past `maxOffset` (the log end
+   * offset, or the last stable offset for read_committed), at most `maxBytes` (at least one batch when
+   * `minOneBatch`), as one file range of the first segment that reaches it.
+   */
+  read(
+    fetchOffset: number,
+    maxOffset: number,
+    logEndOffset: number,
+    maxBytes: number,
+    minOneBatch: boolean,
+    trace?: LookupTrace,
+  ): { slices: FileSlice[]; bytes: number } {
+    let segment = this.floorSegment(fetchOffset, trace);
+    while (segment !== undefined && fetchOffset < maxOffset) {
+      const next = this.higherSegment(segment.baseOffset);
+      // The batch starting at maxOffset (a batch boundary) bounds the read when it is in this segment.
+      const maxPosition = maxOffset < (next?.baseOffset ?? logEndOffset) ? (segment.translateOffset(maxOffset)?.position ?? segment.size) : segment.size;
+      const result = segment.read(fetchOffset, maxBytes, minOneBatch, maxPosition, trace);
+      if (result !== null) {
+        return result.slice.length > 0 ? { slices: [result.slice], bytes: result.slice.length } : { slices: [], bytes: 0 };
+      }
+      segment = next;
+    }
+    return { slices: [], bytes: 0 };
+  }
+
+  /** ListOffsets by time: the first record at or after `startOffset` with timestamp >= `timestamp`, through each segment's time index. */
+  offsetForTimestamp(timestamp: number, startOffset: number, trace?: LookupTrace): { offset: number; timestamp: number } | null {
+    for (const segment of this.segments) {
+      if (segment.size === 0 || segment.largestTimestamp < timestamp) {
+        trace?.add({ kind: 'segment-skip', baseOffset: segment.baseOffset, reason: segment.size === 0 ? 'empty' : `largest timestamp ${segment.largestTimestamp} < ${timestamp}` });
+        continue;
+      }
+      const batch = segment.findBatchByTimestamp(timestamp, startOffset, trace);
+      if (batch === null) continue;
+      const record = decodeBatch(segment.log.read(batch.position, batch.size)).records.find((r) => r.timestamp >= timestamp && r.offset >= startOffset);
+      if (record) {
+        trace?.add({ kind: 'timestamp-result', offset: record.offset, timestamp: record.timestamp });
+        return { offset: record.offset, timestamp: record.timestamp };
+      }
+    }
+    return null;
   }
 
   /** The segment after the one with base offset `baseOffset`. */
@@ -62,11 +115,12 @@ export class LogSegments {
   }
 
   /** Index of the first segment with base offset >= `offset`. */
-  private ceilingIndex(offset: number): number {
+  private ceilingIndex(offset: number, probes?: SegmentProbe[]): number {
     let lo = 0;
     let hi = this.segments.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
+      probes?.push({ slot: mid, baseOffset: this.segments[mid].baseOffset });
       if (this.segments[mid].baseOffset < offset) lo = mid + 1;
       else hi = mid;
     }

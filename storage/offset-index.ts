@@ -1,5 +1,6 @@
 // Kafka's .index: 8-byte entries (offset relative to the segment base, file position of the batch).
 import { AbstractIndex } from './abstract-index.js';
+import type { IndexProbe, LookupTrace } from './lookup-trace.js';
 
 export const OFFSET_INDEX_ENTRY_SIZE = 8;
 
@@ -40,15 +41,21 @@ export class OffsetIndex extends AbstractIndex {
   }
 
   /** The last entry with offset <= target, or (baseOffset, 0) when there is none. */
-  lookup(targetOffset: number): OffsetPosition {
-    const slot = this.largestLowerBoundSlot(targetOffset - this.baseOffset, (s) => this.relativeOffset(s));
-    return slot < 0 ? { offset: this.baseOffset, position: 0 } : this.entry(slot);
+  lookup(targetOffset: number, trace?: LookupTrace): OffsetPosition {
+    const probes: IndexProbe[] | undefined = trace ? [] : undefined;
+    const slot = this.largestLowerBoundSlot(targetOffset - this.baseOffset, (s) => this.relativeOffset(s), probes && ((s) => probes.push({ slot: s, ...this.entry(s) })));
+    const found = slot < 0 ? { offset: this.baseOffset, position: 0 } : this.entry(slot);
+    if (trace && probes) trace.add({ kind: 'offset-index', file: this.file, entries: this.entryCount, purpose: 'offset', target: targetOffset, probes, found: { slot, ...found } });
+    return found;
   }
 
   /** The last entry with position <= target, or (baseOffset, 0) when there is none. */
-  lookupByPosition(targetPosition: number): OffsetPosition {
-    const slot = this.largestLowerBoundSlot(targetPosition, (s) => this.physical(s));
-    return slot < 0 ? { offset: this.baseOffset, position: 0 } : this.entry(slot);
+  lookupByPosition(targetPosition: number, trace?: LookupTrace): OffsetPosition {
+    const probes: IndexProbe[] | undefined = trace ? [] : undefined;
+    const slot = this.largestLowerBoundSlot(targetPosition, (s) => this.physical(s), probes && ((s) => probes.push({ slot: s, ...this.entry(s) })));
+    const found = slot < 0 ? { offset: this.baseOffset, position: 0 } : this.entry(slot);
+    if (trace && probes) trace.add({ kind: 'offset-index', file: this.file, entries: this.entryCount, purpose: 'range-end', target: targetPosition, probes, found: { slot, ...found } });
+    return found;
   }
 
   /** Describes what is wrong with the entries, or null (Kafka's sanityCheck plus ordering). */

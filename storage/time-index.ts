@@ -1,6 +1,7 @@
 // Kafka's .timeindex: 12-byte entries (timestamp, offset relative to the segment base), appended only
 // when the segment's max timestamp grows.
 import { AbstractIndex } from './abstract-index.js';
+import type { IndexProbe, LookupTrace } from './lookup-trace.js';
 import { readInt64, writeInt64 } from '../protocol/primitives.js';
 
 export const TIME_INDEX_ENTRY_SIZE = 12;
@@ -47,9 +48,12 @@ export class TimeIndex extends AbstractIndex {
   }
 
   /** The last entry with timestamp <= target, or (-1, baseOffset) when there is none. */
-  lookup(targetTimestamp: number): TimestampOffset {
-    const slot = this.largestLowerBoundSlot(targetTimestamp, (s) => this.timestamp(s));
-    return slot < 0 ? { timestamp: -1, offset: this.baseOffset } : this.entry(slot);
+  lookup(targetTimestamp: number, trace?: LookupTrace): TimestampOffset {
+    const probes: IndexProbe[] | undefined = trace ? [] : undefined;
+    const slot = this.largestLowerBoundSlot(targetTimestamp, (s) => this.timestamp(s), probes && ((s) => probes.push({ slot: s, ...this.entry(s) })));
+    const found = slot < 0 ? { timestamp: -1, offset: this.baseOffset } : this.entry(slot);
+    if (trace && probes) trace.add({ kind: 'time-index', file: this.file, entries: this.entryCount, target: targetTimestamp, probes, found: { slot, ...found } });
+    return found;
   }
 
   checkEntries(nextOffset: number): string | null {

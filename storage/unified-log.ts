@@ -25,6 +25,7 @@ import {
 } from './log-file-names.js';
 import { LogSegment, type AppendedBatch, type SegmentConfig } from './log-segment.js';
 import { LogSegments } from './log-segments.js';
+import type { LookupTrace } from './lookup-trace.js';
 import { LogValidator, type AppendOrigin } from './log-validator.js';
 import { ProducerStateManager, producerBatchOf, type CompletedTxn } from './producer-state-manager.js';
 import type { FetchAbortedTxn } from './transaction-index.js';
@@ -547,8 +548,8 @@ export class UnifiedLog {
    * Whole batches from the one holding `fetchOffset`, up to `maxBytes` (at least one batch when
    * `minOneBatch`), as file ranges from a single segment. Empty at the log end offset.
    */
-  read(fetchOffset: number, maxBytes: number, minOneBatch: boolean): { slices: FileSlice[]; bytes: number } {
-    return this.readUpTo(fetchOffset, maxBytes, minOneBatch, this.nextOffset);
+  read(fetchOffset: number, maxBytes: number, minOneBatch: boolean, trace?: LookupTrace): { slices: FileSlice[]; bytes: number } {
+    return this.readUpTo(fetchOffset, maxBytes, minOneBatch, this.nextOffset, trace);
   }
 
   /**
@@ -566,25 +567,14 @@ export class UnifiedLog {
     return { ...read, abortedTransactions };
   }
 
-  private readUpTo(fetchOffset: number, maxBytes: number, minOneBatch: boolean, maxOffset: number): { slices: FileSlice[]; bytes: number } {
+  private readUpTo(fetchOffset: number, maxBytes: number, minOneBatch: boolean, maxOffset: number, trace?: LookupTrace): { slices: FileSlice[]; bytes: number } {
     this.checkOnline();
     if (fetchOffset < this.logStartOffset_ || fetchOffset > this.nextOffset) {
       throw new OffsetOutOfRangeError(
         `offset ${fetchOffset} is out of range for ${this.topic}-${this.partition} [${this.logStartOffset_}, ${this.nextOffset}]`,
       );
     }
-    let segment = this.segments.floorSegment(fetchOffset);
-    while (segment !== undefined && fetchOffset < maxOffset) {
-      const next = this.segments.higherSegment(segment.baseOffset);
-      // The batch starting at maxOffset (a batch boundary) bounds the read when it is in this segment.
-      const maxPosition = maxOffset < (next?.baseOffset ?? this.nextOffset) ? (segment.translateOffset(maxOffset)?.position ?? segment.size) : segment.size;
-      const result = segment.read(fetchOffset, maxBytes, minOneBatch, maxPosition);
-      if (result !== null) {
-        return result.slice.length > 0 ? { slices: [result.slice], bytes: result.slice.length } : { slices: [], bytes: 0 };
-      }
-      segment = next;
-    }
-    return { slices: [], bytes: 0 };
+    return this.segments.read(fetchOffset, maxOffset, this.nextOffset, maxBytes, minOneBatch, trace);
   }
 
   /** Aborted transactions overlapping [startOffset, upperBoundOffset), from the .txnindex of the segments from startOffset on. */
@@ -602,20 +592,11 @@ export class UnifiedLog {
    * ListOffsets: -2 earliest, -1 latest, -3 the record with the largest timestamp, -4 earliest local;
    * otherwise the first record with timestamp >= the given one. Null when there is none.
    */
-  fetchOffsetByTimestamp(timestamp: number): { offset: number; timestamp: number } | null {
+  fetchOffsetByTimestamp(timestamp: number, trace?: LookupTrace): { offset: number; timestamp: number } | null {
     if (timestamp === EARLIEST_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) return { offset: this.logStartOffset_, timestamp: -1 };
     if (timestamp === LATEST_TIMESTAMP) return { offset: this.nextOffset, timestamp: -1 };
     if (timestamp === MAX_TIMESTAMP) return this.maxTimestampRecord();
-    for (const segment of this.segments.values()) {
-      if (segment.size === 0 || segment.largestTimestamp < timestamp) continue;
-      const batch = segment.findBatchByTimestamp(timestamp, this.logStartOffset_);
-      if (batch === null) continue;
-      const record = decodeBatch(segment.log.read(batch.position, batch.size)).records.find(
-        (r) => r.timestamp >= timestamp && r.offset >= this.logStartOffset_,
-      );
-      if (record) return { offset: record.offset, timestamp: record.timestamp };
-    }
-    return null;
+    return this.segments.offsetForTimestamp(timestamp, this.logStartOffset_, trace);
   }
 
   private maxTimestampRecord(): { offset: number; timestamp: number } | null {
