@@ -72,10 +72,18 @@ function topicsFor(request: MetadataRequest, ctx: RequestContext): MetadataRespo
     return [...broker.topics.all()].map((t) => topicResponse(t.name, t, ErrorCode.NONE, request, broker));
   }
   const allowAutoCreate = broker.config.autoCreateTopicsEnable && (ctx.apiVersion < 4 || request.allowAutoTopicCreation);
+  // KafkaApis.handleTopicMetadataRequest: a request naming any non-zero topic id is answered by id, whatever
+  // the names say (the Java Admin sends name "" with each id); an unknown id is echoed with UNKNOWN_TOPIC_ID.
+  if (request.topics!.some((t) => t.topicId !== undefined && t.topicId !== ZERO_UUID)) {
+    return request.topics!.map((requested) => {
+      const topic = requested.topicId === ZERO_UUID ? undefined : broker.topics.getById(requested.topicId);
+      if (topic) return topicResponse(topic.name, topic, ErrorCode.NONE, request, broker);
+      return { ...topicResponse(null, undefined, ErrorCode.UNKNOWN_TOPIC_ID, request, broker), topicId: requested.topicId };
+    });
+  }
   return request.topics!.map((requested) => {
     if (requested.name === null || requested.name === undefined) {
-      const topic = broker.topics.getById(requested.topicId);
-      return topicResponse(null, topic, topic ? ErrorCode.NONE : ErrorCode.UNKNOWN_TOPIC_ID, request, broker);
+      return topicResponse(null, undefined, ErrorCode.UNKNOWN_TOPIC_ID, request, broker);
     }
     const [topic, errorCode] = lookUp(broker, requested.name, allowAutoCreate && !INTERNAL_TOPICS.has(requested.name));
     return topicResponse(requested.name, topic, errorCode, request, broker);

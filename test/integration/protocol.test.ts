@@ -260,6 +260,22 @@ describe('Metadata, ListOffsets, DeleteTopics', () => {
     expect(noCreate.topics[0].errorCode).toBe(3);
   });
 
+  it('looks topics up by id as the Java Admin asks (name "", id set), and echoes an unknown id with UNKNOWN_TOPIC_ID', async () => {
+    const created = await createTopic('meta-by-id', 3);
+    const unknownId = 'cd'.repeat(16);
+    const res = await client.send(3, 12, {
+      topics: [{ topicId: created.topicId, name: '' }, { topicId: unknownId, name: '' }],
+      allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false,
+    });
+    expect(res.topics).toHaveLength(2);
+    expect(res.topics[0]).toMatchObject({ errorCode: 0, name: 'meta-by-id', topicId: created.topicId });
+    expect(res.topics[0].partitions).toHaveLength(3);
+    expect(res.topics[1]).toMatchObject({ errorCode: 100, name: null, topicId: unknownId, partitions: [] });
+    // Nothing named "" was looked up or created.
+    expect((await client.send(3, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }))
+      .topics.map((t: any) => t.name)).not.toContain('');
+  });
+
   it('finds the offset with the largest timestamp (-3)', async () => {
     await createTopic('lo-max');
     await produce('lo-max', batch(['a'], { timestamp: 5000 }));
