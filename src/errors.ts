@@ -65,6 +65,7 @@ export const ErrorCode = {
   UNSUPPORTED_ASSIGNOR: 112,
   STALE_MEMBER_EPOCH: 113,
   UNSUPPORTED_ENDPOINT_TYPE: 115,
+  INVALID_REGULAR_EXPRESSION: 128,
 } as const;
 
 /** An error that maps to a Kafka error code in a response. */

@@ -11,6 +11,9 @@ interface GaPatch {
 }
 
 const GA_PATCHES: Readonly<Record<string, GaPatch>> = {
+  // The field lists of v0-1 in ../shared were checked against apache/kafka's message definitions with the
+  // search tool: the same fields (SubscribedTopicRegex in v1+, nullable), and the response lists
+  // INVALID_REGULAR_EXPRESSION for v1+; only the unstable marker differs.
   ConsumerGroupHeartbeatRequest: { stable: true, why: 'KIP-848 went GA in 4.0 with v1 (SubscribedTopicRegex, KIP-1082 member ids)' },
   ConsumerGroupHeartbeatResponse: { stable: true, why: 'pairs with the request' },
   EndTxnRequest: { stable: true, why: 'v5 (KIP-890 part 2, transaction version 2) is stable in 4.0' },

@@ -19,6 +19,7 @@ import {
   targetAssignmentEpochRecord, targetAssignmentRecord, tombstone, type MemberMetadata,
 } from './consumer-group-records.js';
 import { replayConsumerGroups } from './consumer-group-replay.js';
+import { compileTopicRegex, InvalidRegularExpressionError, resolveTopicRegex } from './topic-regex.js';
 import { FencedMemberEpochError, reconcile, type OwnedTopicPartitions } from './current-assignment-builder.js';
 import { ErrorCode as E } from '../errors.js';
 import { GroupState, type ClassicGroup } from './group.js';
@@ -31,6 +32,8 @@ import type { ListedGroup } from './types.js';
 export interface TopicsImage {
   get(name: string): TopicImageEntry | undefined;
   getById(topicId: string): TopicImageEntry | undefined;
+  /** Every topic, for resolving regex subscriptions. */
+  all(): Iterable<TopicImageEntry>;
 }
 
 export interface TopicImageEntry {
@@ -52,6 +55,8 @@ export interface ConsumerGroupHeartbeatRequest {
   topicPartitions: OwnedTopicPartitions[] | null;
   clientId: string;
   clientHost: string;
+  /** The request's version: from v1 the member generates its own id (KIP-1082). */
+  apiVersion: number;
 }
 
 export interface TopicPartitions {
@@ -188,6 +193,7 @@ export class ConsumerGroupCoordinator {
     } catch (err) {
       if (err instanceof ConsumerGroupError) return errorResult(err.errorCode, err.message);
       if (err instanceof FencedMemberEpochError) return errorResult(E.FENCED_MEMBER_EPOCH, err.message);
+      if (err instanceof InvalidRegularExpressionError) return errorResult(E.INVALID_REGULAR_EXPRESSION, err.message);
       throw err;
     }
     try {
@@ -201,16 +207,21 @@ export class ConsumerGroupCoordinator {
 
   private validateHeartbeat(req: ConsumerGroupHeartbeatRequest): void {
     const invalid = (message: string) => new ConsumerGroupError(E.INVALID_REQUEST, message);
-    // v0: a joining member may leave its id to the coordinator.
-    if ((req.memberEpoch > 0 || req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH) && req.memberId === '') throw invalid("MemberId can't be empty.");
+    // Kafka's GroupCoordinatorService.throwIfConsumerGroupHeartbeatRequestIsInvalid. From v1 the member
+    // generates its own id (KIP-1082); in v0 a joining member may leave it to the coordinator.
+    if ((req.apiVersion >= 1 || req.memberEpoch > 0 || req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH) && req.memberId === '') {
+      throw invalid("MemberId can't be empty.");
+    }
     if (req.groupId === '') throw invalid("GroupId can't be empty.");
     if (req.instanceId === '') throw invalid("InstanceId can't be empty.");
     if (req.rackId === '') throw invalid("RackId can't be empty.");
-    if (req.subscribedTopicRegex !== null) throw invalid('SubscribedTopicRegex is not supported by this broker.');
     if (req.memberEpoch === 0) {
       if (req.rebalanceTimeoutMs === -1) throw invalid('RebalanceTimeoutMs must be provided in first request.');
       if (req.topicPartitions === null || req.topicPartitions.length > 0) throw invalid('TopicPartitions must be empty when (re-)joining.');
-      if (req.subscribedTopicNames === null) throw invalid('SubscribedTopicNames must be non-null when (re-)joining.');
+      // An empty list or an empty regex is a member subscribed to nothing, still in the group.
+      if (req.subscribedTopicNames === null && req.subscribedTopicRegex === null) {
+        throw invalid('Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.');
+      }
     } else if (req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
       if (req.instanceId === null) throw invalid("InstanceId can't be null.");
     } else if (req.memberEpoch < LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
@@ -222,6 +233,9 @@ export class ConsumerGroupCoordinator {
         `ServerAssignor ${req.serverAssignor} is not supported. Supported assignors: ${[...this.assignors.keys()].join(', ')}.`,
       );
     }
+    // Kafka compiles a regex when a member brings it; compiling every non-empty one refuses the same requests
+    // before anything changes (compiled patterns are cached).
+    if (req.subscribedTopicRegex) compileTopicRegex(req.subscribedTopicRegex);
   }
 
   private memberHeartbeat(req: ConsumerGroupHeartbeatRequest, topics: TopicsImage, records: CoordinatorRecord[]): ConsumerGroupHeartbeatResult {
@@ -239,6 +253,7 @@ export class ConsumerGroupCoordinator {
 
     // 1. The member's subscription; a change in it, or in the subscribed topics, bumps the group epoch.
     let bumpGroupEpoch = this.updateMember(group, member, req, isNew, records);
+    if (this.refreshRegexes(group, topics)) bumpGroupEpoch = true;
     const metadata = this.subscriptionMetadata(group, topics);
     if (!sameMetadata(metadata, group.subscriptionMetadata)) {
       group.subscriptionMetadata = metadata;
@@ -356,11 +371,35 @@ export class ConsumerGroupCoordinator {
     if (req.rebalanceTimeoutMs !== -1) member.rebalanceTimeoutMs = req.rebalanceTimeoutMs;
     if (req.serverAssignor !== null) member.serverAssignor = req.serverAssignor;
     if (req.subscribedTopicNames !== null) member.subscribedTopicNames = [...req.subscribedTopicNames];
+    if (req.subscribedTopicRegex !== null) member.subscribedTopicRegex = req.subscribedTopicRegex;
     member.clientId = req.clientId;
     member.clientHost = req.clientHost;
     const after = memberMetadataOf(member);
     if (isNew || !sameMemberMetadata(before, after)) records.push(memberMetadataRecord(group.groupId, member.memberId, after));
-    return isNew || !sameNames(before.subscribedTopicNames, after.subscribedTopicNames);
+    return isNew || !sameNames(before.subscribedTopicNames, after.subscribedTopicNames) || before.subscribedTopicRegex !== after.subscribedTopicRegex;
+  }
+
+  /**
+   * Resolves the group's regexes against the current topics; returns whether a resolution changed.
+   * Kafka resolves them asynchronously, at most every 10 s and when the metadata image has new topics;
+   * here they are resolved at each heartbeat (a topic listing on one node is cheap), so a topic created
+   * or deleted is picked up by the next heartbeat of any member.
+   */
+  private refreshRegexes(group: ConsumerGroup, topics: TopicsImage): boolean {
+    const regexes = group.subscribedRegexes();
+    if (regexes.size === 0 && group.resolvedRegexes.size === 0) return false;
+    const names = [...topics.all()].map((t) => t.name);
+    const resolved = new Map<string, ReadonlySet<string>>();
+    let changed = regexes.size !== group.resolvedRegexes.size;
+    for (const regex of regexes) {
+      const matched = resolveTopicRegex(regex, names);
+      const previous = group.resolvedRegexes.get(regex);
+      if (!previous || !sameNames([...previous], [...matched])) changed = true;
+      resolved.set(regex, matched);
+    }
+    group.resolvedRegexes = resolved;
+    if (changed) this.log?.info({ group: group.groupId, regexes: [...regexes] }, 'resolved regular expression subscriptions');
+    return changed;
   }
 
   /** Metadata of every subscribed topic that exists. */
@@ -386,7 +425,7 @@ export class ConsumerGroupCoordinator {
     const members = new Map<string, AssignmentMemberSpec>();
     for (const m of group.members.values()) {
       members.set(m.memberId, {
-        subscribedTopicIds: new Set(m.subscribedTopicNames.flatMap((n) => topicIdOf.get(n) ?? [])),
+        subscribedTopicIds: new Set(group.memberTopicNames(m).flatMap((n) => topicIdOf.get(n) ?? [])),
         instanceId: m.instanceId,
         rackId: m.rackId,
         assignment: group.targetAssignment.get(m.memberId) ?? new Map(),
@@ -408,7 +447,7 @@ export class ConsumerGroupCoordinator {
   private reconcileMember(
     group: ConsumerGroup, member: ConsumerGroupMember, owned: ReadonlyArray<OwnedTopicPartitions> | null, records: CoordinatorRecord[],
   ): void {
-    const subscribedTopicIds = new Set(member.subscribedTopicNames.flatMap((n) => group.subscriptionMetadata.get(n)?.topicId ?? []));
+    const subscribedTopicIds = new Set(group.memberTopicNames(member).flatMap((n) => group.subscriptionMetadata.get(n)?.topicId ?? []));
     const next = reconcile(member, {
       subscribedTopicIds,
       targetEpoch: group.assignmentEpoch,
@@ -471,6 +510,8 @@ export class ConsumerGroupCoordinator {
     member.clearTimers();
     this.removeMemberRecords(group.groupId, member.memberId, records);
     group.removeMember(member.memberId);
+    const stillSubscribed = group.subscribedRegexes();
+    group.resolvedRegexes = new Map([...group.resolvedRegexes].filter(([regex]) => stillSubscribed.has(regex)));
     const remaining = group.subscribedTopicNames();
     const metadata = new Map([...group.subscriptionMetadata].filter(([name]) => remaining.has(name)));
     if (metadata.size !== group.subscriptionMetadata.size) {

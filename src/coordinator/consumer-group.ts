@@ -54,11 +54,29 @@ export class ConsumerGroup {
     return memberId === undefined ? undefined : this.members.get(memberId);
   }
 
-  /** Every topic name some member subscribes to. */
+  /** Regex → the topics it matched when last resolved (Kafka's resolvedRegularExpressions). */
+  resolvedRegexes = new Map<string, ReadonlySet<string>>();
+
+  /** Every topic name some member subscribes to, by name or through its regex. */
   subscribedTopicNames(): Set<string> {
     const names = new Set<string>();
-    for (const m of this.members.values()) for (const t of m.subscribedTopicNames) names.add(t);
+    for (const m of this.members.values()) for (const t of this.memberTopicNames(m)) names.add(t);
     return names;
+  }
+
+  /** The member's subscribed names plus the topics its regex resolved to. */
+  memberTopicNames(member: ConsumerGroupMember): string[] {
+    const regex = member.subscribedTopicRegex;
+    const resolved = regex ? this.resolvedRegexes.get(regex) : undefined;
+    if (!resolved || resolved.size === 0) return member.subscribedTopicNames;
+    return [...new Set([...member.subscribedTopicNames, ...resolved])];
+  }
+
+  /** The non-empty regexes members subscribe to. */
+  subscribedRegexes(): Set<string> {
+    const regexes = new Set<string>();
+    for (const m of this.members.values()) if (m.subscribedTopicRegex) regexes.add(m.subscribedTopicRegex);
+    return regexes;
   }
 
   currentPartitionEpoch(topicId: string, partition: number): number {

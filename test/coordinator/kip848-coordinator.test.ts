@@ -15,6 +15,7 @@ class Topics implements TopicsImage {
   }
   get(name: string) { return this.byName.get(name); }
   getById(topicId: string) { return [...this.byName.values()].find((t) => t.topicId === topicId); }
+  all() { return this.byName.values(); }
 }
 
 let coordinator: GroupCoordinator;
@@ -36,7 +37,7 @@ function hb(overrides: Partial<ConsumerGroupHeartbeatRequest>): Promise<Consumer
   return coordinator.consumerGroupHeartbeat({
     groupId: 'g', memberId: '', memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 5000,
     subscribedTopicNames: ['t'], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [],
-    clientId: 'c', clientHost: '/127.0.0.1', ...overrides,
+    clientId: 'c', clientHost: '/127.0.0.1', apiVersion: 0, ...overrides,
   }, topics);
 }
 
@@ -109,7 +110,13 @@ describe('ConsumerGroupHeartbeat', () => {
     await start();
     expect((await hb({ serverAssignor: 'sticky' })).errorCode).toBe(E.UNSUPPORTED_ASSIGNOR);
     expect((await hb({ rebalanceTimeoutMs: -1 })).errorCode).toBe(E.INVALID_REQUEST);
-    expect((await hb({ subscribedTopicNames: null, subscribedTopicRegex: 't.*' })).errorCode).toBe(E.INVALID_REQUEST);
+    expect((await hb({ subscribedTopicNames: null, subscribedTopicRegex: null })).errorCode).toBe(E.INVALID_REQUEST);
+    expect(await hb({ subscribedTopicNames: null, subscribedTopicRegex: 'a(b', memberId: 'm', apiVersion: 1 })).toMatchObject({
+      errorCode: E.INVALID_REGULAR_EXPRESSION, errorMessage: 'SubscribedTopicRegex `a(b` is not a valid regular expression: missing closing ).',
+    });
+    // RE2/J has no lookbehind: a regex java.util.regex would take is refused as Kafka refuses it.
+    expect((await hb({ subscribedTopicRegex: '(?<=x)t', memberId: 'm', apiVersion: 1 })).errorCode).toBe(E.INVALID_REGULAR_EXPRESSION);
+    expect((await hb({ memberId: '', apiVersion: 1 })).errorCode).toBe(E.INVALID_REQUEST);
     expect((await hb({ topicPartitions: [{ topicId: T, partitions: [0] }] })).errorCode).toBe(E.INVALID_REQUEST);
     expect((await hb({ memberEpoch: -3, memberId: 'x' })).errorCode).toBe(E.INVALID_REQUEST);
   });
@@ -182,6 +189,40 @@ describe('ConsumerGroupHeartbeat', () => {
     const a2 = await hb({ memberId: a.memberId!, memberEpoch: 1, topicPartitions: owning(a) });
     expect(a2.memberEpoch).toBe(2);
     expect(partitionsOf(a2)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it('keeps a member-generated id (v1, KIP-1082)', async () => {
+    setup();
+    await start();
+    const r = await hb({ memberId: 'my-own-id', apiVersion: 1 });
+    expect(r).toMatchObject({ errorCode: E.NONE, memberId: 'my-own-id', memberEpoch: 1 });
+  });
+
+  it('resolves a regex subscription against whole topic names, and again as topics come and go', async () => {
+    setup();
+    const other = topics.add('other', 1);
+    topics.add('xt-1', 1);
+    await start();
+    const a = await hb({ memberId: 'a', apiVersion: 1, subscribedTopicNames: [], subscribedTopicRegex: 't|t-.*' });
+    expect(a.memberEpoch).toBe(1);
+    expect(owning(a)).toEqual([{ topicId: T, partitions: [0, 1, 2, 3] }]);
+    const [described] = coordinator.consumerGroupDescribe(['g'], topics);
+    expect(described!.members[0]!.subscribedTopicRegex).toBe('t|t-.*');
+
+    // A topic created later that matches: the next heartbeat bumps the epoch and assigns it.
+    const t2 = topics.add('t-2', 2);
+    const a2 = await hb({ memberId: 'a', memberEpoch: 1, apiVersion: 1, subscribedTopicNames: null, subscribedTopicRegex: null, topicPartitions: owning(a) });
+    expect(a2.memberEpoch).toBe(2);
+    expect(new Map(owning(a2).map((tp) => [tp.topicId, tp.partitions]))).toEqual(new Map([[T, [0, 1, 2, 3]], [t2, [0, 1]]]));
+    expect(owning(a2).some((tp) => tp.topicId === other)).toBe(false);
+
+    // Names and a regex together: the union.
+    const b = await hb({ memberId: 'b', apiVersion: 1, subscribedTopicNames: ['other'], subscribedTopicRegex: 't-.*' });
+    expect(b.errorCode).toBe(E.NONE);
+    const [both] = coordinator.consumerGroupDescribe(['g'], topics);
+    const targetOf = (id: string) => both!.members.find((m) => m.memberId === id)!.targetAssignment.topicPartitions.map((tp) => tp.topicName).sort();
+    expect([...targetOf('a'), ...targetOf('b')].sort()).toEqual(expect.arrayContaining(['other', 't', 't-2']));
+    expect(targetOf('b').every((n) => n === 'other' || n === 't-2')).toBe(true);
   });
 });
 
