@@ -112,6 +112,7 @@ export class Broker {
       cleanerBackoffMs: config.logCleanerBackoffMs,
       cleanerEnable: config.logCleanerEnable,
       onFlushed: (millis) => broker?.metrics?.observeFlush(millis),
+      onTransactionMarker: (topic, partition) => broker?.purgatory.notify(topic, partition),
       onAllLogDirsOffline: () => {
         // Kafka's ReplicaManager halts when no log dir is left: a supervisor restarts it and recovery runs.
         log.fatal({ logDirs: config.logDirs }, 'Shutdown broker because all log dirs have failed');

@@ -38,6 +38,8 @@ export interface LogManagerOptions {
   onAllLogDirsOffline?: () => void;
   /** After each successful log flush, with its duration. */
   onFlushed?: (millis: number) => void;
+  /** After a transaction marker is appended to a partition (its last stable offset may have moved). */
+  onTransactionMarker?: (topic: string, partition: number) => void;
 }
 
 export class LogManager {
@@ -136,6 +138,7 @@ export class LogManager {
         if (log) this.markLogDirOffline(this.logDirOf.get(log)!, err);
       },
       onFlushed: this.opts.onFlushed,
+      onTransactionMarker: () => this.opts.onTransactionMarker?.(topic, partition),
     });
     return log;
   }
@@ -205,6 +208,7 @@ export class LogManager {
       },
       onStorageError: (err) => this.markLogDirOffline(logDir, err),
       onFlushed: this.opts.onFlushed,
+      onTransactionMarker: () => this.opts.onTransactionMarker?.(topic, partition),
     });
     this.logs.set(name, log);
     this.logDirOf.set(log, logDir);

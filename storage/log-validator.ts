@@ -35,7 +35,7 @@ export class LogValidator {
       if (batch.recordsCount <= 0 || batch.lastOffsetDelta !== batch.recordsCount - 1) {
         throw new InvalidRecordError(`recordsCount ${batch.recordsCount} does not match lastOffsetDelta ${batch.lastOffsetDelta}`);
       }
-      if (batch.isControl && origin === 'client') throw new InvalidRecordError('clients may not write control batches');
+      if (batch.isControl && origin === 'client') throw new InvalidRecordError('Clients are not allowed to write control records'); // Kafka's LogValidator
       if (batch.isTransactional && batch.producerId < 0) throw new InvalidRecordError('transactional batch without a producer id');
       if (compacted && !batch.isControl && !recordKeysPresent(records.subarray(pos, pos + size))) {
         throw new InvalidRecordError('compacted topic: every record needs a key');

@@ -70,6 +70,8 @@ export interface UnifiedLogOptions {
   onStorageError?: (error: KafkaStorageError) => void;
   /** After each successful fdatasync, with how long it took (for the flush latency metric). */
   onFlushed?: (millis: number) => void;
+  /** After a transaction marker is appended: the LSO may have moved, so read_committed fetches waiting for data wake. */
+  onTransactionMarker?: () => void;
 }
 
 export function segmentConfigOf(config: LogConfig): SegmentConfig {
@@ -106,6 +108,7 @@ export class UnifiedLog {
   private readonly onLogStartOffsetChange: () => void;
   private readonly onStorageError: (error: KafkaStorageError) => void;
   private readonly onFlushed: (millis: number) => void;
+  private readonly onTransactionMarker: () => void;
   /** Set when its log dir failed: every append, read and flush answers KAFKA_STORAGE_ERROR. */
   private offlineReason: string | null = null;
 
@@ -119,6 +122,7 @@ export class UnifiedLog {
     this.onLogStartOffsetChange = opts.onLogStartOffsetChange ?? (() => {});
     this.onStorageError = opts.onStorageError ?? (() => {});
     this.onFlushed = opts.onFlushed ?? (() => {});
+    this.onTransactionMarker = opts.onTransactionMarker ?? (() => {});
     this.leaderEpochCache = new LeaderEpochFileCache(new LeaderEpochCheckpointFile(path.join(opts.dir, LEADER_EPOCH_CHECKPOINT_FILE)));
   }
 
@@ -386,6 +390,7 @@ export class UnifiedLog {
       partitionLeaderEpoch: LEADER_EPOCH,
     });
     const result = this.append(records, now, 'coordinator', { commit, coordinatorEpoch });
+    this.onTransactionMarker();
     const flushed = this.flush();
     // Handled here so that a caller that does not wait cannot crash the process; awaiting still sees the error.
     flushed.catch(() => {});

@@ -191,6 +191,8 @@ export class KafkiteMetrics implements BrokerMetrics {
     logGauge('kafkite_log_start_offset', 'The earliest offset still readable.', (log) => log.logStartOffset);
     logGauge('kafkite_log_size_bytes', 'Bytes of the log segments on disk.', (log) => log.size);
     logGauge('kafkite_log_segments', 'Log segments on disk.', (log) => log.segments.size);
+    // Kafka's Partition LastStableOffsetLag: how far read_committed consumers trail the high watermark.
+    logGauge('kafkite_last_stable_offset_lag', 'High watermark minus the last stable offset (records held back by open transactions).', (log) => log.highWatermark - log.lastStableOffset);
     new Gauge({
       name: 'kafkite_consumer_group_lag',
       help: "High watermark minus the group's committed offset, per partition.",

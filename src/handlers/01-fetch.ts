@@ -10,6 +10,8 @@ import type { Handler, RequestContext } from './handler.js';
 const EMPTY_RECORDS = Buffer.alloc(0);
 const FIRST_SESSION_VERSION = 7;
 const FIRST_TOPIC_ID_VERSION = 13;
+/** Kafka's IsolationLevel: READ_UNCOMMITTED 0, READ_COMMITTED 1. */
+const READ_COMMITTED = 1;
 
 /** One partition to read: from the request, or remembered by the fetch session. */
 interface FetchTarget {
@@ -97,8 +99,11 @@ function sessionTargets(ctx: SessionContext, request: FetchRequest, requested: F
   return [...fromSession, ...unknown];
 }
 
-/** One pass over the partitions, honouring max_bytes and KIP-74's "at least one batch". */
-function readAll(targets: FetchTarget[], maxBytes: number, broker: Broker, version: number): { reads: PartitionRead[]; bytes: number } {
+/**
+ * One pass over the partitions, honouring max_bytes and KIP-74's "at least one batch". read_committed
+ * reads stop at the last stable offset and list the aborted transactions of what they send.
+ */
+function readAll(targets: FetchTarget[], maxBytes: number, broker: Broker, version: number, isolationLevel: number): { reads: PartitionRead[]; bytes: number } {
   let remaining = maxBytes;
   let bytes = 0;
   const reads = targets.map((target): PartitionRead => {
@@ -117,8 +122,16 @@ function readAll(targets: FetchTarget[], maxBytes: number, broker: Broker, versi
       return { target, data, bytes: 0 };
     }
     const limit = Math.min(target.partitionMaxBytes, Math.max(remaining, 0));
-    const { slices, bytes: read } = log.read(target.fetchOffset, limit, bytes === 0);
-    if (read > 0) data.records = slices as FileSlice[];
+    let slices: FileSlice[];
+    let read: number;
+    if (isolationLevel === READ_COMMITTED) {
+      const committed = log.readCommitted(target.fetchOffset, limit, bytes === 0);
+      ({ slices, bytes: read } = committed);
+      data.abortedTransactions = committed.abortedTransactions;
+    } else {
+      ({ slices, bytes: read } = log.read(target.fetchOffset, limit, bytes === 0));
+    }
+    if (read > 0) data.records = slices;
     remaining -= read;
     bytes += read;
     return { target, data, bytes: read };
@@ -165,13 +178,13 @@ export const handler: Handler<FetchRequest, FetchResponse> = {
     const targets = sessionTargets(session, request, requestedTargets(request, broker, version), broker, version);
 
     const deadline = Date.now() + request.maxWaitMs;
-    let result = readAll(targets, request.maxBytes, broker, version);
+    let result = readAll(targets, request.maxBytes, broker, version, request.isolationLevel);
     const answerNow = (): boolean => result.bytes >= request.minBytes || result.reads.some((r) => r.data.errorCode !== ErrorCode.NONE);
     // Long poll: wait for appends to the fetched partitions until min_bytes or max_wait_ms.
     while (!answerNow() && Date.now() < deadline && !broker.closing) {
       const partitions = targets.filter((t) => t.topic !== undefined).map((t): [string, number] => [t.topic!, t.partition]);
       await broker.purgatory.wait(partitions, deadline - Date.now());
-      result = readAll(targets, request.maxBytes, broker, version);
+      result = readAll(targets, request.maxBytes, broker, version, request.isolationLevel);
     }
 
     const included = session.kind === 'incremental' ? result.reads.filter(hasNews) : result.reads;

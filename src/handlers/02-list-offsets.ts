@@ -7,6 +7,9 @@ import type { Handler } from './handler.js';
 const EARLIEST_LOCAL_TIMESTAMP = -4;
 const LATEST_TIERED_TIMESTAMP = -5;
 const EARLIEST_TIMESTAMP = -2;
+const LATEST_TIMESTAMP = -1;
+/** Kafka's IsolationLevel.READ_COMMITTED: offsets stop at the last stable offset. */
+const READ_COMMITTED = 1;
 
 function answer(partitionIndex: number, errorCode: number, offset = -1, timestamp = -1): ListOffsetsPartitionResponse {
   return { partitionIndex, errorCode, oldStyleOffsets: offset >= 0 ? [offset] : [], timestamp, offset, leaderEpoch: offset >= 0 ? 0 : -1 };
@@ -28,7 +31,10 @@ export const handler: Handler<ListOffsetsRequest, ListOffsetsResponse> = {
           if (!log) return answer(p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
           if (p.timestamp === LATEST_TIERED_TIMESTAMP) return answer(p.partitionIndex, ErrorCode.NONE);
           const timestamp = p.timestamp === EARLIEST_LOCAL_TIMESTAMP ? EARLIEST_TIMESTAMP : p.timestamp;
-          const found = log.fetchOffsetByTimestamp(timestamp);
+          if (request.isolationLevel === READ_COMMITTED && timestamp === LATEST_TIMESTAMP) return answer(p.partitionIndex, ErrorCode.NONE, log.lastStableOffset);
+          let found = log.fetchOffsetByTimestamp(timestamp);
+          // Kafka's UnifiedLog.fetchOffsetByTimestamp: a read_committed lookup finds nothing past the LSO.
+          if (found && request.isolationLevel === READ_COMMITTED && timestamp >= 0 && found.offset >= log.lastStableOffset) found = null;
           return found ? answer(p.partitionIndex, ErrorCode.NONE, found.offset, found.timestamp) : answer(p.partitionIndex, ErrorCode.NONE);
         }),
       })),

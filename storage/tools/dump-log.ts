@@ -5,10 +5,18 @@ import path from 'node:path';
 import { BATCH_HEADER_SIZE, BATCH_LENGTH, BatchHeader, CompressionType, LOG_OVERHEAD } from '../../protocol/records/batch-header.js';
 import { decodeBatch } from '../../protocol/records/record-batch.js';
 import { FileRecords } from '../file-records.js';
-import { INDEX_FILE_SUFFIX, LOG_FILE_SUFFIX, PRODUCER_SNAPSHOT_FILE_SUFFIX, TIME_INDEX_FILE_SUFFIX, offsetFromFileName } from '../log-file-names.js';
+import {
+  INDEX_FILE_SUFFIX,
+  LOG_FILE_SUFFIX,
+  PRODUCER_SNAPSHOT_FILE_SUFFIX,
+  TIME_INDEX_FILE_SUFFIX,
+  TXN_INDEX_FILE_SUFFIX,
+  offsetFromFileName,
+} from '../log-file-names.js';
 import { OffsetIndex } from '../offset-index.js';
 import { ProducerStateManager } from '../producer-state-manager.js';
 import { TimeIndex } from '../time-index.js';
+import { ABORTED_TXN_VERSION, decodeAbortedTxns } from '../transaction-index.js';
 
 export interface DumpLogOptions {
   files: string[];
@@ -34,6 +42,7 @@ export async function* dumpLog(opts: DumpLogOptions): AsyncIterable<string> {
     else if (suffix === INDEX_FILE_SUFFIX) yield* dumpIndex(file, opts.indexSanityCheck, problems);
     else if (suffix === TIME_INDEX_FILE_SUFFIX) yield* dumpTimeIndex(file, opts.indexSanityCheck, problems);
     else if (suffix === PRODUCER_SNAPSHOT_FILE_SUFFIX) yield* dumpProducerSnapshot(file, problems);
+    else if (suffix === TXN_INDEX_FILE_SUFFIX) yield* dumpTxnIndex(file);
     else problems.push(`Ignoring unknown file ${file}`);
   }
   yield* problems;
@@ -176,6 +185,13 @@ function* dumpTimeIndex(file: string, sanityOnly: boolean, problems: string[]): 
     }
   } finally {
     log?.close();
+  }
+}
+
+/** Kafka's DumpLogSegments.dumpTxnIndex: one line per aborted transaction. */
+function* dumpTxnIndex(file: string): Generator<string> {
+  for (const t of decodeAbortedTxns(fs.readFileSync(file), file)) {
+    yield `version: ${ABORTED_TXN_VERSION} producerId: ${t.producerId} firstOffset: ${t.firstOffset} lastOffset: ${t.lastOffset} lastStableOffset: ${t.lastStableOffset}`;
   }
 }
 

@@ -72,6 +72,7 @@ describe('admin http', () => {
     expect(m.get(`kafkite_log_start_offset${labels}`)).toBe(0);
     expect(m.get(`kafkite_log_size_bytes${labels}`)).toBe(onDisk);
     expect(m.get(`kafkite_log_segments${labels}`)).toBe(1);
+    expect(m.get(`kafkite_last_stable_offset_lag${labels}`)).toBe(0);
 
     const produceRequests = m.get('kafkite_requests_total{api="Produce"}')!;
     expect(produceRequests).toBeGreaterThanOrEqual(1);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { encodeBatch } from '../../protocol/records/record-batch.js';
 import { dumpLog } from '../../storage/tools/dump-log.js';
 import { batch, config, openLog, tempDir } from './helpers.js';
 
@@ -76,5 +77,24 @@ describe('dumpLog', () => {
     const out = await lines({ files: [`${base}.log`, `${base}.index`], printDataLog: false, deepIteration: false, indexSanityCheck: false });
     expect(out[3]).toBe('Found 30 invalid bytes at the end of 00000000000000000000.log');
     expect(out.slice(4)).toEqual([`Dumping ${base}.index`, `${base}.index is empty.`]);
+  });
+
+  it('prints transactional flags, end-transaction markers and .txnindex entries', async () => {
+    dir = tempDir();
+    const log = openLog(dir, config());
+    const txn = (producerId: number) =>
+      encodeBatch({ baseOffset: 0, records: [{ offset: 0, timestamp: 10, key: null, value: Buffer.from('x'), headers: [] }], producerId, producerEpoch: 1, baseSequence: 0, isTransactional: true });
+    log.appendAsLeader(txn(5), 0); // 0
+    log.appendAsLeader(txn(6), 0); // 1
+    log.appendTransactionMarker(5n, 1, 7, true, 20); // 2
+    log.appendTransactionMarker(6n, 1, 7, false, 30); // 3
+    await log.close();
+    const base = path.join(dir, 'topic-0', '00000000000000000000');
+    const out = await lines({ files: [`${base}.log`, `${base}.txnindex`], printDataLog: false, deepIteration: true, indexSanityCheck: false });
+    expect(out[2]).toContain('producerId: 5 producerEpoch: 1 partitionLeaderEpoch: 0 isTransactional: true isControl: false');
+    expect(out[6]).toContain('baseOffset: 2 lastOffset: 2 count: 1 baseSequence: -1 lastSequence: -1 producerId: 5 producerEpoch: 1 partitionLeaderEpoch: 0 isTransactional: true isControl: true');
+    expect(out[7]).toBe('| offset: 2 CreateTime: 20 keySize: 4 valueSize: 6 sequence: -1 headerKeys: [] endTxnMarker: COMMIT coordinatorEpoch: 7');
+    expect(out[9]).toBe('| offset: 3 CreateTime: 30 keySize: 4 valueSize: 6 sequence: -1 headerKeys: [] endTxnMarker: ABORT coordinatorEpoch: 7');
+    expect(out.slice(10)).toEqual([`Dumping ${base}.txnindex`, 'version: 0 producerId: 6 firstOffset: 1 lastOffset: 3 lastStableOffset: 4']);
   });
 });
