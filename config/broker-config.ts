@@ -31,6 +31,8 @@ export class BrokerConfig {
   readonly logDirs: readonly string[];
   readonly nodeId: number;
   private readonly props: ReadonlyMap<string, string>;
+  /** listener.name.<listener>.<key> overrides, by lower-cased listener name (Kafka's ListenerName.configPrefix). */
+  private readonly listenerProps: ReadonlyMap<string, string>;
   private readonly values = new Map<string, ConfigValue>();
   private readonly topics: TopicConfigResolver;
 
@@ -41,6 +43,7 @@ export class BrokerConfig {
   constructor(props: Readonly<Record<string, string>> | ReadonlyMap<string, string> = {}, private readonly cwd = process.cwd()) {
     const entries = props instanceof Map ? [...props] : Object.entries(props);
     this.props = new Map(entries.filter(([name]) => brokerConfigDef(name) !== undefined));
+    this.listenerProps = new Map(entries.filter(([name]) => name.startsWith('listener.name.')));
     for (const def of ALL_BROKER_CONFIG_DEFS) {
       const raw = this.props.get(def.name);
       this.values.set(def.name, raw === undefined ? defaultValue(def) : parseConfigValue(def, raw));
@@ -49,7 +52,7 @@ export class BrokerConfig {
     [this.listeners, this.advertisedListeners] = this.resolveListeners();
     this.logDirs = this.resolveLogDirs(cwd);
     this.nodeId = this.resolveNodeId();
-    if (this.adminListener !== null) parseAdminListener(this.adminListener);
+    if (this.adminListener !== null) this.checkAdminToken(parseAdminListener(this.adminListener).host);
   }
 
   get numPartitions(): number { return this.number('num.partitions'); }
@@ -84,6 +87,23 @@ export class BrokerConfig {
   get metadataLogDir(): string | null {
     const dir = this.string('metadata.log.dir');
     return dir === null || dir.trim() === '' ? null : resolve(this.cwd, dir.trim());
+  }
+  get adminToken(): string | null { return this.values.get('kafkite.admin.token') as string | null; }
+  get adminTokenFile(): string | null { return this.values.get('kafkite.admin.token.file') as string | null; }
+  get saslServerMaxReceiveSize(): number { return this.number('sasl.server.max.receive.size'); }
+  get connectionFailedAuthenticationDelayMs(): number { return this.number('connection.failed.authentication.delay.ms'); }
+
+  /**
+   * A security setting as one listener sees it (raw text): `listener.name.<listener>.<key>` first, then the
+   * broker-wide `<key>` (set or default), as Kafka's ListenerName.configPrefix overrides do. Keys without a
+   * broker-wide form (e.g. `plain.sasl.jaas.config`) give undefined unless the listener sets them.
+   */
+  listenerValue(listenerName: string, key: string): string | undefined {
+    const own = this.listenerProps.get(`listener.name.${listenerName.toLowerCase()}.${key}`);
+    if (own !== undefined) return own;
+    const def = brokerConfigDef(key);
+    if (!def) return undefined;
+    return this.props.get(key) ?? def.default ?? undefined;
   }
 
   /** The typed value of any known broker config (null when unset without a default). */
@@ -172,6 +192,17 @@ export class BrokerConfig {
     return [listeners, advertised];
   }
 
+  /** An admin HTTP reachable beyond this machine needs a bearer token (kafkite.admin.token or .file). */
+  private checkAdminToken(host: string): void {
+    const loopback = host === 'localhost' || host === '::1' || /^127\./.test(host);
+    if (loopback || this.adminToken !== null || this.adminTokenFile !== null) return;
+    throw new ConfigError(
+      'kafkite.admin.token',
+      null,
+      `a bearer token (or kafkite.admin.token.file) because admin.listener ${this.adminListener} is not a loopback address`,
+    );
+  }
+
   /** log.dirs, else log.dir; comma-separated. */
   private resolveLogDirs(cwd: string): string[] {
     const key = this.props.has('log.dirs') ? 'log.dirs' : 'log.dir';
@@ -227,7 +258,7 @@ export function loadBrokerConfig(opts: LoadOptions): LoadedConfig {
   const keys = [...props.keys()];
   return {
     config: new BrokerConfig(props),
-    unknownKeys: keys.filter((key) => !brokerConfigDef(key) && !isInertKey(key)),
+    unknownKeys: keys.filter((key) => !brokerConfigDef(key) && !isInertKey(key) && !key.startsWith('listener.name.')),
     inertKeys: keys.filter(isInertKey),
   };
 }

@@ -13,6 +13,9 @@ export const KAFKITE_CONFIG_DEFS: readonly BrokerConfigDef[] = [
     group: 'kafkite',
   },
   { name: 'admin.listener', type: 'string', default: null, validator: null, topicName: null, group: 'kafkite' },
+  // Bearer token every admin HTTP route but /health requires; mandatory when admin.listener is not loopback.
+  { name: 'kafkite.admin.token', type: 'password', default: null, validator: null, topicName: null, group: 'kafkite' },
+  { name: 'kafkite.admin.token.file', type: 'string', default: null, validator: null, topicName: null, group: 'kafkite' },
   { name: 'kafkite.zero.copy.enable', type: 'boolean', default: 'true', validator: null, topicName: null, group: 'kafkite' },
   // Kafka keeps the cluster id in meta.properties; kafkite takes a fixed one here (the Docker image's CLUSTER_ID).
   { name: 'cluster.id', type: 'string', default: null, validator: { kind: 'nonEmptyString' }, topicName: null, group: 'kafkite' },

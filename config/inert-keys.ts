@@ -1,5 +1,5 @@
 // Configs a stock Kafka file sets that mean nothing on one node: replication, the controller quorum, ZooKeeper,
-// JVM thread pools, inter-broker traffic, JMX metrics and per-listener security overrides. kafkite accepts them
+// JVM thread pools, inter-broker traffic, and JMX metrics. kafkite accepts them
 // (still validated when Kafka defines them) and reports them once at startup.
 
 const INERT_PATTERNS: readonly RegExp[] = [
@@ -29,7 +29,6 @@ const INERT_PATTERNS: readonly RegExp[] = [
   /^(leader|follower)\.replication\.throttled\.rate$/,
   /^(alter\.log\.dirs\.)?replication\.quota\./,
   /^(kafka\.metrics\.|metrics\.|metric\.reporters$)/,
-  /^listener\.name\./,
 ];
 
 export function isInertKey(name: string): boolean {

@@ -6,9 +6,6 @@ import { ConfigError } from './config-error.js';
 export const SECURITY_PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'] as const;
 export type SecurityProtocol = (typeof SECURITY_PROTOCOLS)[number];
 
-/** Protocols kafkite serves today. */
-const SUPPORTED_PROTOCOLS: ReadonlySet<SecurityProtocol> = new Set(['PLAINTEXT']);
-
 export interface Endpoint {
   /** Upper-cased listener name, e.g. PLAINTEXT. */
   readonly name: string;
@@ -57,16 +54,21 @@ export function parseEndpoints(key: string, raw: string, protocols: ReadonlyMap<
   return endpoints;
 }
 
-/** Rejects listeners whose protocol kafkite cannot serve yet (SSL, SASL_*), and ports bound twice. */
+/** Rejects ports bound twice. */
 export function checkServable(key: string, raw: string, endpoints: readonly Endpoint[]): void {
-  for (const e of endpoints) {
-    if (!SUPPORTED_PROTOCOLS.has(e.securityProtocol)) {
-      throw new ConfigError(key, raw, `PLAINTEXT listeners only: ${e.securityProtocol} (listener ${e.name}) is not supported by kafkite yet`);
-    }
-  }
   const ports = endpoints.map((e) => e.port).filter((port) => port !== 0);
   const duplicate = ports.find((port, i) => ports.indexOf(port) !== i);
   if (duplicate !== undefined) throw new ConfigError(key, raw, `each listener to have a different port, ${duplicate} appears twice`);
+}
+
+/** TLS wraps SSL and SASL_SSL listeners. */
+export function usesTls(protocol: SecurityProtocol): boolean {
+  return protocol === 'SSL' || protocol === 'SASL_SSL';
+}
+
+/** SASL authenticates SASL_PLAINTEXT and SASL_SSL listeners. */
+export function usesSasl(protocol: SecurityProtocol): boolean {
+  return protocol === 'SASL_PLAINTEXT' || protocol === 'SASL_SSL';
 }
 
 /** kafkite's `admin.listener`: `http://host:port` (port 0 picks a free one). */

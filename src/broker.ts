@@ -34,6 +34,8 @@ export interface BrokerMetrics {
   bytesFetched(topic: string, partition: number, bytes: number): void;
   /** One log fdatasync (acks=all group commit, flush.ms/flush.messages) and how long it took. */
   observeFlush(millis: number): void;
+  /** A SASL authentication (or re-authentication) that succeeded or failed. */
+  authentication(listener: string, mechanism: string, success: boolean): void;
 }
 
 /** A log dir that cannot be created or written at start-up. */

@@ -40,6 +40,7 @@ export class KafkiteMetrics implements BrokerMetrics {
   private readonly requestErrors: Counter<'api'>;
   private readonly requestLatency: Histogram<'api'>;
   private readonly flushLatency: Histogram;
+  private readonly authentications: Counter<'listener' | 'mechanism' | 'result'>;
   private readonly partitionCounters = new Map<string, PartitionCounters>();
   private readonly requestSeries = new Map<number, RequestSeries>();
 
@@ -85,6 +86,13 @@ export class KafkiteMetrics implements BrokerMetrics {
       buckets: LATENCY_BUCKETS,
       registers,
     });
+    // Kafka's successful-authentication-total / failed-authentication-total (and the re-authentication pair).
+    this.authentications = new Counter({
+      name: 'kafkite_authentications_total',
+      help: 'SASL authentications and re-authentications, per listener, mechanism and result (success, failure).',
+      labelNames: ['listener', 'mechanism', 'result'],
+      registers,
+    });
     new Gauge({
       name: 'kafkite_connections',
       help: 'Open client connections.',
@@ -119,6 +127,10 @@ export class KafkiteMetrics implements BrokerMetrics {
 
   observeFlush(millis: number): void {
     this.flushLatency.observe(millis / 1000);
+  }
+
+  authentication(listener: string, mechanism: string, success: boolean): void {
+    this.authentications.labels(listener, mechanism, success ? 'success' : 'failure').inc();
   }
 
   /** The Prometheus text exposition of every metric. */

@@ -8,7 +8,9 @@ import { HANDLERS, unsupportedApiVersionsResponse } from '../handlers/index.js';
 import { NO_RESPONSE, type RequestContext } from '../handlers/handler.js';
 import type { RequestMemoryPool } from './request-memory-pool.js';
 import type { ResponseSender } from './response-sender.js';
-import { ANONYMOUS, type KafkaPrincipal } from '../security/principal.js';
+import { ANONYMOUS, principalToString, type KafkaPrincipal } from '../security/principal.js';
+import { SASL_AUTHENTICATE, SASL_HANDSHAKE, SaslServerAuthenticator, type AuthOutcome, type KafkaReply } from '../security/sasl/sasl-server-authenticator.js';
+import type { SaslListenerConfig } from '../security/sasl/sasl-listener-config.js';
 
 const API_VERSIONS_KEY = 18;
 /** Record data (file slices) one send may carry before the next one waits for it to go out. */
@@ -32,6 +34,14 @@ export interface ConnectionOptions {
   memoryPool: RequestMemoryPool;
   log: Logger;
   onClose(connection: Connection): void;
+  /** SASL listeners: every request waits for authentication. */
+  sasl?: SaslListenerConfig;
+  /** sasl.server.max.receive.size: the largest frame accepted before authentication. */
+  saslMaxReceiveSize?: number;
+  /** connection.failed.authentication.delay.ms. */
+  failedAuthenticationDelayMs?: number;
+  /** The TLS client certificate's principal (SSL listeners). */
+  principal?: KafkaPrincipal;
 }
 
 export class Connection {
@@ -53,9 +63,15 @@ export class Connection {
   readonly remoteAddress: string;
   /** Set by authentication (SASL, or the TLS client certificate); ANONYMOUS until then. */
   principal: KafkaPrincipal = ANONYMOUS;
+  /** SASL listeners only. */
+  private readonly authenticator: SaslServerAuthenticator | null;
+  /** A failed authentication: nothing more is read; the connection closes after the delay. */
+  private failing = false;
 
   constructor(private readonly socket: Socket, private readonly opts: ConnectionOptions) {
     this.remoteAddress = `${socket.remoteAddress}:${socket.remotePort}`;
+    this.authenticator = opts.sasl ? new SaslServerAuthenticator(opts.sasl) : null;
+    if (opts.principal) this.principal = opts.principal;
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('drain', () => this.flush());
@@ -70,6 +86,7 @@ export class Connection {
   /** Closes the connection (malformed input, shutdown). Responses not yet sent are dropped. */
   close(reason?: string, fields?: object): void {
     if (this.closed) return;
+    this.failing = false;
     if (reason) this.opts.log.info({ remote: this.remoteAddress, connectionId: this.id, ...fields }, reason);
     this.closed = true;
     this.socket.destroy();
@@ -111,7 +128,7 @@ export class Connection {
 
   private onData(chunk: Buffer): void {
     let pos = 0;
-    while (pos < chunk.length && !this.closed) {
+    while (pos < chunk.length && !this.closed && !this.failing) {
       if (this.paused || this.waitingForMemory) {
         // socket.pause() stops further chunks, not this one: the rest waits until we resume, so a
         // client pipelining hundreds of small requests in one chunk still gets only maxInFlight decoded.
@@ -122,7 +139,16 @@ export class Connection {
         pos += this.takeSizePrefix(chunk, pos);
         // The 4-byte prefix may arrive split across chunks.
         if (!this.haveSize) continue;
-        if (this.frameSize <= 0 || this.frameSize > this.opts.maxRequestBytes) {
+        if (this.authenticator && !this.authenticator.complete && this.frameSize > (this.opts.saslMaxReceiveSize ?? 524288)) {
+          // Kafka's SaslServerAuthenticator: "Failing SASL authentication due to invalid receive size".
+          this.close('closing connection: SASL frame larger than sasl.server.max.receive.size', {
+            size: this.frameSize,
+            max: this.opts.saslMaxReceiveSize,
+            listener: this.opts.listenerName,
+          });
+          return;
+        }
+        if (this.frameSize < 0 || (this.frameSize === 0 && !this.authenticator?.expectsRawToken) || this.frameSize > this.opts.maxRequestBytes) {
           this.close('closing connection: request size out of bounds', {
             size: this.frameSize,
             max: this.opts.maxRequestBytes,
@@ -179,6 +205,10 @@ export class Connection {
   }
 
   private onFrame(frame: Buffer): void {
+    if (this.authenticator?.expectsRawToken) {
+      this.onAuthOutcome(this.authenticator.handleRawToken(frame));
+      return;
+    }
     const r = new Reader(frame);
     let apiKey: number, apiVersion: number, correlationId: number;
     try {
@@ -200,6 +230,20 @@ export class Connection {
       this.close('closing connection: unsupported API key or version', { apiKey, apiVersion });
       return;
     }
+    const auth = this.authenticator;
+    const authenticating = auth !== null && auth.intercepts(apiKey);
+    if (authenticating && !auth.complete && apiKey !== API_VERSIONS_KEY && apiKey !== SASL_HANDSHAKE && apiKey !== SASL_AUTHENTICATE) {
+      // Checked before decoding, as Kafka does: an unauthenticated client gets no further than the header.
+      this.close('closing connection: request before SASL authentication', { apiKey, listener: this.opts.listenerName });
+      return;
+    }
+    if (auth !== null && !authenticating && auth.sessionExpired()) {
+      this.close('closing connection: SASL session expired without re-authentication', {
+        principal: principalToString(this.principal),
+        listener: this.opts.listenerName,
+      });
+      return;
+    }
     let request: unknown;
     let clientId: string | null;
     try {
@@ -210,6 +254,13 @@ export class Connection {
       if (!(err instanceof DecodeError)) throw err;
       this.close('closing connection: malformed request', { apiKey, apiVersion, error: err.message });
       return;
+    }
+    if (authenticating) {
+      const outcome = auth.handleRequest(apiKey, apiVersion, correlationId, request);
+      if (outcome.kind !== 'dispatch') {
+        this.onAuthOutcome(outcome);
+        return;
+      }
     }
     const ctx: RequestContext = {
       apiKey,
@@ -239,6 +290,59 @@ export class Connection {
       );
     } else {
       this.finish(slot, ctx, result, started);
+    }
+  }
+
+  private onAuthOutcome(outcome: Exclude<AuthOutcome, { kind: 'dispatch' }>): void {
+    const listener = this.opts.listenerName;
+    switch (outcome.kind) {
+      case 'continue':
+        this.reply(outcome.reply, outcome.rawToken);
+        return;
+      case 'authenticated':
+        this.principal = outcome.principal;
+        this.opts.broker.metrics?.authentication(listener, outcome.mechanism, true);
+        this.opts.log.debug(
+          { remote: this.remoteAddress, principal: principalToString(outcome.principal), mechanism: outcome.mechanism, listener, reauthenticated: outcome.reauthenticated },
+          'authenticated',
+        );
+        this.reply(outcome.reply, outcome.rawToken);
+        return;
+      case 'failed': {
+        this.opts.broker.metrics?.authentication(listener, outcome.mechanism ?? 'unknown', false);
+        this.opts.log.info(
+          { remote: this.remoteAddress, user: outcome.user, mechanism: outcome.mechanism, listener, reason: outcome.reason },
+          'failed authentication',
+        );
+        // Kafka delays both the failure response and the close (connection.failed.authentication.delay.ms),
+        // so a client guessing passwords gets one try per delay per connection.
+        this.failing = true;
+        this.socket.pause();
+        const slot = outcome.reply ? this.enqueue() : null;
+        setTimeout(() => {
+          if (this.closed) return;
+          if (slot && outcome.reply) this.respond(slot, outcome.reply.apiKey, outcome.reply.apiVersion, outcome.reply.correlationId, outcome.reply.body);
+          this.closed = true;
+          this.socket.end();
+          setTimeout(() => this.socket.destroy(), 1000).unref();
+        }, this.opts.failedAuthenticationDelayMs ?? 100).unref();
+        return;
+      }
+      case 'close':
+        this.close('closing connection: ' + outcome.reason, { listener });
+    }
+  }
+
+  private reply(reply: KafkaReply | undefined, rawToken: Buffer | undefined): void {
+    if (reply) {
+      this.respond(this.enqueue(), reply.apiKey, reply.apiVersion, reply.correlationId, reply.body);
+    } else if (rawToken) {
+      const size = Buffer.allocUnsafe(4);
+      size.writeInt32BE(rawToken.length, 0);
+      const slot = this.enqueue();
+      slot.chunks = [size, rawToken];
+      slot.ready = true;
+      this.flush();
     }
   }
 

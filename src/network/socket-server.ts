@@ -1,8 +1,14 @@
-// Accepts client connections on each configured listener (PLAINTEXT today; SSL/SASL would wrap the
-// socket here, before a Connection is made).
+// Accepts client connections on each configured listener. SSL and SASL_SSL listeners are TLS servers: the
+// handshake (and the client certificate's principal) comes before a Connection is made; SASL listeners
+// hand the Connection their mechanisms, and it authenticates before serving any request.
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
+import { ANONYMOUS, type KafkaPrincipal } from '../security/principal.js';
+import type { SaslListenerConfig } from '../security/sasl/sasl-listener-config.js';
+import type { ListenerSsl } from '../security/ssl-engine-factory.js';
+import { rfc2253SubjectOf, SslPrincipalMappingError } from '../security/ssl-principal-mapper.js';
 import { Connection } from './connection.js';
 import { RequestMemoryPool } from './request-memory-pool.js';
 import type { ResponseSender } from './response-sender.js';
@@ -11,7 +17,14 @@ export interface ListenerSpec {
   name: string;
   host: string;
   port: number;
+  /** SSL and SASL_SSL listeners. */
+  ssl?: ListenerSsl;
+  /** SASL_PLAINTEXT and SASL_SSL listeners. */
+  sasl?: SaslListenerConfig;
 }
+
+/** A TLS handshake that has not finished by then is dropped (a client that connects and sends nothing). */
+const TLS_HANDSHAKE_TIMEOUT_MS = 30_000;
 
 export interface BoundListener extends ListenerSpec {
   /** The port actually bound (differs from `port` when 0 was asked for). */
@@ -31,6 +44,8 @@ export interface SocketServerOptions {
   maxConnectionsPerIp: number;
   /** socket.listen.backlog.size: how many connections may wait at max.connections (in Kafka, the kernel's accept queue). */
   listenBacklogSize: number;
+  saslMaxReceiveSize: number;
+  failedAuthenticationDelayMs: number;
 }
 
 export class ListenerBindError extends Error {
@@ -44,7 +59,7 @@ export class SocketServer {
   private readonly perIp = new Map<string, number>();
   private readonly memoryPool: RequestMemoryPool;
   /** Accepted at max.connections: not read until a slot frees up. */
-  private readonly waitingForSlot: Array<{ listenerName: string; socket: Socket }> = [];
+  private readonly waitingForSlot: Array<{ listener: ListenerSpec; socket: Socket; principal: KafkaPrincipal }> = [];
 
   constructor(private readonly opts: SocketServerOptions) {
     this.memoryPool = new RequestMemoryPool(opts.queuedMaxRequestBytes);
@@ -62,7 +77,7 @@ export class SocketServer {
       let port = listener.port;
       for (const [i, host] of hosts.entries()) {
         try {
-          port = await this.listen(listener.name, host, port);
+          port = await this.listen(listener, host, port);
         } catch (err) {
           // ::1 is optional for `localhost` on machines without IPv6.
           if (i > 0) continue;
@@ -76,8 +91,8 @@ export class SocketServer {
     return bound;
   }
 
-  private listen(listenerName: string, host: string | undefined, port: number): Promise<number> {
-    const server = createServer({ noDelay: true }, (socket) => this.accept(listenerName, socket));
+  private listen(listener: ListenerSpec, host: string | undefined, port: number): Promise<number> {
+    const server = listener.ssl ? this.tlsServer(listener, listener.ssl) : createServer({ noDelay: true }, (socket) => this.accept(listener, socket));
     return new Promise((resolve, reject) => {
       server.once('error', reject);
       // Node's default kernel backlog (511), not Kafka's 50: one event loop accepts in bursts behind
@@ -90,12 +105,57 @@ export class SocketServer {
     });
   }
 
+  private tlsServer(listener: ListenerSpec, ssl: ListenerSsl): Server {
+    const server = createTlsServer(
+      {
+        secureContext: ssl.secureContext,
+        minVersion: ssl.minVersion,
+        maxVersion: ssl.maxVersion,
+        requestCert: ssl.clientAuth !== 'none',
+        // 'requested' still refuses a certificate that does not verify, as Java's SSLEngine (wantClientAuth) does.
+        rejectUnauthorized: ssl.clientAuth === 'required',
+        handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
+        noDelay: true,
+      },
+      (socket) => {
+        const principal = this.certificatePrincipal(listener, ssl, socket);
+        if (principal) this.accept(listener, socket, principal);
+      },
+    );
+    // A plaintext client, garbage or a failed handshake: that socket is gone, nothing else is affected.
+    server.on('tlsClientError', (err, socket) => {
+      this.opts.log.debug({ remote: socket.remoteAddress, listener: listener.name, error: err.message }, 'TLS handshake failed');
+      socket.destroy();
+    });
+    return server;
+  }
+
+  /** User:<mapped DN> for a verified client certificate, ANONYMOUS without one; null when refused (and closed). */
+  private certificatePrincipal(listener: ListenerSpec, ssl: ListenerSsl, socket: TLSSocket): KafkaPrincipal | null {
+    const cert = socket.getPeerX509Certificate();
+    if (!cert) return ANONYMOUS;
+    if (!socket.authorized) {
+      this.opts.log.info({ remote: socket.remoteAddress, listener: listener.name, error: socket.authorizationError }, 'client certificate refused');
+      socket.destroy();
+      return null;
+    }
+    const dn = rfc2253SubjectOf(cert);
+    try {
+      return { principalType: 'User', name: ssl.principalMapper.getName(dn) };
+    } catch (err) {
+      if (!(err instanceof SslPrincipalMappingError)) throw err;
+      this.opts.log.info({ remote: socket.remoteAddress, listener: listener.name, subject: dn, error: err.message }, 'client certificate refused');
+      socket.destroy();
+      return null;
+    }
+  }
+
   /**
    * Kafka's connection quotas: over max.connections.per.ip a connection is closed at once; at
    * max.connections new ones are not refused but wait, unread, for a free slot (as Kafka's acceptor
    * blocks), at most socket.listen.backlog.size of them.
    */
-  private accept(listenerName: string, socket: Socket): void {
+  private accept(listener: ListenerSpec, socket: Socket, principal: KafkaPrincipal = ANONYMOUS): void {
     const ip = socket.remoteAddress ?? '';
     const fromIp = this.perIp.get(ip) ?? 0;
     if (fromIp >= this.opts.maxConnectionsPerIp) {
@@ -104,7 +164,7 @@ export class SocketServer {
       return;
     }
     if (this.connections.size < this.opts.maxConnections && this.waitingForSlot.length === 0) {
-      this.admit(listenerName, socket);
+      this.admit(listener, socket, principal);
       return;
     }
     if (this.waitingForSlot.length >= this.opts.listenBacklogSize) {
@@ -114,15 +174,19 @@ export class SocketServer {
     }
     socket.pause();
     socket.on('error', () => socket.destroy());
-    this.waitingForSlot.push({ listenerName, socket });
+    this.waitingForSlot.push({ listener, socket, principal });
   }
 
-  private admit(listenerName: string, socket: Socket): void {
+  private admit(listener: ListenerSpec, socket: Socket, principal: KafkaPrincipal): void {
     const ip = socket.remoteAddress ?? '';
     this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
     const connection = new Connection(socket, {
       id: this.nextConnectionId++,
-      listenerName,
+      listenerName: listener.name,
+      ...(listener.sasl ? { sasl: listener.sasl } : {}),
+      saslMaxReceiveSize: this.opts.saslMaxReceiveSize,
+      failedAuthenticationDelayMs: this.opts.failedAuthenticationDelayMs,
+      principal,
       broker: this.opts.broker,
       sender: this.opts.sender,
       maxRequestBytes: this.opts.maxRequestBytes,
@@ -145,13 +209,13 @@ export class SocketServer {
   /** A slot freed up: the longest-waiting connection still open gets it. */
   private admitWaiting(): void {
     while (this.waitingForSlot.length > 0 && this.connections.size < this.opts.maxConnections) {
-      const { listenerName, socket } = this.waitingForSlot.shift()!;
+      const { listener, socket, principal } = this.waitingForSlot.shift()!;
       if (socket.destroyed) continue;
       if ((this.perIp.get(socket.remoteAddress ?? '') ?? 0) >= this.opts.maxConnectionsPerIp) {
         socket.destroy();
         continue;
       }
-      this.admit(listenerName, socket);
+      this.admit(listener, socket, principal);
     }
   }
 

@@ -146,7 +146,6 @@ describe('loadBrokerConfig', () => {
       'offsets.topic.replication.factor',
       'num.io.threads',
       'controller.quorum.voters',
-      'listener.name.internal.ssl.keystore.location',
     ]);
   });
 });
@@ -242,12 +241,24 @@ describe('listeners', () => {
     expect(config.advertisedListeners.map((l) => l.name)).toEqual(['PLAINTEXT']);
   });
 
-  it('rejects SSL and SASL listeners as not supported yet', () => {
-    for (const protocol of ['SSL', 'SASL_PLAINTEXT', 'SASL_SSL']) {
-      const err = configError(() => load(`listeners=${protocol}://:9093`));
-      expect(err.key).toBe('listeners');
-      expect(err.message).toContain(`${protocol} (listener ${protocol}) is not supported by kafkite yet`);
-    }
+  it('accepts PLAINTEXT, SSL, SASL_PLAINTEXT and SASL_SSL listeners side by side, named through the protocol map', () => {
+    const config = load(
+      'listeners=LOCAL://127.0.0.1:9092,EXTERNAL://:9093,SSL://:9094,SASL_PLAINTEXT://:9095',
+      'listener.security.protocol.map=LOCAL:PLAINTEXT,EXTERNAL:SASL_SSL,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT',
+      'advertised.listeners=LOCAL://127.0.0.1:9092,EXTERNAL://kafka.example:19093,SSL://localhost:9094,SASL_PLAINTEXT://localhost:9095',
+    );
+    expect(config.listeners.map((l) => [l.name, l.securityProtocol])).toEqual([
+      ['LOCAL', 'PLAINTEXT'], ['EXTERNAL', 'SASL_SSL'], ['SSL', 'SSL'], ['SASL_PLAINTEXT', 'SASL_PLAINTEXT'],
+    ]);
+    expect(config.advertisedListeners.find((l) => l.name === 'EXTERNAL')).toMatchObject({ host: 'kafka.example', port: 19093 });
+  });
+
+  it('resolves listener.name.<listener>.* overrides before the broker-wide key', () => {
+    const config = load('ssl.keystore.type=PKCS12', 'listener.name.external.ssl.keystore.type=PEM', 'listener.name.external.plain.sasl.jaas.config=x');
+    expect(config.listenerValue('EXTERNAL', 'ssl.keystore.type')).toBe('PEM');
+    expect(config.listenerValue('INTERNAL', 'ssl.keystore.type')).toBe('PKCS12');
+    expect(config.listenerValue('INTERNAL', 'ssl.client.auth')).toBe('none');
+    expect(config.listenerValue('EXTERNAL', 'plain.sasl.jaas.config')).toBe('x');
   });
 
   it('rejects listener names without a security protocol, and bad protocol maps', () => {

@@ -1,0 +1,192 @@
+// TLS for SSL and SASL_SSL listeners from Kafka's ssl.* keys (Kafka's DefaultSslEngineFactory): keystore and
+// truststore as JKS (Kafka's default type), PKCS12 or PEM (file or inline), client auth, protocols, cipher suites.
+import { readFileSync } from 'node:fs';
+import { createPrivateKey } from 'node:crypto';
+import { createSecureContext, type SecureContext, type SecureVersion } from 'node:tls';
+import { toPem } from 'jks-js';
+import type { BrokerConfig } from '../../config/broker-config.js';
+import { SslPrincipalMapper } from './ssl-principal-mapper.js';
+
+/** A keystore or truststore that cannot be used: start-up stops with this one line. */
+export class SslConfigError extends Error {
+  override name = 'SslConfigError';
+  constructor(listenerName: string, key: string, detail: string) {
+    super(`Invalid SSL configuration for listener ${listenerName}: ${key}: ${detail}`);
+  }
+}
+
+export type ClientAuth = 'none' | 'requested' | 'required';
+
+export interface ListenerSsl {
+  readonly secureContext: SecureContext;
+  readonly clientAuth: ClientAuth;
+  readonly minVersion: SecureVersion;
+  readonly maxVersion: SecureVersion;
+  readonly principalMapper: SslPrincipalMapper;
+}
+
+interface KeyMaterial {
+  key: string;
+  cert: string;
+}
+
+const PROTOCOL_ORDER: readonly SecureVersion[] = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'];
+
+function csv(raw: string | undefined): string[] {
+  return (raw ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/**
+ * Java's cipher suite names (IANA, e.g. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256) as OpenSSL spells them
+ * (ECDHE-RSA-AES128-GCM-SHA256). TLS 1.3 suites (TLS_AES_128_GCM_SHA256) are the same in both.
+ */
+export function openSslCipherName(iana: string): string {
+  const m = /^TLS_(.+)_WITH_(.+)$/.exec(iana);
+  if (!m) return iana;
+  const kx = m[1] === 'RSA' ? '' : `${m[1]!.replace(/_/g, '-')}-`;
+  const cipher = m[2]!
+    .replace(/^AES_(\d+)_GCM_(SHA\d+)$/, 'AES$1-GCM-$2')
+    .replace(/^AES_(\d+)_CBC_(SHA\d*)$/, 'AES$1-$2')
+    .replace(/^CHACHA20_POLY1305_SHA256$/, 'CHACHA20-POLY1305');
+  return kx + cipher;
+}
+
+function readStoreFile(listenerName: string, key: string, path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new SslConfigError(listenerName, key, `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/** JKS and PKCS12 stores through jks-js (it tells the two apart by content, as Java's keystore loader does). */
+function javaStorePem(listenerName: string, key: string, path: string, password: string, keyPassword?: string) {
+  const bytes = readStoreFile(listenerName, key, path);
+  try {
+    return toPem(bytes, password, keyPassword);
+  } catch (err) {
+    throw new SslConfigError(listenerName, key, `cannot load ${path} (wrong password or not a keystore): ${(err as Error).message}`);
+  }
+}
+
+export class SslEngineFactory {
+  constructor(
+    private readonly config: BrokerConfig,
+    private readonly listenerName: string,
+  ) {}
+
+  private value(key: string): string | undefined {
+    return this.config.listenerValue(this.listenerName, key);
+  }
+
+  private fail(key: string, detail: string): never {
+    throw new SslConfigError(this.listenerName, key, detail);
+  }
+
+  /** Builds the listener's TLS context; throws SslConfigError naming the key and file at fault. */
+  build(): ListenerSsl {
+    const keyMaterial = this.keystore();
+    const ca = this.truststore();
+    const clientAuth = (this.value('ssl.client.auth') ?? 'none').toLowerCase();
+    if (clientAuth !== 'none' && clientAuth !== 'requested' && clientAuth !== 'required') {
+      this.fail('ssl.client.auth', `expected none, requested or required, got ${clientAuth}`);
+    }
+    if (clientAuth !== 'none' && ca === undefined) {
+      this.fail('ssl.truststore.location', `ssl.client.auth=${clientAuth} needs a truststore to verify client certificates`);
+    }
+    const protocols = csv(this.value('ssl.enabled.protocols'));
+    const enabled = PROTOCOL_ORDER.filter((p) => protocols.includes(p));
+    if (enabled.length === 0) this.fail('ssl.enabled.protocols', `none of ${protocols.join(',')} is one of ${PROTOCOL_ORDER.join(', ')}`);
+    const suites = csv(this.value('ssl.cipher.suites'));
+    let secureContext: SecureContext;
+    try {
+      secureContext = createSecureContext({
+        key: keyMaterial.key,
+        cert: keyMaterial.cert,
+        ...(ca !== undefined ? { ca } : {}),
+        ...(suites.length > 0 ? { ciphers: suites.map(openSslCipherName).join(':') } : {}),
+        minVersion: enabled[0]!,
+        maxVersion: enabled[enabled.length - 1]!,
+      });
+    } catch (err) {
+      const key = /cipher/i.test((err as Error).message) ? 'ssl.cipher.suites' : 'ssl.keystore.location';
+      this.fail(key, (err as Error).message);
+    }
+    return {
+      secureContext,
+      clientAuth: clientAuth as ClientAuth,
+      minVersion: enabled[0]!,
+      maxVersion: enabled[enabled.length - 1]!,
+      principalMapper: SslPrincipalMapper.fromRules(this.value('ssl.principal.mapping.rules') ?? 'DEFAULT', this.listenerName),
+    };
+  }
+
+  private keystore(): KeyMaterial {
+    const type = (this.value('ssl.keystore.type') ?? 'JKS').toUpperCase();
+    const location = this.value('ssl.keystore.location');
+    const password = this.value('ssl.keystore.password');
+    const keyPassword = this.value('ssl.key.password');
+    if (type === 'PEM') return this.pemKeystore(location, keyPassword);
+    if (type !== 'JKS' && type !== 'PKCS12') this.fail('ssl.keystore.type', `expected JKS, PKCS12 or PEM, got ${type}`);
+    if (location === undefined) this.fail('ssl.keystore.location', 'not set; SSL and SASL_SSL listeners need a keystore');
+    if (password === undefined) this.fail('ssl.keystore.password', `not set for keystore ${location}`);
+    const entries = Object.values(javaStorePem(this.listenerName, 'ssl.keystore.password', location, password, keyPassword ?? password));
+    const entry = entries.find((e) => e.key !== undefined && e.cert !== undefined);
+    if (!entry) this.fail('ssl.keystore.location', `${location} holds no private key entry`);
+    return { key: entry.key!, cert: entry.cert! };
+  }
+
+  /** PEM keystore: a file with the key and its chain, or inline ssl.keystore.key / ssl.keystore.certificate.chain. */
+  private pemKeystore(location: string | undefined, keyPassword: string | undefined): KeyMaterial {
+    let text: string;
+    let keyName = 'ssl.keystore.key';
+    if (location !== undefined) {
+      text = readStoreFile(this.listenerName, 'ssl.keystore.location', location).toString('utf8');
+      keyName = 'ssl.keystore.location';
+    } else {
+      const key = this.value('ssl.keystore.key');
+      const chain = this.value('ssl.keystore.certificate.chain');
+      if (key === undefined || chain === undefined) {
+        this.fail('ssl.keystore.key', 'PEM keystores need ssl.keystore.location or both ssl.keystore.key and ssl.keystore.certificate.chain');
+      }
+      text = `${key}\n${chain}`;
+    }
+    const keyPem = /-----BEGIN (?:ENCRYPTED |RSA |EC )?PRIVATE KEY-----[\s\S]+?-----END (?:ENCRYPTED |RSA |EC )?PRIVATE KEY-----/.exec(text)?.[0];
+    const certs = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
+    if (!keyPem) this.fail(keyName, `${location ?? 'the inline PEM'} holds no private key`);
+    if (!certs) this.fail(location !== undefined ? keyName : 'ssl.keystore.certificate.chain', `${location ?? 'the inline PEM'} holds no certificate`);
+    let key: string;
+    try {
+      // An encrypted key is decrypted with ssl.key.password; a wrong one fails here, at start-up.
+      key = createPrivateKey({ key: keyPem, format: 'pem', ...(keyPassword !== undefined ? { passphrase: keyPassword } : {}) })
+        .export({ format: 'pem', type: 'pkcs8' })
+        .toString();
+    } catch (err) {
+      this.fail('ssl.key.password', `cannot decrypt the private key in ${location ?? 'ssl.keystore.key'}: ${(err as Error).message}`);
+    }
+    return { key, cert: certs.join('\n') };
+  }
+
+  /** CA certificates that verify client certificates; undefined when no truststore is configured. */
+  private truststore(): string[] | undefined {
+    const type = (this.value('ssl.truststore.type') ?? 'JKS').toUpperCase();
+    const location = this.value('ssl.truststore.location');
+    if (type === 'PEM') {
+      const text = location !== undefined
+        ? readStoreFile(this.listenerName, 'ssl.truststore.location', location).toString('utf8')
+        : this.value('ssl.truststore.certificates');
+      if (text === undefined) return undefined;
+      const certs = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
+      if (!certs) this.fail(location !== undefined ? 'ssl.truststore.location' : 'ssl.truststore.certificates', `${location ?? 'the inline PEM'} holds no certificate`);
+      return certs;
+    }
+    if (type !== 'JKS' && type !== 'PKCS12') this.fail('ssl.truststore.type', `expected JKS, PKCS12 or PEM, got ${type}`);
+    if (location === undefined) return undefined;
+    // Java opens a truststore without a password too (no integrity check); jks-js needs one, so '' stands in.
+    const password = this.value('ssl.truststore.password') ?? '';
+    const entries = Object.values(javaStorePem(this.listenerName, 'ssl.truststore.password', location, password));
+    const certs = entries.flatMap((e) => [e.ca, e.cert]).filter((c): c is string => c !== undefined);
+    if (certs.length === 0) this.fail('ssl.truststore.location', `${location} holds no certificate`);
+    return certs;
+  }
+}
