@@ -15,6 +15,7 @@ import { ErrorCode, KafkaError } from './errors.js';
 import { ClusterMetadataLog } from './metadata/cluster-metadata-log.js';
 import { invalidTopicNameReason, newTopicId, TopicRegistry, type TopicInfo } from './metadata/topic-registry.js';
 import { ProducerIdManager } from './producer-ids.js';
+import { ScramCredentialStore } from './security/scram-credentials.js';
 import { FetchPurgatory } from './purgatory.js';
 import { FetchSessionCache } from './fetch-sessions.js';
 
@@ -60,6 +61,8 @@ export class Broker {
   groupCoordinator!: GroupCoordinator;
   readonly purgatory = new FetchPurgatory();
   readonly fetchSessions: FetchSessionCache;
+  /** SCRAM users, replayed from the metadata log; AlterUserScramCredentials appends to it. */
+  readonly scramCredentials: ScramCredentialStore;
 
   private constructor(
     readonly config: BrokerConfig,
@@ -72,6 +75,7 @@ export class Broker {
     readonly metadataLog: ClusterMetadataLog,
   ) {
     this.fetchSessions = new FetchSessionCache(config.maxIncrementalFetchSessionCacheSlots);
+    this.scramCredentials = new ScramCredentialStore(metadataLog);
   }
 
   get nodeId(): number {

@@ -4,6 +4,8 @@ import { createLogger } from './logger.js';
 import { ListenerBindError } from './network/socket-server.js';
 import { LogDirError } from './broker.js';
 import { KafkiteServer } from './server.js';
+import { SaslConfigError } from './security/sasl/sasl-listener-config.js';
+import { SslConfigError } from './security/ssl-engine-factory.js';
 
 const USAGE = `Usage:
   kafkite start [server.properties] [--override key=value]...
@@ -66,7 +68,7 @@ async function start(args: string[]): Promise<void> {
   try {
     server = await KafkiteServer.start(config, log);
   } catch (err) {
-    if (err instanceof ListenerBindError || err instanceof LogDirError) {
+    if (err instanceof ListenerBindError || err instanceof LogDirError || err instanceof SslConfigError || err instanceof SaslConfigError || err instanceof ConfigError) {
       log.fatal({ error: err.message }, 'start-up failed');
       fail(err.message, 1);
     }

@@ -1,10 +1,15 @@
 // Assembles a running kafkite: broker core, listeners, and the shutdown sequence.
+import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config/broker-config.js';
+import { ConfigError } from '../config/config-error.js';
+import { usesSasl, usesTls } from '../config/listeners.js';
 import { startAdminServer, type AdminServer } from './admin/admin-server.js';
 import { Broker } from './broker.js';
 import { createResponseSender } from './network/sendfile-sender.js';
-import { ListenerBindError, SocketServer } from './network/socket-server.js';
+import { ListenerBindError, SocketServer, type ListenerSpec } from './network/socket-server.js';
+import { SaslListenerConfig } from './security/sasl/sasl-listener-config.js';
+import { SslEngineFactory, type ListenerSsl } from './security/ssl-engine-factory.js';
 
 /** Requests one connection may have decoded but unanswered before we stop reading it. */
 const MAX_IN_FLIGHT_PER_CONNECTION = 100;
@@ -19,6 +24,10 @@ export class KafkiteServer {
   ) {}
 
   static async start(config: BrokerConfig, log: Logger): Promise<KafkiteServer> {
+    // Keystores and the admin token are checked before any log is opened: a bad one stops start-up at once.
+    const ssl = new Map<string, ListenerSsl>();
+    for (const l of config.listeners) if (usesTls(l.securityProtocol)) ssl.set(l.name, new SslEngineFactory(config, l.name).build());
+    const adminToken = readAdminToken(config);
     const broker = await Broker.open(config, log);
     const sockets = new SocketServer({
       broker,
@@ -31,6 +40,8 @@ export class KafkiteServer {
       maxConnections: config.maxConnections,
       maxConnectionsPerIp: config.maxConnectionsPerIp,
       listenBacklogSize: config.socketListenBacklogSize,
+      saslMaxReceiveSize: config.saslServerMaxReceiveSize,
+      failedAuthenticationDelayMs: config.connectionFailedAuthenticationDelayMs,
     });
     let bound;
     let admin: AdminServer | null = null;
@@ -39,6 +50,7 @@ export class KafkiteServer {
         admin = await startAdminServer({
           broker,
           listener: config.adminListener,
+          token: adminToken,
           log,
           isReady: () => broker.endpoints.length > 0 && !broker.closing,
           connectionCount: () => sockets.connectionCount,
@@ -46,7 +58,14 @@ export class KafkiteServer {
           throw new ListenerBindError(`cannot listen on admin.listener ${config.adminListener}: ${err.message}`);
         });
       }
-      bound = await sockets.bind(config.listeners);
+      const specs: ListenerSpec[] = config.listeners.map((l) => ({
+        name: l.name,
+        host: l.host,
+        port: l.port,
+        ...(ssl.has(l.name) ? { ssl: ssl.get(l.name)! } : {}),
+        ...(usesSasl(l.securityProtocol) ? { sasl: SaslListenerConfig.resolve(config, l.name, broker.scramCredentials) } : {}),
+      }));
+      bound = await sockets.bind(specs);
     } catch (err) {
       await admin?.close();
       await broker.shutdown();
@@ -63,6 +82,7 @@ export class KafkiteServer {
     log.info(
       {
         listeners: bound.map((l) => `${l.name}://${l.host}:${l.boundPort}`),
+        securityProtocols: Object.fromEntries(config.listeners.map((l) => [l.name, l.securityProtocol])),
         advertisedListeners: broker.endpoints.map((e) => `${e.listenerName}://${e.host}:${e.port}`),
         logDirs: config.logDirs,
         nodeId: config.nodeId,
@@ -82,4 +102,19 @@ export class KafkiteServer {
     await this.admin?.close();
     this.log.info('kafkite stopped');
   }
+}
+
+/** kafkite.admin.token, else the first line of kafkite.admin.token.file; null when neither is set. */
+function readAdminToken(config: BrokerConfig): string | null {
+  if (config.adminToken !== null) return config.adminToken;
+  const file = config.adminTokenFile;
+  if (file === null) return null;
+  let token: string;
+  try {
+    token = readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new ConfigError('kafkite.admin.token.file', file, `a readable file holding the admin token (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  if (token === '') throw new ConfigError('kafkite.admin.token.file', file, 'a file holding a non-empty admin token');
+  return token;
 }

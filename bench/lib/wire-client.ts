@@ -27,6 +27,11 @@ export class WireClient {
     socket.on('error', (err) => this.fail(err));
   }
 
+  /** Wraps a socket already connected (e.g. a TLS one). */
+  static over(socket: Socket): WireClient {
+    return new WireClient(socket);
+  }
+
   static connect(port: number, host = '127.0.0.1'): Promise<WireClient> {
     return new Promise((resolve, reject) => {
       const socket = connect({ port, host }, () => resolve(new WireClient(socket)));

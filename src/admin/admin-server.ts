@@ -1,5 +1,6 @@
 // kafkite's admin HTTP (admin.listener): liveness and readiness probes, Prometheus metrics, and read-only
 // JSON views of topics and consumer groups. Separate from the Kafka listeners, like Kafka's JMX port.
+import { timingSafeEqual } from 'node:crypto';
 import Fastify from 'fastify';
 import type { Logger } from 'pino';
 import { parseAdminListener } from '../../config/listeners.js';
@@ -12,6 +13,8 @@ export interface AdminServerOptions {
   broker: Broker;
   /** `http://host:port`; port 0 binds a free one. */
   listener: string;
+  /** kafkite.admin.token: when set, every route but /health requires `Authorization: Bearer <token>`. */
+  token?: string | null;
   log: Logger;
   /** Logs loaded and Kafka listeners bound (and not shutting down). */
   isReady(): boolean;
@@ -35,6 +38,19 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
     log.warn({ err, url: request.url }, 'admin http request failed');
     reply.code(500).send({ error: err.message });
   });
+
+  const token = opts.token ?? null;
+  if (token !== null) {
+    // One hook for every route, including ones registered later (the console): only /health stays open.
+    const expected = Buffer.from(`Bearer ${token}`, 'utf8');
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.url === '/health' || request.url.startsWith('/health?')) return;
+      const given = Buffer.from(request.headers.authorization ?? '', 'utf8');
+      if (given.length === expected.length && timingSafeEqual(given, expected)) return;
+      log.info({ url: request.url, remote: request.ip }, 'admin http request refused: missing or wrong bearer token');
+      return reply.code(401).header('www-authenticate', 'Bearer realm="kafkite"').send({ error: 'UNAUTHORIZED', message: 'A valid bearer token is required.' });
+    });
+  }
 
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async (_request, reply) => {

@@ -15,6 +15,7 @@ import { handler as leaveGroup } from './13-leave-group.js';
 import { handler as syncGroup } from './14-sync-group.js';
 import { handler as describeGroups } from './15-describe-groups.js';
 import { handler as listGroups } from './16-list-groups.js';
+import { handler as saslHandshake } from './17-sasl-handshake.js';
 import { apiVersionsHandler, apiVersionsResponse } from './18-api-versions.js';
 import { handler as createTopics } from './19-create-topics.js';
 import { handler as deleteTopics } from './20-delete-topics.js';
@@ -24,6 +25,7 @@ import { handler as offsetForLeaderEpoch } from './23-offset-for-leader-epoch.js
 import { handler as describeConfigs } from './32-describe-configs.js';
 import { handler as alterConfigs } from './33-alter-configs.js';
 import { handler as describeLogDirs } from './35-describe-log-dirs.js';
+import { handler as saslAuthenticate } from './36-sasl-authenticate.js';
 import { handler as createPartitions } from './37-create-partitions.js';
 import { handler as deleteGroups } from './42-delete-groups.js';
 import { handler as electLeaders } from './43-elect-leaders.js';
@@ -31,6 +33,8 @@ import { handler as incrementalAlterConfigs } from './44-incremental-alter-confi
 import { handler as alterPartitionReassignments } from './45-alter-partition-reassignments.js';
 import { handler as listPartitionReassignments } from './46-list-partition-reassignments.js';
 import { handler as offsetDelete } from './47-offset-delete.js';
+import { handler as describeUserScramCredentials } from './50-describe-user-scram-credentials.js';
+import { handler as alterUserScramCredentials } from './51-alter-user-scram-credentials.js';
 import { handler as describeCluster } from './60-describe-cluster.js';
 import { handler as describeProducers } from './61-describe-producers.js';
 import { handler as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
@@ -44,7 +48,8 @@ export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
     syncGroup, describeGroups, listGroups, deleteGroups, offsetDelete, apiVersions, createTopics, deleteTopics, deleteRecords, initProducerId,
     offsetForLeaderEpoch, describeConfigs, alterConfigs, describeLogDirs, createPartitions, electLeaders,
     incrementalAlterConfigs, alterPartitionReassignments, listPartitionReassignments, describeCluster, describeProducers,
-    consumerGroupHeartbeat, consumerGroupDescribe,
+    consumerGroupHeartbeat, consumerGroupDescribe, saslHandshake, saslAuthenticate, describeUserScramCredentials,
+    alterUserScramCredentials,
   ].map((h) => [h.apiKey, h]),
 );
 

@@ -9,7 +9,7 @@ import { NO_RESPONSE, type RequestContext } from '../handlers/handler.js';
 import type { RequestMemoryPool } from './request-memory-pool.js';
 import type { ResponseSender } from './response-sender.js';
 import { ANONYMOUS, principalToString, type KafkaPrincipal } from '../security/principal.js';
-import { SASL_AUTHENTICATE, SASL_HANDSHAKE, SaslServerAuthenticator, type AuthOutcome, type KafkaReply } from '../security/sasl/sasl-server-authenticator.js';
+import { SASL_AUTHENTICATE, SASL_HANDSHAKE, SaslServerAuthenticator, type KafkaReply, type TokenOutcome } from '../security/sasl/sasl-server-authenticator.js';
 import type { SaslListenerConfig } from '../security/sasl/sasl-listener-config.js';
 
 const API_VERSIONS_KEY = 18;
@@ -293,7 +293,7 @@ export class Connection {
     }
   }
 
-  private onAuthOutcome(outcome: Exclude<AuthOutcome, { kind: 'dispatch' }>): void {
+  private onAuthOutcome(outcome: TokenOutcome): void {
     const listener = this.opts.listenerName;
     switch (outcome.kind) {
       case 'continue':

@@ -108,9 +108,7 @@ export class SocketServer {
   private tlsServer(listener: ListenerSpec, ssl: ListenerSsl): Server {
     const server = createTlsServer(
       {
-        secureContext: ssl.secureContext,
-        minVersion: ssl.minVersion,
-        maxVersion: ssl.maxVersion,
+        ...ssl.contextOptions,
         requestCert: ssl.clientAuth !== 'none',
         // 'requested' still refuses a certificate that does not verify, as Java's SSLEngine (wantClientAuth) does.
         rejectUnauthorized: ssl.clientAuth === 'required',

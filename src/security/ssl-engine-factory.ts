@@ -2,10 +2,10 @@
 // truststore as JKS (Kafka's default type), PKCS12 or PEM (file or inline), client auth, protocols, cipher suites.
 import { readFileSync } from 'node:fs';
 import { createPrivateKey } from 'node:crypto';
-import { createSecureContext, type SecureContext, type SecureVersion } from 'node:tls';
+import { createSecureContext, type SecureContextOptions, type SecureVersion } from 'node:tls';
 import { toPem } from 'jks-js';
 import type { BrokerConfig } from '../../config/broker-config.js';
-import { SslPrincipalMapper } from './ssl-principal-mapper.js';
+import { SslPrincipalMapper, SslPrincipalMappingError } from './ssl-principal-mapper.js';
 
 /** A keystore or truststore that cannot be used: start-up stops with this one line. */
 export class SslConfigError extends Error {
@@ -18,10 +18,9 @@ export class SslConfigError extends Error {
 export type ClientAuth = 'none' | 'requested' | 'required';
 
 export interface ListenerSsl {
-  readonly secureContext: SecureContext;
+  /** Key, chain, CAs, ciphers and protocol bounds, checked by building a context once at start-up. */
+  readonly contextOptions: SecureContextOptions;
   readonly clientAuth: ClientAuth;
-  readonly minVersion: SecureVersion;
-  readonly maxVersion: SecureVersion;
   readonly principalMapper: SslPrincipalMapper;
 }
 
@@ -98,26 +97,31 @@ export class SslEngineFactory {
     const enabled = PROTOCOL_ORDER.filter((p) => protocols.includes(p));
     if (enabled.length === 0) this.fail('ssl.enabled.protocols', `none of ${protocols.join(',')} is one of ${PROTOCOL_ORDER.join(', ')}`);
     const suites = csv(this.value('ssl.cipher.suites'));
-    let secureContext: SecureContext;
+    const contextOptions: SecureContextOptions = {
+      key: keyMaterial.key,
+      cert: keyMaterial.cert,
+      ...(ca !== undefined ? { ca } : {}),
+      ...(suites.length > 0 ? { ciphers: suites.map(openSslCipherName).join(':') } : {}),
+      minVersion: enabled[0]!,
+      maxVersion: enabled[enabled.length - 1]!,
+    };
     try {
-      secureContext = createSecureContext({
-        key: keyMaterial.key,
-        cert: keyMaterial.cert,
-        ...(ca !== undefined ? { ca } : {}),
-        ...(suites.length > 0 ? { ciphers: suites.map(openSslCipherName).join(':') } : {}),
-        minVersion: enabled[0]!,
-        maxVersion: enabled[enabled.length - 1]!,
-      });
+      createSecureContext(contextOptions);
     } catch (err) {
       const key = /cipher/i.test((err as Error).message) ? 'ssl.cipher.suites' : 'ssl.keystore.location';
       this.fail(key, (err as Error).message);
     }
+    let principalMapper: SslPrincipalMapper;
+    try {
+      principalMapper = SslPrincipalMapper.fromRules(this.value('ssl.principal.mapping.rules') ?? 'DEFAULT');
+    } catch (err) {
+      if (!(err instanceof SslPrincipalMappingError)) throw err;
+      this.fail('ssl.principal.mapping.rules', err.message);
+    }
     return {
-      secureContext,
+      contextOptions,
       clientAuth: clientAuth as ClientAuth,
-      minVersion: enabled[0]!,
-      maxVersion: enabled[enabled.length - 1]!,
-      principalMapper: SslPrincipalMapper.fromRules(this.value('ssl.principal.mapping.rules') ?? 'DEFAULT', this.listenerName),
+      principalMapper,
     };
   }
 

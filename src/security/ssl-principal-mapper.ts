@@ -26,7 +26,7 @@ function jsReplacement(java: string): string {
 export class SslPrincipalMapper {
   private constructor(private readonly rules: readonly Rule[]) {}
 
-  static fromRules(text: string, listenerName = ''): SslPrincipalMapper {
+  static fromRules(text: string): SslPrincipalMapper {
     const rules: Rule[] = [];
     const trimmed = text.trim();
     RULE_PARSER.lastIndex = 0;
@@ -35,7 +35,7 @@ export class SslPrincipalMapper {
       const m = RULE_PARSER.exec(trimmed);
       if (!m || m[6] !== undefined && m[6] !== '' || RULE_PARSER.lastIndex === start) {
         throw new SslPrincipalMappingError(
-          `Invalid value ${text} for configuration ssl.principal.mapping.rules${listenerName ? ` (listener ${listenerName})` : ''}: invalid rule at '${trimmed.slice(start)}'`,
+          `invalid rule at '${trimmed.slice(start)}' in '${text}'`,
         );
       }
       if (m[2] !== undefined) {

@@ -27,6 +27,7 @@ export class PlainSaslServer implements SaslServer {
     const [authorizationIdFromClient, username, password] = tokens as [string, string, string];
     if (username === '') throw new SaslAuthenticationError('Authentication failed: username not specified');
     if (password === '') throw new SaslAuthenticationError('Authentication failed: password not specified');
+    this.user = username;
     const expected = this.users.get(username);
     if (expected === undefined || !equalSecrets(expected, password)) {
       throw new SaslAuthenticationError('Authentication failed: Invalid username or password');
@@ -34,7 +35,6 @@ export class PlainSaslServer implements SaslServer {
     if (authorizationIdFromClient !== '' && authorizationIdFromClient !== username) {
       throw new SaslAuthenticationError('Authentication failed: Client requested an authorization id that is different from username');
     }
-    this.user = username;
     this.complete = true;
     return Buffer.alloc(0);
   }

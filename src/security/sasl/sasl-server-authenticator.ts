@@ -36,6 +36,9 @@ export type AuthOutcome =
   /** Not a SASL exchange at all: close without an answer. */
   | { kind: 'close'; reason: string };
 
+/** Every outcome but dispatch: what a token (rather than a request) can lead to. */
+export type TokenOutcome = Exclude<AuthOutcome, { kind: 'dispatch' }>;
+
 export class SaslServerAuthenticator {
   private state: State = 'HANDSHAKE_OR_VERSIONS_REQUEST';
   private server: SaslServer | null = null;
@@ -96,7 +99,7 @@ export class SaslServerAuthenticator {
   }
 
   /** A raw token after a v0 handshake; the answer is a raw size-prefixed token too. */
-  handleRawToken(token: Buffer): AuthOutcome {
+  handleRawToken(token: Buffer): TokenOutcome {
     return this.evaluate(token, null, null);
   }
 
@@ -128,17 +131,17 @@ export class SaslServerAuthenticator {
     return { kind: 'continue', reply: reply(ERROR_NONE) };
   }
 
-  private evaluate(token: Buffer, apiVersion: number | null, reply: ((body: unknown) => KafkaReply) | null): AuthOutcome {
+  private evaluate(token: Buffer, apiVersion: number | null, reply: ((body: unknown) => KafkaReply) | null): TokenOutcome {
     const server = this.server!;
     const mechanism = server.mechanism;
-    const failure = (message: string, reason: string): AuthOutcome => {
+    const failure = (message: string, reason: string): TokenOutcome => {
       this.state = 'FAILED';
       return {
         kind: 'failed',
         ...(reply ? { reply: reply({ errorCode: SASL_AUTHENTICATION_FAILED, errorMessage: message, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0 }) } : {}),
         reason,
         mechanism,
-        user: server.complete ? server.authorizationId : null,
+        user: server.authorizationId || null,
       };
     };
     if (this.badReauthMechanism) return failure(this.badReauthMechanism, this.badReauthMechanism);

@@ -5,7 +5,7 @@ export interface SaslServer {
   /** The client's next token in, the server's challenge out; throws SaslError or SaslAuthenticationError. */
   evaluateResponse(token: Buffer): Buffer;
   readonly complete: boolean;
-  /** The authenticated user (valid once complete). */
+  /** The authenticated user once complete; before that, the user the client claims ('' until known). */
   readonly authorizationId: string;
 }
 

@@ -70,6 +70,7 @@ export class ScramSaslServer implements SaslServer {
     if (!m) throw new SaslError('Invalid SCRAM client first message format');
     const [, authzid, bare, saslName, clientNonce] = m as unknown as [string, string | undefined, string, string, string];
     const user = username(saslName);
+    this.user = user;
     const credential = this.lookup(user, this.scram);
     if (!credential) throw new SaslError('Authentication failed: Invalid user credentials');
     if (authzid !== undefined && authzid !== '' && username(authzid) !== user) {
@@ -78,7 +79,6 @@ export class ScramSaslServer implements SaslServer {
     if (credential.iterations < this.scram.minIterations) {
       throw new SaslError(`Iterations ${credential.iterations} is less than the minimum ${this.scram.minIterations} for ${this.scram.name}`);
     }
-    this.user = user;
     this.credential = credential;
     this.clientNonce = clientNonce;
     this.clientFirstBare = bare;
