@@ -59,6 +59,7 @@ export class TopicConfigResolver {
       fileDeleteDelayMs: get('file.delete.delay.ms') as number,
       messageTimestampType: get('message.timestamp.type') as LogConfig['messageTimestampType'],
       preallocate: get('preallocate') as boolean,
+      messageDownconversionEnable: get('message.downconversion.enable') as boolean,
     };
   }
 

@@ -1,15 +1,9 @@
 // Storage errors, each carrying the Kafka error code the handlers put in the response. The record
 // codecs' errors are the protocol layer's own; the log throws them too.
-export { CorruptRecordError, RecordTooLargeError } from '../protocol/records/errors.js';
+export { CorruptRecordError, InvalidRecordError, RecordTooLargeError } from '../protocol/records/errors.js';
 
 export abstract class StorageError extends Error {
   abstract readonly code: number;
-}
-
-/** INVALID_RECORD: a well-formed batch the log refuses (wrong magic, keyless record on a compacted topic, ...). */
-export class InvalidRecordError extends StorageError {
-  override name = 'InvalidRecordError';
-  readonly code = 87;
 }
 
 /** OFFSET_OUT_OF_RANGE: a fetch or delete below the log start offset or beyond the end. */

@@ -23,6 +23,8 @@ export interface LogConfig {
   fileDeleteDelayMs: number;
   messageTimestampType: 'CreateTime' | 'LogAppendTime';
   preallocate: boolean;
+  /** Kafka's message.downconversion.enable: whether Fetch v0-3 may convert v2 batches down for old consumers. */
+  messageDownconversionEnable: boolean;
 }
 
 export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze<LogConfig>({
@@ -44,4 +46,5 @@ export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze<LogConfig>(
   fileDeleteDelayMs: 60000,
   messageTimestampType: 'CreateTime',
   preallocate: false,
+  messageDownconversionEnable: true,
 });

@@ -17,3 +17,15 @@ export class RecordTooLargeError extends RecordError {
   override name = 'RecordTooLargeError';
   readonly code = 10;
 }
+
+/** INVALID_RECORD: a well-formed batch or message that cannot be accepted (wrong magic, keyless record on a compacted topic, ...). */
+export class InvalidRecordError extends RecordError {
+  override name = 'InvalidRecordError';
+  readonly code = 87;
+}
+
+/** UNSUPPORTED_COMPRESSION_TYPE: ZSTD exists only in record batch v2 (KIP-110), not in message formats v0/v1. */
+export class UnsupportedCompressionTypeError extends RecordError {
+  override name = 'UnsupportedCompressionTypeError';
+  readonly code = 76;
+}

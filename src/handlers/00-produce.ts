@@ -1,5 +1,6 @@
 import type { ProduceRequest } from '../../protocol/generated/ProduceRequest.js';
 import type { PartitionProduceResponse, ProduceResponse } from '../../protocol/generated/ProduceResponse.js';
+import { upConvertMessageSet } from '../../protocol/records/message-conversion.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
 import { ErrorCode } from '../errors.js';
 import { NO_RESPONSE, type Handler, type RequestContext } from './handler.js';
@@ -24,6 +25,9 @@ function errorCodeOf(err: unknown): number {
   return typeof code === 'number' ? code : ErrorCode.KAFKA_STORAGE_ERROR;
 }
 
+/** Produce v3 is the first to carry record batch v2; v0-2 carry message sets (magic 0/1), converted on append. */
+const FIRST_V2_PRODUCE_VERSION = 3;
+
 function appendAll(request: ProduceRequest, ctx: RequestContext, touched: UnifiedLog[]): ProduceResponse['responses'] {
   const { broker } = ctx;
   const now = Date.now();
@@ -41,8 +45,9 @@ function appendAll(request: ProduceRequest, ctx: RequestContext, touched: Unifie
         return partitionResponse(p.index, ErrorCode.CORRUPT_MESSAGE, 'Produce request without record batches');
       }
       try {
-        const result = log.appendAsLeader(p.records, now);
-        broker.metrics?.recordsAppended(topicData.name, p.index, result.lastOffset - result.firstOffset + 1, p.records.length);
+        const records = ctx.apiVersion < FIRST_V2_PRODUCE_VERSION ? upConvertMessageSet(p.records, now) : p.records;
+        const result = log.appendAsLeader(records, now);
+        broker.metrics?.recordsAppended(topicData.name, p.index, result.lastOffset - result.firstOffset + 1, records.length);
         touched.push(log);
         broker.purgatory.notify(topicData.name, p.index);
         return {
@@ -65,7 +70,8 @@ function appendAll(request: ProduceRequest, ctx: RequestContext, touched: Unifie
 export const handler: Handler<ProduceRequest, ProduceResponse> = {
   apiKey: 0,
   name: 'Produce',
-  minVersion: 3,
+  // v0-2 served for real (issue 13): librdkafka compresses only when ApiVersions lists v0 (KAFKA-18659).
+  minVersion: 0,
   maxVersion: 11,
   async handle(request, ctx) {
     const touched: UnifiedLog[] = [];

@@ -4,6 +4,8 @@ import type { FileSlice } from '../../protocol/primitives.js';
 import type { Broker } from '../broker.js';
 import { ErrorCode } from '../errors.js';
 import { FetchSession, type SessionContext, type SessionPartition } from '../fetch-sessions.js';
+import type { UnifiedLog } from '../../storage/unified-log.js';
+import { FIRST_V2_FETCH_VERSION, readDownConverted, type DownConvertedRead } from '../legacy/fetch-down-conversion.js';
 import { ZERO_UUID } from '../metadata/topic-registry.js';
 import type { Handler, RequestContext } from './handler.js';
 
@@ -122,6 +124,17 @@ function readAll(targets: FetchTarget[], maxBytes: number, broker: Broker, versi
       return { target, data, bytes: 0 };
     }
     const limit = Math.min(target.partitionMaxBytes, Math.max(remaining, 0));
+    if (version < FIRST_V2_FETCH_VERSION) {
+      // v0-2 have no request-wide limit, so every partition may return one message larger than its limit.
+      const converted = readDownConvertedOrError(log, target, limit, version, version < 3 || bytes === 0);
+      if (typeof converted === 'number') data.errorCode = converted;
+      else {
+        if (converted.bytes > 0) data.records = converted.records;
+        remaining -= converted.bytes;
+        bytes += converted.bytes;
+      }
+      return { target, data, bytes: typeof converted === 'number' ? 0 : converted.bytes };
+    }
     let slices: FileSlice[];
     let read: number;
     if (isolationLevel === READ_COMMITTED) {
@@ -137,6 +150,15 @@ function readAll(targets: FetchTarget[], maxBytes: number, broker: Broker, versi
     return { target, data, bytes: read };
   });
   return { reads, bytes };
+}
+
+function readDownConvertedOrError(log: UnifiedLog, target: FetchTarget, limit: number, version: number, minOne: boolean): DownConvertedRead | number {
+  try {
+    return readDownConverted(log, target.fetchOffset, limit, version, minOne);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    return typeof code === 'number' ? code : ErrorCode.KAFKA_STORAGE_ERROR;
+  }
 }
 
 /** An incremental response carries only partitions with records, an error, or changed offsets. */
@@ -167,7 +189,8 @@ function emptyResponse(errorCode: number): FetchResponse {
 export const handler: Handler<FetchRequest, FetchResponse> = {
   apiKey: 1,
   name: 'Fetch',
-  minVersion: 4,
+  // v0-3 read message formats v0/v1, converted down from the log's v2 batches (issue 13).
+  minVersion: 0,
   maxVersion: 17,
   async handle(request, ctx: RequestContext) {
     const { broker } = ctx;

@@ -38,6 +38,7 @@ describe('logConfig', () => {
       'log.cleanup.policy': 'compact,delete',
       'log.message.timestamp.type': 'LogAppendTime',
       'log.preallocate': 'true',
+      'log.message.downconversion.enable': 'false',
       'log.cleaner.min.cleanable.ratio': '0.1',
     }).logConfig({});
     expect(config).toMatchObject({
@@ -46,6 +47,7 @@ describe('logConfig', () => {
       cleanupPolicy: ['compact', 'delete'],
       messageTimestampType: 'LogAppendTime',
       preallocate: true,
+      messageDownconversionEnable: false,
       minCleanableDirtyRatio: 0.1,
     });
   });
