@@ -1,0 +1,29 @@
+// The record batches a partition holds on disk, read from its .log files (not through the broker), so
+// a test checks what was stored rather than what a client gets back.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { batchesIn, CompressionType } from '../../protocol/records/batch-header.js';
+
+export interface StoredBatch {
+  magic: number;
+  compression: CompressionType;
+  records: number;
+  baseOffset: number;
+  maxTimestamp: number;
+}
+
+export function batchesOnDisk(dataDir: string, topic: string, partition = 0): StoredBatch[] {
+  const dir = join(dataDir, `${topic}-${partition}`);
+  const batches: StoredBatch[] = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.log')).sort()) {
+    for (const b of batchesIn(readFileSync(join(dir, file)))) {
+      batches.push({ magic: b.magic, compression: b.compression, records: b.recordsCount, baseOffset: b.baseOffset, maxTimestamp: b.maxTimestamp });
+    }
+  }
+  return batches;
+}
+
+/** Values that every codec shrinks, even one record alone (librdkafka sends a batch uncompressed when compression does not pay). */
+export function compressibleValue(i: number): string {
+  return `record ${i} ` + 'the quick brown fox jumps over the lazy dog, '.repeat(12);
+}
