@@ -12,8 +12,6 @@ import { COMPRESSION_MASK, CompressionType } from './batch-header.js';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES, compress, decompress } from './compression.js';
 import { CorruptRecordError, InvalidRecordError, UnsupportedCompressionTypeError } from './errors.js';
 
-export { UnsupportedCompressionTypeError };
-
 export const MAGIC_V0 = 0;
 export const MAGIC_V1 = 1;
 export type LegacyMagic = typeof MAGIC_V0 | typeof MAGIC_V1;

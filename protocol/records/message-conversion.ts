@@ -3,7 +3,8 @@
 // on fetch). Storage keeps v2 only.
 import { batchesIn, CompressionType } from './batch-header.js';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES } from './compression.js';
-import { decodeMessageSet, encodeMessageSet, type LegacyMagic, UnsupportedCompressionTypeError } from './legacy-records.js';
+import { UnsupportedCompressionTypeError } from './errors.js';
+import { decodeMessageSet, encodeMessageSet, type LegacyMagic } from './legacy-records.js';
 import { decodeBatch, encodeBatch } from './record-batch.js';
 
 /**

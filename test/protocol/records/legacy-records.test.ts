@@ -3,10 +3,8 @@ import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BatchHeader, CompressionType, batchesIn } from '../../../protocol/records/batch-header.js';
 import { compress } from '../../../protocol/records/compression.js';
-import { CorruptRecordError } from '../../../protocol/records/errors.js';
-import {
-  UnsupportedCompressionTypeError, decodeMessageSet, encodeMessageSet, xxh32,
-} from '../../../protocol/records/legacy-records.js';
+import { CorruptRecordError, UnsupportedCompressionTypeError } from '../../../protocol/records/errors.js';
+import { decodeMessageSet, encodeMessageSet, xxh32 } from '../../../protocol/records/legacy-records.js';
 import { downConvertBatches, upConvertMessageSet } from '../../../protocol/records/message-conversion.js';
 import { decodeBatch, encodeBatch } from '../../../protocol/records/record-batch.js';
 
