@@ -10,8 +10,41 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 IMAGE_TAG=${KAFKITE_IMAGE_TAG:-localhost/kafkite:ci}
-DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 DEBIAN_SUITE=bookworm
+
+# The Debian archive this machine's apt uses for a suite: the URI of the first source (deb822 .sources files,
+# then one-line sources.list files) that lists it. The image is built from the same mirror or proxy.
+apt_uri_for_suite() {
+  local suite=$1 file
+  for file in /etc/apt/sources.list.d/*.sources; do
+    [[ -f $file ]] || continue
+    # deb822 stanzas are blank-line separated; URIs and Suites hold space-separated lists.
+    awk -v want="$suite" '
+      function flush() { if (types ~ /(^| )deb( |$)/ && (" " suites " ") ~ (" " want " ") && uri != "" && !found) { print uri; found = 1 } types = suites = uri = "" }
+      /^[[:space:]]*$/ { flush(); next }
+      /^#/ { next }
+      tolower($1) == "types:" { $1 = ""; types = $0 }
+      tolower($1) == "uris:" { uri = $2 }
+      tolower($1) == "suites:" { $1 = ""; suites = $0 }
+      END { flush() }' "$file"
+  done
+  for file in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [[ -f $file ]] || continue
+    # deb [options] uri suite components...
+    awk -v want="$suite" '$1 == "deb" { i = 2; if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; i++ } if ($(i + 1) == want) print $i }' "$file"
+  done
+}
+
+# DEBIAN_MIRROR (and DEBIAN_SECURITY_MIRROR) override what this machine's apt uses.
+DEBIAN_MIRROR=${DEBIAN_MIRROR:-$(apt_uri_for_suite "$DEBIAN_SUITE" | head -n 1)}
+DEBIAN_SECURITY_MIRROR=${DEBIAN_SECURITY_MIRROR:-$(apt_uri_for_suite "$DEBIAN_SUITE-security" | head -n 1)}
+if [[ -z $DEBIAN_MIRROR ]]; then
+  echo "build-image: no Debian $DEBIAN_SUITE source in this machine's apt configuration; set DEBIAN_MIRROR" >&2
+  exit 1
+fi
+# apt's own proxy, if the machine has one, serves debootstrap and the image's apt as well.
+APT_HTTP_PROXY=$(apt-config dump Acquire::http::Proxy 2>/dev/null | sed -n 's/^Acquire::http::Proxy "\(.*\)";$/\1/p' | head -n 1)
+if [[ -n $APT_HTTP_PROXY && -z ${http_proxy:-} ]]; then export http_proxy=$APT_HTTP_PROXY; fi
 NODE_BIN=$(command -v node)
 NODE_VERSION=$(node --version)
 NPM_DIR=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
@@ -69,11 +102,12 @@ else
   echo "debootstrap from $DEBIAN_MIRROR into $rootfs"
   debootstrap --variant=minbase "$DEBIAN_SUITE" "$rootfs" "$DEBIAN_MIRROR" >"$work_dir/debootstrap.log" 2>&1 ||
     { tail -20 "$work_dir/debootstrap.log"; die "debootstrap"; }
-  cat >"$rootfs/etc/apt/sources.list" <<EOF
-deb $DEBIAN_MIRROR $DEBIAN_SUITE main
-deb $DEBIAN_MIRROR $DEBIAN_SUITE-updates main
-deb http://deb.debian.org/debian-security $DEBIAN_SUITE-security main
-EOF
+  {
+    echo "deb $DEBIAN_MIRROR $DEBIAN_SUITE main"
+    echo "deb $DEBIAN_MIRROR $DEBIAN_SUITE-updates main"
+    [[ -z $DEBIAN_SECURITY_MIRROR ]] || echo "deb $DEBIAN_SECURITY_MIRROR $DEBIAN_SUITE-security main"
+  } >"$rootfs/etc/apt/sources.list"
+  [[ -z $APT_HTTP_PROXY ]] || echo "Acquire::http::Proxy \"$APT_HTTP_PROXY\";" >"$rootfs/etc/apt/apt.conf.d/01proxy"
   install -D -m 0755 "$NODE_BIN" "$rootfs/usr/local/bin/node"
   mkdir -p "$rootfs/usr/local/lib/node_modules"
   cp -a "$NPM_DIR" "$rootfs/usr/local/lib/node_modules/npm"
