@@ -1,11 +1,15 @@
 // Log compaction (Kafka's LogCleaner): rewrites the closed segments of compacted logs keeping the
 // latest record per key. Offsets are kept (gaps are fine); batches are decoded and re-encoded with
-// their own compression only when they lose records. Kafka cleans on its own threads; here the work
+// their own compression only when they lose records. Records of aborted transactions go; transaction
+// markers stay until no batch of their transaction is left and their delete horizon (KIP-534,
+// delete.retention.ms after the cleaner first found them removable) has passed. Kafka cleans on its own threads; here the work
 // runs on the main thread in slices, yielding to the event loop so requests are served meanwhile.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { decodeBatch, encodeBatch, type KafkaRecord } from '../protocol/records/record-batch.js';
 import { BatchHeader, batchesIn } from '../protocol/records/batch-header.js';
+import { ABORT_CONTROL_TYPE, COMMIT_CONTROL_TYPE, controlTypeOf } from '../protocol/records/end-txn-marker.js';
+import { CleanedTransactionMetadata } from './cleaned-transaction-metadata.js';
 import type { OffsetCheckpointFile } from './checkpoint-file.js';
 import { CLEANED_FILE_SUFFIX, logDirName } from './log-file-names.js';
 import { LogSegment } from './log-segment.js';
@@ -158,12 +162,14 @@ export class LogCleaner {
   }
 
   private async clean(log: UnifiedLog, c: Cleanable, now: number): Promise<CleanResult> {
-    const latest = await this.buildOffsetMap(log, c);
+    const abortedTxns = log.collectAbortedTransactions(c.segments[0].baseOffset, c.endOffset);
+    const latest = await this.buildOffsetMap(log, c, new CleanedTransactionMetadata(abortedTxns));
+    const pass: CleaningPass = { now, txns: new CleanedTransactionMetadata(abortedTxns), lastOfProducers: lastRecordsOfActiveProducers(log) };
     let bytesBefore = 0;
     let bytesAfter = 0;
     for (const segment of c.segments) {
       bytesBefore += segment.size;
-      const cleaned = await this.cleanSegment(log, segment, latest, now);
+      const cleaned = await this.cleanSegment(log, segment, latest, pass);
       // Retention or DeleteRecords may have removed the segment while this pass yielded.
       if (!log.segments.values().includes(segment)) {
         cleaned.deleteFiles();
@@ -180,8 +186,8 @@ export class LogCleaner {
     return { segments: c.segments.length, bytesBefore, bytesAfter, firstDirtyOffset: c.endOffset };
   }
 
-  /** Key → offset of its latest record in the dirty part (Kafka's OffsetMap). */
-  private async buildOffsetMap(log: UnifiedLog, c: Cleanable): Promise<Map<string, number>> {
+  /** Key → offset of its latest record in the dirty part (Kafka's OffsetMap); aborted records do not count. */
+  private async buildOffsetMap(log: UnifiedLog, c: Cleanable, txns: CleanedTransactionMetadata): Promise<Map<string, number>> {
     const latest = new Map<string, number>();
     let sliceBytes = 0;
     for (const segment of c.segments) {
@@ -192,7 +198,11 @@ export class LogCleaner {
           sliceBytes = 0;
           await this.nextSlice(log);
         }
-        if (batch.header.isControl) continue;
+        if (batch.header.isControl) {
+          txns.onControlBatchRead(batch.header, controlTypeOfBatch(batch.buf));
+          continue;
+        }
+        if (txns.onBatchRead(batch.header)) continue;
         for (const r of decodeBatch(batch.buf).records) {
           if (r.key !== null && r.offset >= c.firstDirtyOffset) latest.set(r.key.toString('latin1'), r.offset);
         }
@@ -201,10 +211,10 @@ export class LogCleaner {
     return latest;
   }
 
-  private async cleanSegment(log: UnifiedLog, segment: LogSegment, latest: Map<string, number>, now: number): Promise<LogSegment> {
+  private async cleanSegment(log: UnifiedLog, segment: LogSegment, latest: Map<string, number>, pass: CleaningPass): Promise<LogSegment> {
     const cleaned = LogSegment.create(log.dir, segment.baseOffset, segmentConfigOf(log.config), this.opts.logger, CLEANED_FILE_SUFFIX);
     try {
-      await this.copyRetained(log, segment, cleaned, latest, now - log.config.deleteRetentionMs);
+      await this.copyRetained(log, segment, cleaned, latest, pass);
     } catch (err) {
       cleaned.deleteFiles();
       throw err;
@@ -212,40 +222,24 @@ export class LogCleaner {
     return cleaned;
   }
 
-  private async copyRetained(log: UnifiedLog, segment: LogSegment, cleaned: LogSegment, latest: Map<string, number>, deleteHorizon: number): Promise<void> {
+  private async copyRetained(log: UnifiedLog, segment: LogSegment, cleaned: LogSegment, latest: Map<string, number>, pass: CleaningPass): Promise<void> {
     cleaned.openForAppend();
+    const retainedBefore = pass.txns.retainedAbortedTxns.length;
     let sliceBytes = 0;
     for (const { header, buf } of batchesOf(segment)) {
       if ((sliceBytes += buf.length) > BYTES_PER_SLICE) {
         sliceBytes = 0;
         await this.nextSlice(log);
       }
-      let out = buf;
-      if (!header.isControl) {
-        const { records } = decodeBatch(buf);
-        const kept = records.filter((r) => shouldRetain(r, latest, deleteHorizon));
-        if (kept.length !== records.length) {
-          // A producer's batch stays (maybe empty) so its sequence numbers survive; others go when empty.
-          if (kept.length === 0 && header.producerId < 0) continue;
-          out = encodeBatch({
-            baseOffset: header.baseOffset,
-            lastOffset: header.lastOffset,
-            records: kept,
-            compression: header.compression,
-            timestampType: header.isLogAppendTime ? 'LogAppendTime' : 'CreateTime',
-            producerId: header.producerId,
-            producerEpoch: header.producerEpoch,
-            baseSequence: header.baseSequence,
-            isTransactional: header.isTransactional,
-            partitionLeaderEpoch: header.partitionLeaderEpoch,
-          });
-        }
-      }
+      const out = header.isControl ? filterControlBatch(header, buf, pass, log.config.deleteRetentionMs) : filterDataBatch(header, buf, latest, pass, pass.now - log.config.deleteRetentionMs);
+      if (out === null) continue;
       const h = new BatchHeader(out, 0);
       cleaned.append(out, [{ offsetInBuffer: 0, size: out.length, lastOffset: h.lastOffset, maxTimestamp: h.maxTimestamp }]);
     }
     cleaned.onBecomeInactiveSegment();
     cleaned.log.flushSync();
+    // Kafka's CleanedTransactionMetadata.cleanedIndex: the aborted transactions whose marker stayed.
+    cleaned.txnIndex.writeAllSync(pass.txns.retainedAbortedTxns.slice(retainedBefore));
   }
 
   private checkpoint(log: UnifiedLog, firstDirtyOffset: number): void {
@@ -260,6 +254,80 @@ export class LogCleaner {
     }
     file.write(entries);
   }
+}
+
+/** One pass's clock, transaction walk and the batches that keep producers' state (sequence, epoch). */
+interface CleaningPass {
+  now: number;
+  txns: CleanedTransactionMetadata;
+  lastOfProducers: Map<number, { lastDataOffset: number | null; producerEpoch: number }>;
+}
+
+/** Kafka's UnifiedLog.lastRecordsOfActiveProducers. */
+function lastRecordsOfActiveProducers(log: UnifiedLog): CleaningPass['lastOfProducers'] {
+  const out: CleaningPass['lastOfProducers'] = new Map();
+  for (const e of log.producerStateManager.activeProducers.values()) {
+    out.set(e.producerId, { lastDataOffset: e.batches.at(-1)?.lastOffset ?? null, producerEpoch: e.producerEpoch });
+  }
+  return out;
+}
+
+/**
+ * The batch holding an active producer's last sequence (or, without data, its last marker with the
+ * current epoch) stays, even emptied, so that producer state survives the cleaning (Kafka's
+ * isBatchLastRecordOfProducer).
+ */
+function isLastBatchOfProducer(header: BatchHeader, pass: CleaningPass): boolean {
+  if (header.producerId < 0) return false;
+  const last = pass.lastOfProducers.get(header.producerId);
+  if (last === undefined) return false;
+  return last.lastDataOffset !== null ? header.lastOffset === last.lastDataOffset : header.isControl && header.producerEpoch === last.producerEpoch;
+}
+
+function controlTypeOfBatch(buf: Buffer): 'ABORT' | 'COMMIT' | 'OTHER' | null {
+  const record = decodeBatch(buf).records[0];
+  if (record === undefined) return null;
+  const type = controlTypeOf(record.key);
+  return type === ABORT_CONTROL_TYPE ? 'ABORT' : type === COMMIT_CONTROL_TYPE ? 'COMMIT' : 'OTHER';
+}
+
+/** A data batch after cleaning, or null when it goes. Aborted records all go; otherwise the latest per key. */
+function filterDataBatch(header: BatchHeader, buf: Buffer, latest: Map<string, number>, pass: CleaningPass, tombstoneHorizon: number): Buffer | null {
+  const aborted = pass.txns.onBatchRead(header);
+  const { records } = decodeBatch(buf);
+  const kept = aborted ? [] : records.filter((r) => shouldRetain(r, latest, tombstoneHorizon));
+  if (kept.length === records.length) return buf;
+  if (kept.length === 0 && !isLastBatchOfProducer(header, pass)) return null;
+  return rebuildBatch(header, kept);
+}
+
+/**
+ * A transaction marker after cleaning (Kafka's LogCleaner checkBatchRetention): it stays while its
+ * transaction still has batches; once removable it gets a delete horizon, and goes after it.
+ */
+function filterControlBatch(header: BatchHeader, buf: Buffer, pass: CleaningPass, deleteRetentionMs: number): Buffer | null {
+  const canDiscard = pass.txns.onControlBatchRead(header, controlTypeOfBatch(buf));
+  if (!canDiscard) return buf;
+  if (!header.hasDeleteHorizon) return rebuildBatch(header, decodeBatch(buf).records, pass.now + deleteRetentionMs);
+  if (header.baseTimestamp > pass.now) return buf;
+  return isLastBatchOfProducer(header, pass) ? rebuildBatch(header, [], header.baseTimestamp) : null;
+}
+
+function rebuildBatch(header: BatchHeader, records: KafkaRecord[], deleteHorizonMs?: number): Buffer {
+  return encodeBatch({
+    baseOffset: header.baseOffset,
+    lastOffset: header.lastOffset,
+    records,
+    compression: header.compression,
+    timestampType: header.isLogAppendTime ? 'LogAppendTime' : 'CreateTime',
+    producerId: header.producerId,
+    producerEpoch: header.producerEpoch,
+    baseSequence: header.baseSequence,
+    isTransactional: header.isTransactional,
+    isControl: header.isControl,
+    partitionLeaderEpoch: header.partitionLeaderEpoch,
+    deleteHorizonMs,
+  });
 }
 
 /** Latest record per key is kept; a tombstone also goes once older than delete.retention.ms. */

@@ -119,12 +119,18 @@ export class TransactionIndex {
     this.dirty = true;
   }
 
-  /** Replaces the content at once (rebuild, compaction). */
-  writeAll(entries: readonly AbortedTxn[]): void {
+  /** Replaces the content at once, on disk when it returns (a cleaned segment's index). */
+  writeAllSync(entries: readonly AbortedTxn[]): void {
     this.close();
-    fs.writeFileSync(this.file, Buffer.concat(entries.map(encodeAbortedTxn)));
+    const fd = fs.openSync(this.file, 'w');
+    try {
+      fs.writeSync(fd, Buffer.concat(entries.map(encodeAbortedTxn)));
+      fs.fdatasyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     this.entries_ = [...entries];
-    this.dirty = true;
+    this.dirty = false;
   }
 
   get needsFlush(): boolean {

@@ -24,6 +24,8 @@ export const COMPRESSION_MASK = 0x07;
 export const TIMESTAMP_TYPE_LOG_APPEND = 0x08;
 export const TRANSACTIONAL_FLAG = 0x10;
 export const CONTROL_FLAG = 0x20;
+/** KIP-534: the base timestamp holds the time after which the cleaner may drop the batch's tombstones/marker. */
+export const DELETE_HORIZON_FLAG = 0x40;
 
 export enum CompressionType {
   None = 0,
@@ -49,6 +51,7 @@ export class BatchHeader {
   get isLogAppendTime(): boolean { return (this.attributes & TIMESTAMP_TYPE_LOG_APPEND) !== 0; }
   get isTransactional(): boolean { return (this.attributes & TRANSACTIONAL_FLAG) !== 0; }
   get isControl(): boolean { return (this.attributes & CONTROL_FLAG) !== 0; }
+  get hasDeleteHorizon(): boolean { return (this.attributes & DELETE_HORIZON_FLAG) !== 0; }
   get lastOffsetDelta(): number { return this.buf.readInt32BE(this.pos + LAST_OFFSET_DELTA); }
   get lastOffset(): number { return this.baseOffset + this.lastOffsetDelta; }
   get baseTimestamp(): number { return readInt64(this.buf, this.pos + BASE_TIMESTAMP); }

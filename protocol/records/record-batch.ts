@@ -14,6 +14,7 @@ import {
   BatchHeader,
   CONTROL_FLAG,
   CRC,
+  DELETE_HORIZON_FLAG,
   CompressionType,
   LAST_OFFSET_DELTA,
   LOG_OVERHEAD,
@@ -67,6 +68,8 @@ export interface BatchOptions {
    * valid; it also lets an empty batch cover a range of offsets.
    */
   lastOffset?: number;
+  /** KIP-534 delete horizon: stored as the base timestamp (record timestamps stay as they are) with its attribute flag. */
+  deleteHorizonMs?: number;
 }
 
 export interface DecodedBatch {
@@ -164,7 +167,7 @@ export function encodeBatch(options: BatchOptions): Buffer {
   const lastOffset = options.lastOffset ?? (records.length > 0 ? records[records.length - 1]!.offset : baseOffset);
   const lastOffsetDelta = checkedDelta(lastOffset, baseOffset, 'lastOffset');
   // Kafka's MemoryRecordsBuilder takes the first record's timestamp as the base; deltas may be negative.
-  const baseTimestamp = records.length > 0 ? records[0]!.timestamp : NO_TIMESTAMP;
+  const baseTimestamp = options.deleteHorizonMs ?? (records.length > 0 ? records[0]!.timestamp : NO_TIMESTAMP);
   let maxTimestamp = NO_TIMESTAMP;
   for (const r of records) if (r.timestamp > maxTimestamp) maxTimestamp = r.timestamp;
 
@@ -177,7 +180,8 @@ export function encodeBatch(options: BatchOptions): Buffer {
     compression |
     (options.timestampType === 'LogAppendTime' ? TIMESTAMP_TYPE_LOG_APPEND : 0) |
     (options.isTransactional ? TRANSACTIONAL_FLAG : 0) |
-    (options.isControl ? CONTROL_FLAG : 0);
+    (options.isControl ? CONTROL_FLAG : 0) |
+    (options.deleteHorizonMs !== undefined ? DELETE_HORIZON_FLAG : 0);
   const header = new BatchHeader(batch, 0);
   header.setBaseOffset(baseOffset);
   batch.writeInt32BE(batch.length - LOG_OVERHEAD, BATCH_LENGTH);

@@ -5,8 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { batchesIn } from '../../protocol/records/batch-header.js';
 import { decodeBatch, encodeBatch, type KafkaRecord } from '../../protocol/records/record-batch.js';
 import { InvalidProducerEpochError, InvalidRecordError, InvalidTxnStateError, TransactionCoordinatorFencedError } from '../../storage/errors.js';
+import { OffsetCheckpointFile } from '../../storage/checkpoint-file.js';
+import { LogCleaner } from '../../storage/log-cleaner.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
-import { config, openLog, readSlice, tempDir } from './helpers.js';
+import { config, openLog, readSlice, silentLogger, tempDir } from './helpers.js';
 
 let dir: string;
 let log: UnifiedLog | undefined;
@@ -290,5 +292,95 @@ describe('.txnindex life cycle and recovery', () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(txnIndexFiles()).toEqual(['00000000000000000003.txnindex']);
     expect(fs.readdirSync(partitionDir()).filter((f) => f.startsWith('00000000000000000000'))).toEqual([]);
+  });
+});
+
+describe('compaction of transactional data', () => {
+  function keyed(producerId: number, entries: Array<[string, string]>, transactional = true): Buffer {
+    const seq = sequences.get(producerId) ?? 0;
+    if (producerId >= 0) sequences.set(producerId, seq + entries.length);
+    return encodeBatch({
+      baseOffset: 0,
+      records: entries.map(([k, v], i) => ({ offset: i, timestamp: 1_700_000_000_000, key: Buffer.from(k), value: Buffer.from(v), headers: [] })),
+      producerId: producerId >= 0 ? producerId : undefined,
+      producerEpoch: producerId >= 0 ? 0 : undefined,
+      baseSequence: producerId >= 0 ? seq : undefined,
+      isTransactional: producerId >= 0 && transactional,
+    });
+  }
+
+  function cleaner(l: UnifiedLog): LogCleaner {
+    return new LogCleaner({ logger: silentLogger, backoffMs: 1000, checkpointFor: () => new OffsetCheckpointFile(path.join(dir, 'cleaner-offset-checkpoint')), logsIn: () => [l] });
+  }
+
+  /** Every batch: [baseOffset, kind, key=value...]. */
+  function layout(l: UnifiedLog): string[] {
+    return allBatches(l).map(({ header, records }) => {
+      const kind = header.isControl ? (records.length === 0 ? 'empty-marker' : records[0].key![3] === 1 ? 'COMMIT' : 'ABORT') : header.isTransactional ? 'txn' : 'plain';
+      return `${header.baseOffset} ${kind}${header.isControl ? '' : ' ' + records.map((r) => `${r.key}=${r.value}`).join(',')}`;
+    });
+  }
+
+  it('drops aborted records, keeps markers while their data remains, then drops them after delete.retention.ms', async () => {
+    dir = tempDir();
+    sequences.clear();
+    log = openLog(dir, config({ cleanupPolicy: 'compact', deleteRetentionMs: 1000, minCompactionLagMs: 0 }));
+    log.appendAsLeader(keyed(-1, [['a', 'v1']]), 0); // 0
+    log.appendAsLeader(keyed(7, [['a', 'aborted'], ['b', 'aborted']]), 0); // 1-2
+    log.appendTransactionMarker(7, 0, 0, false, 0); // 3
+    log.appendAsLeader(keyed(8, [['c', 'c1']]), 0); // 4
+    log.appendTransactionMarker(8, 0, 0, true, 0); // 5
+    log.roll();
+    log.appendAsLeader(keyed(7, [['d', 'd1']]), 0); // 6
+    log.appendTransactionMarker(7, 0, 0, true, 0); // 7
+    log.roll();
+    log.appendAsLeader(keyed(-1, [['z', '1']]), 0); // 8
+    expect(txnIndexBytes()).toEqual(expectedEntry(7, 1, 3, 4));
+
+    const t = 1_800_000_000_000;
+    const c = cleaner(log);
+    expect(await c.cleanLog(log, t)).not.toBeNull();
+    // a=v1 survives: the aborted a never shadowed it. Both markers stay: their transactions' batches were seen.
+    expect(layout(log)).toEqual(['0 plain a=v1', '3 ABORT', '4 txn c=c1', '5 COMMIT', '6 txn d=d1', '7 COMMIT', '8 plain z=1']);
+    expect(txnIndexBytes()).toEqual(expectedEntry(7, 1, 3, 4));
+    expect(log.readCommitted(0, 1 << 20, true).abortedTransactions).toEqual([{ producerId: 7, firstOffset: 1 }]);
+
+    // Second pass: the ABORT marker has no data left, so it gets a delete horizon; the COMMIT markers keep their data.
+    log.roll();
+    log.appendAsLeader(keyed(-1, [['z', '2']]), 0); // 9
+    log.roll();
+    expect(await c.cleanLog(log, t + 10)).not.toBeNull();
+    const abortMarker = allBatches(log).find((b) => b.header.baseOffset === 3)!.header;
+    expect(abortMarker.hasDeleteHorizon).toBe(true);
+    expect(abortMarker.baseTimestamp).toBe(t + 10 + 1000);
+    expect(layout(log)).toEqual(['0 plain a=v1', '3 ABORT', '4 txn c=c1', '5 COMMIT', '6 txn d=d1', '7 COMMIT', '9 plain z=2']);
+
+    // Past the horizon the marker and its .txnindex entry go.
+    log.appendAsLeader(keyed(-1, [['y', '1']]), 0); // 10
+    log.roll();
+    expect(await c.cleanLog(log, t + 2000)).not.toBeNull();
+    expect(layout(log)).toEqual(['0 plain a=v1', '4 txn c=c1', '5 COMMIT', '6 txn d=d1', '7 COMMIT', '9 plain z=2', '10 plain y=1']);
+    expect(txnIndexBytes().length).toBe(0);
+    expect(log.readCommitted(0, 1 << 20, true).abortedTransactions).toEqual([]);
+  });
+
+  it('keeps the last batch of an active producer, emptied, and never cleans past an open transaction', async () => {
+    dir = tempDir();
+    sequences.clear();
+    log = openLog(dir, config({ cleanupPolicy: 'compact', deleteRetentionMs: 1000, minCompactionLagMs: 0 }));
+    log.appendAsLeader(keyed(7, [['a', 'x']]), 0); // 0
+    log.appendTransactionMarker(7, 0, 0, false, 0); // 1: producer 7's last data batch is aborted
+    log.roll();
+    log.appendAsLeader(keyed(9, [['k', 'open']]), 0); // 2: open transaction
+    log.appendAsLeader(keyed(-1, [['k', 'plain']]), 0); // 3
+    log.roll();
+    log.appendAsLeader(keyed(-1, [['z', '1']]), 0); // 4
+    await cleaner(log).cleanLog(log, 1_800_000_000_000);
+    const batches = allBatches(log);
+    expect(batches[0].header.baseOffset).toBe(0);
+    expect(batches[0].records).toEqual([]); // emptied, kept for producer 7's sequence
+    expect(batches[0].header.producerId).toBe(7);
+    // The segment with the open transaction was not cleaned: k=open is not shadowed away.
+    expect(layout(log).slice(1)).toEqual(['1 ABORT', '2 txn k=open', '3 plain k=plain', '4 plain z=1']);
   });
 });
