@@ -16,6 +16,7 @@ import { ClusterMetadataLog } from './metadata/cluster-metadata-log.js';
 import { invalidTopicNameReason, newTopicId, TopicRegistry, type TopicInfo } from './metadata/topic-registry.js';
 import { ProducerIdManager } from './producer-ids.js';
 import { ScramCredentialStore } from './security/scram-credentials.js';
+import { StandardAuthorizer } from './security/standard-authorizer.js';
 import { FetchPurgatory } from './purgatory.js';
 import { FetchSessionCache } from './fetch-sessions.js';
 
@@ -59,6 +60,8 @@ export class Broker {
   closing = false;
   /** Set by open() once __consumer_offsets is loaded. */
   groupCoordinator!: GroupCoordinator;
+  /** Set by open() when authorizer.class.name names Kafka's ACL authorizer; null: everything is allowed. */
+  authorizer: StandardAuthorizer | null = null;
   readonly purgatory = new FetchPurgatory();
   readonly fetchSessions: FetchSessionCache;
   /** SCRAM users, replayed from the metadata log; AlterUserScramCredentials appends to it. */
@@ -135,6 +138,7 @@ export class Broker {
       config.clusterId ?? topics.clusterId,
       ClusterMetadataLog.open({ dir: metadataLogDir, config: config.logConfig({}), logger: log }),
     );
+    broker.authorizer = StandardAuthorizer.fromConfig(config, broker.metadataLog, log);
     broker.reconcileLogs();
     logManager.startup();
     broker.groupCoordinator = await openGroupCoordinator(broker);

@@ -5,6 +5,7 @@ import type { UnifiedLog } from '../../storage/unified-log.js';
 import { ErrorCode } from '../errors.js';
 import { NO_RESPONSE, type Handler, type RequestContext } from './handler.js';
 import { INTERNAL_TOPICS } from '../metadata/internal-topics.js';
+import { AclOperation, authorizeTopic, authorizeTransactionalId } from '../security/authorization.js';
 
 function partitionResponse(index: number, errorCode: number, errorMessage: string | null = null): PartitionProduceResponse {
   return {
@@ -32,10 +33,13 @@ function appendAll(request: ProduceRequest, ctx: RequestContext, touched: Unifie
   const { broker } = ctx;
   const now = Date.now();
   const validAcks = request.acks === 0 || request.acks === 1 || request.acks === -1;
-  return request.topicData.map((topicData) => ({
+  return request.topicData.map((topicData) => {
+    const writable = authorizeTopic(ctx, AclOperation.WRITE, topicData.name);
+    return {
     name: topicData.name,
     partitionResponses: topicData.partitionData.map((p) => {
       if (!validAcks) return partitionResponse(p.index, ErrorCode.INVALID_REQUIRED_ACKS);
+      if (!writable) return partitionResponse(p.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
       const log = broker.getLog(topicData.name, p.index);
       if (!log) return partitionResponse(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
       if (INTERNAL_TOPICS.has(topicData.name)) {
@@ -64,7 +68,8 @@ function appendAll(request: ProduceRequest, ctx: RequestContext, touched: Unifie
         return partitionResponse(p.index, code, (err as Error).message);
       }
     }),
-  }));
+  };
+  });
 }
 
 export const handler: Handler<ProduceRequest, ProduceResponse> = {
@@ -75,6 +80,14 @@ export const handler: Handler<ProduceRequest, ProduceResponse> = {
   maxVersion: 11,
   async handle(request, ctx) {
     const touched: UnifiedLog[] = [];
+    // KafkaApis.handleProduceRequest: a transactional producer needs WRITE on its transactional id.
+    if (request.transactionalId !== null && !authorizeTransactionalId(ctx, AclOperation.WRITE, request.transactionalId)) {
+      if (request.acks === 0) return NO_RESPONSE;
+      const responses = request.topicData.map((t) => ({
+        name: t.name, partitionResponses: t.partitionData.map((p) => partitionResponse(p.index, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)),
+      }));
+      return { responses, throttleTimeMs: 0, nodeEndpoints: [] };
+    }
     const responses = appendAll(request, ctx, touched);
     if (request.acks === 0) return NO_RESPONSE;
     if (request.acks === -1 && touched.length > 0) {

@@ -8,6 +8,7 @@ import type { UnifiedLog } from '../../storage/unified-log.js';
 import { FIRST_V2_FETCH_VERSION, readDownConverted, type DownConvertedRead } from '../legacy/fetch-down-conversion.js';
 import { ZERO_UUID } from '../metadata/topic-registry.js';
 import type { Handler, RequestContext } from './handler.js';
+import { AclOperation, authorizeTopic } from '../security/authorization.js';
 
 const EMPTY_RECORDS = Buffer.alloc(0);
 const FIRST_SESSION_VERSION = 7;
@@ -105,10 +106,13 @@ function sessionTargets(ctx: SessionContext, request: FetchRequest, requested: F
  * One pass over the partitions, honouring max_bytes and KIP-74's "at least one batch". read_committed
  * reads stop at the last stable offset and list the aborted transactions of what they send.
  */
-function readAll(targets: FetchTarget[], maxBytes: number, broker: Broker, version: number, isolationLevel: number): { reads: PartitionRead[]; bytes: number } {
+function readAll(
+  targets: FetchTarget[], maxBytes: number, broker: Broker, version: number, isolationLevel: number, denied: ReadonlySet<string>,
+): { reads: PartitionRead[]; bytes: number } {
   let remaining = maxBytes;
   let bytes = 0;
   const reads = targets.map((target): PartitionRead => {
+    if (denied.has(target.topic ?? target.requestedName)) return { target, data: partitionData(target.partition, ErrorCode.TOPIC_AUTHORIZATION_FAILED), bytes: 0 };
     const log = target.topic !== undefined ? broker.getLog(target.topic, target.partition) : undefined;
     if (!log) {
       const unknownTopic = version >= FIRST_TOPIC_ID_VERSION ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
@@ -201,13 +205,16 @@ export const handler: Handler<FetchRequest, FetchResponse> = {
     const targets = sessionTargets(session, request, requestedTargets(request, broker, version), broker, version);
 
     const deadline = Date.now() + request.maxWaitMs;
-    let result = readAll(targets, request.maxBytes, broker, version, request.isolationLevel);
+    // A consumer needs READ on each topic it fetches (KafkaApis.handleFetchRequest).
+    const names = new Set(targets.map((t) => t.topic ?? (version < FIRST_TOPIC_ID_VERSION ? t.requestedName : undefined)).filter((n) => n !== undefined));
+    const denied = new Set([...names].filter((n) => !authorizeTopic(ctx, AclOperation.READ, n)));
+    let result = readAll(targets, request.maxBytes, broker, version, request.isolationLevel, denied);
     const answerNow = (): boolean => result.bytes >= request.minBytes || result.reads.some((r) => r.data.errorCode !== ErrorCode.NONE);
     // Long poll: wait for appends to the fetched partitions until min_bytes or max_wait_ms.
     while (!answerNow() && Date.now() < deadline && !broker.closing) {
       const partitions = targets.filter((t) => t.topic !== undefined).map((t): [string, number] => [t.topic!, t.partition]);
       await broker.purgatory.wait(partitions, deadline - Date.now());
-      result = readAll(targets, request.maxBytes, broker, version, request.isolationLevel);
+      result = readAll(targets, request.maxBytes, broker, version, request.isolationLevel, denied);
     }
 
     const included = session.kind === 'incremental' ? result.reads.filter(hasNews) : result.reads;

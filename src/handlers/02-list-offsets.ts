@@ -2,6 +2,7 @@ import type { ListOffsetsRequest } from '../../protocol/generated/ListOffsetsReq
 import type { ListOffsetsPartitionResponse, ListOffsetsResponse } from '../../protocol/generated/ListOffsetsResponse.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
+import { AclOperation, authorizeTopic } from '../security/authorization.js';
 
 /** No tiered storage here: the earliest local offset is the earliest, the latest tiered one does not exist. */
 const EARLIEST_LOCAL_TIMESTAMP = -4;
@@ -27,6 +28,7 @@ export const handler: Handler<ListOffsetsRequest, ListOffsetsResponse> = {
       topics: request.topics.map((t) => ({
         name: t.name,
         partitions: t.partitions.map((p) => {
+          if (!authorizeTopic(ctx, AclOperation.DESCRIBE, t.name)) return answer(p.partitionIndex, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
           const log = broker.getLog(t.name, p.partitionIndex);
           if (!log) return answer(p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
           if (p.timestamp === LATEST_TIERED_TIMESTAMP) return answer(p.partitionIndex, ErrorCode.NONE);

@@ -9,10 +9,8 @@ import { ErrorCode, KafkaError } from '../errors.js';
 import { INTERNAL_TOPICS } from '../metadata/internal-topics.js';
 import { ZERO_UUID, type TopicInfo } from '../metadata/topic-registry.js';
 import type { Handler, RequestContext } from './handler.js';
+import { AclOperation, AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations, authorizeTopic, authorizeTopicCreation, CLUSTER_NAME, ResourceType } from '../security/authorization.js';
 
-/** Every topic operation (READ..DESCRIBE_CONFIGS, ALTER_CONFIGS): no authorizer, so all are allowed. */
-const ALL_TOPIC_OPERATIONS = 0b1111_1111_1000;
-const OMITTED_OPERATIONS = -2147483648;
 
 function partitionsOf(topic: TopicInfo, broker: Broker): MetadataResponsePartition[] {
   const nodeId = broker.nodeId;
@@ -36,22 +34,28 @@ function topicResponse(
   topic: TopicInfo | undefined,
   errorCode: number,
   request: MetadataRequest,
-  broker: Broker,
+  ctx: RequestContext,
 ): MetadataResponseTopic {
+  const { broker } = ctx;
+  const authorized = request.includeTopicAuthorizedOperations && topic && errorCode === ErrorCode.NONE;
   return {
     errorCode,
     name: topic?.name ?? name,
     topicId: topic?.topicId ?? ZERO_UUID,
     isInternal: topic ? INTERNAL_TOPICS.has(topic.name) : false,
     partitions: topic && errorCode === ErrorCode.NONE ? partitionsOf(topic, broker) : [],
-    topicAuthorizedOperations: request.includeTopicAuthorizedOperations ? ALL_TOPIC_OPERATIONS : OMITTED_OPERATIONS,
+    topicAuthorizedOperations: authorized ? authorizedOperations(ctx, ResourceType.TOPIC, topic.name) : AUTHORIZED_OPERATIONS_OMITTED,
   } as MetadataResponseTopic;
 }
 
-function lookUp(broker: Broker, name: string, allowAutoCreate: boolean): [TopicInfo | undefined, number] {
+function lookUp(ctx: RequestContext, name: string, allowAutoCreate: boolean): [TopicInfo | undefined, number] {
+  const { broker } = ctx;
+  // KafkaApis.handleTopicMetadataRequest: no DESCRIBE hides even whether the topic exists; auto-creation needs CREATE.
+  if (!authorizeTopic(ctx, AclOperation.DESCRIBE, name)) return [undefined, ErrorCode.TOPIC_AUTHORIZATION_FAILED];
   const existing = broker.topics.get(name);
   if (existing) return [existing, ErrorCode.NONE];
   if (!allowAutoCreate) return [undefined, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION];
+  if (!authorizeTopicCreation(ctx, name)) return [undefined, ErrorCode.TOPIC_AUTHORIZATION_FAILED];
   try {
     return [broker.autoCreateTopic(name), ErrorCode.NONE];
   } catch (err) {
@@ -69,7 +73,9 @@ function topicsFor(request: MetadataRequest, ctx: RequestContext): MetadataRespo
   // v0: an empty list means all topics; v1+: null means all, empty means none.
   const all = request.topics === null || (ctx.apiVersion === 0 && request.topics.length === 0);
   if (all) {
-    return [...broker.topics.all()].map((t) => topicResponse(t.name, t, ErrorCode.NONE, request, broker));
+    return [...broker.topics.all()]
+      .filter((t) => authorizeTopic(ctx, AclOperation.DESCRIBE, t.name, false))
+      .map((t) => topicResponse(t.name, t, ErrorCode.NONE, request, ctx));
   }
   const allowAutoCreate = broker.config.autoCreateTopicsEnable && (ctx.apiVersion < 4 || request.allowAutoTopicCreation);
   // KafkaApis.handleTopicMetadataRequest: a request naming any non-zero topic id is answered by id, whatever
@@ -77,16 +83,20 @@ function topicsFor(request: MetadataRequest, ctx: RequestContext): MetadataRespo
   if (request.topics!.some((t) => t.topicId !== undefined && t.topicId !== ZERO_UUID)) {
     return request.topics!.map((requested) => {
       const topic = requested.topicId === ZERO_UUID ? undefined : broker.topics.getById(requested.topicId);
-      if (topic) return topicResponse(topic.name, topic, ErrorCode.NONE, request, broker);
-      return { ...topicResponse(null, undefined, ErrorCode.UNKNOWN_TOPIC_ID, request, broker), topicId: requested.topicId };
+      if (!topic) return { ...topicResponse(null, undefined, ErrorCode.UNKNOWN_TOPIC_ID, request, ctx), topicId: requested.topicId };
+      // A topic the principal may not describe: TOPIC_AUTHORIZATION_FAILED without its name.
+      if (!authorizeTopic(ctx, AclOperation.DESCRIBE, topic.name)) {
+        return { ...topicResponse(null, undefined, ErrorCode.TOPIC_AUTHORIZATION_FAILED, request, ctx), topicId: topic.topicId };
+      }
+      return topicResponse(topic.name, topic, ErrorCode.NONE, request, ctx);
     });
   }
   return request.topics!.map((requested) => {
     if (requested.name === null || requested.name === undefined) {
-      return topicResponse(null, undefined, ErrorCode.UNKNOWN_TOPIC_ID, request, broker);
+      return topicResponse(null, undefined, ErrorCode.UNKNOWN_TOPIC_ID, request, ctx);
     }
-    const [topic, errorCode] = lookUp(broker, requested.name, allowAutoCreate && !INTERNAL_TOPICS.has(requested.name));
-    return topicResponse(requested.name, topic, errorCode, request, broker);
+    const [topic, errorCode] = lookUp(ctx, requested.name, allowAutoCreate && !INTERNAL_TOPICS.has(requested.name));
+    return topicResponse(requested.name, topic, errorCode, request, ctx);
   });
 }
 
@@ -104,7 +114,9 @@ export const handler: Handler<MetadataRequest, MetadataResponse> = {
       clusterId: broker.clusterId,
       controllerId: broker.nodeId,
       topics: topicsFor(request, ctx),
-      clusterAuthorizedOperations: OMITTED_OPERATIONS,
+      clusterAuthorizedOperations: request.includeClusterAuthorizedOperations
+        ? authorizedOperations(ctx, ResourceType.CLUSTER, CLUSTER_NAME)
+        : AUTHORIZED_OPERATIONS_OMITTED,
     };
   },
 };

@@ -2,6 +2,7 @@ import type { OffsetCommitRequest } from '../../protocol/generated/OffsetCommitR
 import type { OffsetCommitResponse } from '../../protocol/generated/OffsetCommitResponse.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
+import { AclOperation, authorizeGroup, authorizeTopic } from '../security/authorization.js';
 
 type RequestTopic = OffsetCommitRequest['topics'][number];
 type ResponseTopic = OffsetCommitResponse['topics'][number];
@@ -16,7 +17,17 @@ export const handler: Handler<OffsetCommitRequest, OffsetCommitResponse> = {
     // UNKNOWN_TOPIC_OR_PARTITION here; only the others reach the group coordinator.
     const unknown: ResponseTopic[] = [];
     const known: RequestTopic[] = [];
+    const failAll = (errorCode: number, topics: RequestTopic[]): ResponseTopic[] =>
+      topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
+    // READ on the group first, then READ on each topic (KafkaApis.handleOffsetCommitRequest).
+    if (!authorizeGroup(ctx, AclOperation.READ, request.groupId)) {
+      return { throttleTimeMs: 0, topics: failAll(ErrorCode.GROUP_AUTHORIZATION_FAILED, request.topics) };
+    }
     for (const topic of request.topics) {
+      if (!authorizeTopic(ctx, AclOperation.READ, topic.name)) {
+        unknown.push(...failAll(ErrorCode.TOPIC_AUTHORIZATION_FAILED, [topic]));
+        continue;
+      }
       const partitions = ctx.broker.topics.get(topic.name)?.partitions ?? 0;
       const exists = topic.partitions.filter((p) => p.partitionIndex >= 0 && p.partitionIndex < partitions);
       const missing = topic.partitions.filter((p) => !(p.partitionIndex >= 0 && p.partitionIndex < partitions));

@@ -1,8 +1,9 @@
 import type { OffsetFetchRequest } from '../../protocol/generated/OffsetFetchRequest.js';
 import type { OffsetFetchResponse, OffsetFetchResponseTopic } from '../../protocol/generated/OffsetFetchResponse.js';
 import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
-import type { Handler } from './handler.js';
+import type { Handler, RequestContext } from './handler.js';
 import { ErrorCode } from '../errors.js';
+import { AclOperation, authorizeGroup, authorizeTopic } from '../security/authorization.js';
 
 type RequestedTopics = ReadonlyArray<{ name: string; partitionIndexes: ReadonlyArray<number> }> | null;
 
@@ -14,6 +15,10 @@ function fetchGroup(
   coordinator: GroupCoordinator, groupId: string, topics: RequestedTopics, member?: { memberId: string | null; memberEpoch: number },
 ): { errorCode: number; topics: OffsetFetchResponseTopic[] } {
   const result = coordinator.fetchOffsets(groupId, topics, member);
+  return withGroupError(result, topics);
+}
+
+function withGroupError(result: { errorCode: number; topics: OffsetFetchResponseTopic[] }, topics: RequestedTopics): { errorCode: number; topics: OffsetFetchResponseTopic[] } {
   if (result.errorCode === ErrorCode.NONE || topics === null) return result;
   return {
     errorCode: result.errorCode,
@@ -26,19 +31,44 @@ function fetchGroup(
   };
 }
 
+/**
+ * KafkaApis.handleOffsetFetchRequest: DESCRIBE on the group, then on each topic. Requested topics the principal
+ * may not describe answer TOPIC_AUTHORIZATION_FAILED; with "all topics" they are left out.
+ */
+function authorizedFetchGroup(
+  ctx: RequestContext, groupId: string, topics: RequestedTopics, member?: { memberId: string | null; memberEpoch: number },
+): { errorCode: number; topics: OffsetFetchResponseTopic[] } {
+  if (!authorizeGroup(ctx, AclOperation.DESCRIBE, groupId)) return withGroupError({ errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] }, topics);
+  const visible = (name: string) => authorizeTopic(ctx, AclOperation.DESCRIBE, name, topics !== null);
+  if (topics === null) {
+    const result = fetchGroup(ctx.broker.groupCoordinator, groupId, null, member);
+    return { ...result, topics: result.topics.filter((t) => visible(t.name)) };
+  }
+  const denied = topics.filter((t) => !visible(t.name));
+  const result = fetchGroup(ctx.broker.groupCoordinator, groupId, topics.filter((t) => !denied.includes(t)), member);
+  return {
+    ...result,
+    topics: [...result.topics, ...denied.map((t) => ({
+      name: t.name,
+      partitions: t.partitionIndexes.map((partitionIndex) => ({
+        partitionIndex, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+      })),
+    }))],
+  };
+}
+
 export const handler: Handler<OffsetFetchRequest, OffsetFetchResponse> = {
   apiKey: 9,
   name: 'OffsetFetch',
   minVersion: 0,
   maxVersion: 9,
   handle(request, ctx) {
-    const coordinator = ctx.broker.groupCoordinator;
     if (ctx.apiVersion >= 8) {
       // v9+ names the consumer group member (KIP-848), whose epoch is checked.
-      const groups = request.groups.map((g) => ({ groupId: g.groupId, ...fetchGroup(coordinator, g.groupId, g.topics, g) }));
+      const groups = request.groups.map((g) => ({ groupId: g.groupId, ...authorizedFetchGroup(ctx, g.groupId, g.topics, g) }));
       return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups };
     }
-    const { errorCode, topics } = fetchGroup(coordinator, request.groupId, request.topics);
+    const { errorCode, topics } = authorizedFetchGroup(ctx, request.groupId, request.topics);
     return { throttleTimeMs: 0, topics, errorCode, groups: [] };
   },
 };

@@ -2,6 +2,7 @@ import type { FindCoordinatorRequest } from '../../protocol/generated/FindCoordi
 import type { Coordinator, FindCoordinatorResponse } from '../../protocol/generated/FindCoordinatorResponse.js';
 import type { Handler, RequestContext } from './handler.js';
 import { ErrorCode } from '../errors.js';
+import { AclOperation, authorizeGroup, authorizeTransactionalId } from '../security/authorization.js';
 
 const GROUP_KEY_TYPE = 0;
 const TRANSACTION_KEY_TYPE = 1;
@@ -18,6 +19,12 @@ function coordinatorFor(key: string, keyType: number, ctx: RequestContext): Coor
   } else if (keyType === TRANSACTION_KEY_TYPE && key === '') {
     errorCode = ErrorCode.INVALID_REQUEST;
     errorMessage = 'The transactional id is empty';
+  } else if (keyType === GROUP_KEY_TYPE && !authorizeGroup(ctx, AclOperation.DESCRIBE, key)) {
+    errorCode = ErrorCode.GROUP_AUTHORIZATION_FAILED;
+    errorMessage = 'Group authorization failed.';
+  } else if (keyType === TRANSACTION_KEY_TYPE && !authorizeTransactionalId(ctx, AclOperation.DESCRIBE, key)) {
+    errorCode = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+    errorMessage = 'Transactional Id authorization failed.';
   } else if (!endpoint) {
     errorCode = ErrorCode.COORDINATOR_NOT_AVAILABLE;
     errorMessage = 'The coordinator is not available.';

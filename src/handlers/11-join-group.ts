@@ -1,6 +1,8 @@
 import type { JoinGroupRequest } from '../../protocol/generated/JoinGroupRequest.js';
 import type { JoinGroupResponse } from '../../protocol/generated/JoinGroupResponse.js';
 import { clientHostOf, type Handler } from './handler.js';
+import { AclOperation, authorizeGroup } from '../security/authorization.js';
+import { ErrorCode } from '../errors.js';
 
 /** Kafka reports the client's address as InetAddress.toString: "/" + IP. */
 export const handler: Handler<JoinGroupRequest, JoinGroupResponse> = {
@@ -9,6 +11,12 @@ export const handler: Handler<JoinGroupRequest, JoinGroupResponse> = {
   minVersion: 0,
   maxVersion: 9,
   async handle(request, ctx) {
+    if (!authorizeGroup(ctx, AclOperation.READ, request.groupId)) {
+      return {
+        throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, generationId: -1, protocolType: null,
+        protocolName: ctx.apiVersion < 7 ? '' : null, leader: '', skipAssignment: false, memberId: request.memberId, members: [],
+      };
+    }
     const result = await ctx.broker.groupCoordinator.joinGroup({
       groupId: request.groupId,
       memberId: request.memberId,

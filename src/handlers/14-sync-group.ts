@@ -1,6 +1,8 @@
 import type { SyncGroupRequest } from '../../protocol/generated/SyncGroupRequest.js';
 import type { SyncGroupResponse } from '../../protocol/generated/SyncGroupResponse.js';
 import type { Handler } from './handler.js';
+import { AclOperation, authorizeGroup } from '../security/authorization.js';
+import { ErrorCode } from '../errors.js';
 
 export const handler: Handler<SyncGroupRequest, SyncGroupResponse> = {
   apiKey: 14,
@@ -8,6 +10,9 @@ export const handler: Handler<SyncGroupRequest, SyncGroupResponse> = {
   minVersion: 0,
   maxVersion: 5,
   async handle(request, ctx) {
+    if (!authorizeGroup(ctx, AclOperation.READ, request.groupId)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) };
+    }
     const result = await ctx.broker.groupCoordinator.syncGroup({
       groupId: request.groupId,
       generationId: request.generationId,

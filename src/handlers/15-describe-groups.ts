@@ -1,10 +1,9 @@
 import type { DescribeGroupsRequest } from '../../protocol/generated/DescribeGroupsRequest.js';
 import type { DescribeGroupsResponse } from '../../protocol/generated/DescribeGroupsResponse.js';
 import type { Handler } from './handler.js';
+import { AclOperation, AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations, authorizeGroup, ResourceType } from '../security/authorization.js';
+import { ErrorCode } from '../errors.js';
 
-/** Without an authorizer every group operation is allowed: READ(3), DELETE(6), DESCRIBE(8). */
-const ALL_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
-const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 
 export const handler: Handler<DescribeGroupsRequest, DescribeGroupsResponse> = {
   apiKey: 15,
@@ -12,8 +11,20 @@ export const handler: Handler<DescribeGroupsRequest, DescribeGroupsResponse> = {
   minVersion: 0,
   maxVersion: 5,
   handle(request, ctx) {
-    const authorizedOperations = request.includeAuthorizedOperations ? ALL_GROUP_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED;
-    const groups = ctx.broker.groupCoordinator.describeGroups(request.groups).map((g) => ({ ...g, authorizedOperations }));
+    // DESCRIBE on each group (KafkaApis.handleDescribeGroupsRequest); KIP-430 operations when asked for.
+    const allowed = request.groups.filter((g) => authorizeGroup(ctx, AclOperation.DESCRIBE, g));
+    const described = new Map(ctx.broker.groupCoordinator.describeGroups(allowed).map((g) => [g.groupId, g]));
+    const groups = request.groups.map((groupId) => {
+      const g = described.get(groupId);
+      if (!g) {
+        return {
+          errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, groupId, groupState: '', protocolType: '', protocolData: '', members: [],
+          authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+        };
+      }
+      const authorizedOps = request.includeAuthorizedOperations ? authorizedOperations(ctx, ResourceType.GROUP, groupId) : AUTHORIZED_OPERATIONS_OMITTED;
+      return { ...g, authorizedOperations: authorizedOps };
+    });
     return { throttleTimeMs: 0, groups };
   },
 };

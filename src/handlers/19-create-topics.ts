@@ -4,6 +4,7 @@ import type { Broker } from '../broker.js';
 import { ErrorCode, KafkaError } from '../errors.js';
 import { ZERO_UUID } from '../metadata/topic-registry.js';
 import type { Handler } from './handler.js';
+import { AclOperation, authorizeTopic, authorizeTopicCreation } from '../security/authorization.js';
 
 function result(name: string, errorCode: number, errorMessage: string | null): CreatableTopicResult {
   return {
@@ -68,8 +69,12 @@ export const handler: Handler<CreateTopicsRequest, CreateTopicsResponse> = {
       throttleTimeMs: 0,
       topics: request.topics.map((t) => {
         if (duplicates.has(t.name)) return result(t.name, ErrorCode.INVALID_REQUEST, 'Create topics request from client contains a duplicate topic.');
+        // CREATE on the cluster, else on the topic; the configs are only shown with DESCRIBE_CONFIGS (KafkaApis).
+        if (!authorizeTopicCreation(ctx, t.name)) return result(t.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.');
         try {
-          return create(ctx.broker, t, request.validateOnly);
+          const created = create(ctx.broker, t, request.validateOnly);
+          if (authorizeTopic(ctx, AclOperation.DESCRIBE_CONFIGS, t.name)) return created;
+          return { ...created, configs: null, topicConfigErrorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
         } catch (err) {
           if (!(err instanceof KafkaError)) throw err;
           return result(t.name, err.code, err.message);

@@ -4,10 +4,14 @@ import { ErrorCode, KafkaError } from '../errors.js';
 import { ZERO_UUID } from '../metadata/topic-registry.js';
 import type { Handler, RequestContext } from './handler.js';
 import { INTERNAL_TOPICS } from '../metadata/internal-topics.js';
+import { AclOperation, authorizeTopic } from '../security/authorization.js';
 
 async function deleteOne(ctx: RequestContext, name: string | null, topicId: string): Promise<DeletableTopicResult> {
   const answer = (errorCode: number, errorMessage: string | null = null): DeletableTopicResult => ({ name, topicId, errorCode, errorMessage });
   const topic = name !== null ? ctx.broker.topics.get(name) : ctx.broker.topics.getById(topicId);
+  // DELETE on the topic (KafkaApis.handleDeleteTopicsRequest); by name, checked before existence.
+  if (name !== null && !authorizeTopic(ctx, AclOperation.DELETE, name)) return answer(ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.');
+  if (topic && name === null && !authorizeTopic(ctx, AclOperation.DELETE, topic.name)) return answer(ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.');
   if (!topic) return name !== null ? answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.') : answer(ErrorCode.UNKNOWN_TOPIC_ID, 'This server does not host this topic ID.');
   if (INTERNAL_TOPICS.has(topic.name)) return answer(ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Internal topics cannot be deleted.');
   try {

@@ -2,6 +2,7 @@ import type { DeleteRecordsRequest } from '../../protocol/generated/DeleteRecord
 import type { DeleteRecordsResponse } from '../../protocol/generated/DeleteRecordsResponse.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
+import { AclOperation, authorizeTopic } from '../security/authorization.js';
 
 /** Offset -1 in the request means "up to the high watermark". */
 const HIGH_WATERMARK = -1;
@@ -17,6 +18,7 @@ export const handler: Handler<DeleteRecordsRequest, DeleteRecordsResponse> = {
       topics: request.topics.map((t) => ({
         name: t.name,
         partitions: t.partitions.map((p) => {
+          if (!authorizeTopic(ctx, AclOperation.DELETE, t.name)) return { partitionIndex: p.partitionIndex, lowWatermark: -1, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
           const log = ctx.broker.getLog(t.name, p.partitionIndex);
           if (!log) return { partitionIndex: p.partitionIndex, lowWatermark: -1, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION };
           const offset = p.offset === HIGH_WATERMARK ? log.highWatermark : p.offset;

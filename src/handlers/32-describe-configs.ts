@@ -5,6 +5,7 @@ import { brokerConfigDef, topicConfigDef } from '../../config/definitions.js';
 import { ErrorCode } from '../errors.js';
 import { ResourceType } from '../metadata/config-resources.js';
 import type { Handler, RequestContext } from './handler.js';
+import { AclOperation, authorizeConfigResource } from '../security/authorization.js';
 
 /** The config table has no prose; the documentation is its type, default and valid values. */
 function documentationOf(name: string, resourceType: number): string | null {
@@ -30,6 +31,8 @@ function toResult(entry: ConfigEntry, request: DescribeConfigsRequest, resourceT
 function describe(resource: DescribeConfigsResource, request: DescribeConfigsRequest, ctx: RequestContext): DescribeConfigsResult {
   const { broker } = ctx;
   const base = { resourceType: resource.resourceType, resourceName: resource.resourceName };
+  const auth = authorizeConfigResource(ctx, AclOperation.DESCRIBE_CONFIGS, resource.resourceType, resource.resourceName);
+  if (!auth.allowed) return { ...base, errorCode: auth.errorCode, errorMessage: null, configs: [] };
   let entries: ConfigEntry[];
   if (resource.resourceType === ResourceType.TOPIC) {
     const topic = broker.topics.get(resource.resourceName);

@@ -3,6 +3,7 @@ import type { AlterConfigsResponse } from '../../protocol/generated/AlterConfigs
 import { ErrorCode, KafkaError } from '../errors.js';
 import { ResourceType, STATIC_BROKER_CONFIGS_MESSAGE } from '../metadata/config-resources.js';
 import type { Handler } from './handler.js';
+import { AclOperation, authorizeConfigResource } from '../security/authorization.js';
 
 /** Legacy AlterConfigs: the given set replaces all of a topic's overrides. */
 export const handler: Handler<AlterConfigsRequest, AlterConfigsResponse> = {
@@ -15,6 +16,8 @@ export const handler: Handler<AlterConfigsRequest, AlterConfigsResponse> = {
       throttleTimeMs: 0,
       responses: request.resources.map((r) => {
         const answer = (errorCode: number, errorMessage: string | null = null) => ({ errorCode, errorMessage, resourceType: r.resourceType, resourceName: r.resourceName });
+        const auth = authorizeConfigResource(ctx, AclOperation.ALTER_CONFIGS, r.resourceType, r.resourceName);
+        if (!auth.allowed) return answer(auth.errorCode);
         if (r.resourceType !== ResourceType.TOPIC) return answer(ErrorCode.INVALID_CONFIG, STATIC_BROKER_CONFIGS_MESSAGE);
         const overrides: Record<string, string> = {};
         for (const c of r.configs) if (c.value !== null) overrides[c.name] = c.value;

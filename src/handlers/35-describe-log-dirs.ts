@@ -5,6 +5,7 @@ import type { DescribeLogDirsResponse, DescribeLogDirsTopic } from '../../protoc
 import type { UnifiedLog } from '../../storage/unified-log.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
+import { AclOperation, authorizeCluster } from '../security/authorization.js';
 
 function wanted(request: DescribeLogDirsRequest): (log: UnifiedLog) => boolean {
   if (request.topics === null) return () => true;
@@ -18,6 +19,8 @@ export const handler: Handler<DescribeLogDirsRequest, DescribeLogDirsResponse> =
   minVersion: 0,
   maxVersion: 4,
   handle(request, ctx) {
+    // DESCRIBE on the cluster; without it, an empty answer (KafkaApis.handleDescribeLogDirsRequest).
+    if (!authorizeCluster(ctx, AclOperation.DESCRIBE)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };
     const include = wanted(request);
     const logs = [...ctx.broker.logManager.allLogs()].filter(include);
     return {

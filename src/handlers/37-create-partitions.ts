@@ -2,6 +2,7 @@ import type { CreatePartitionsRequest } from '../../protocol/generated/CreatePar
 import type { CreatePartitionsResponse } from '../../protocol/generated/CreatePartitionsResponse.js';
 import { ErrorCode, KafkaError } from '../errors.js';
 import type { Handler } from './handler.js';
+import { AclOperation, authorizeTopic } from '../security/authorization.js';
 
 export const handler: Handler<CreatePartitionsRequest, CreatePartitionsResponse> = {
   apiKey: 37,
@@ -13,6 +14,7 @@ export const handler: Handler<CreatePartitionsRequest, CreatePartitionsResponse>
     return {
       throttleTimeMs: 0,
       results: request.topics.map((t) => {
+        if (!authorizeTopic(ctx, AclOperation.ALTER, t.name)) return { name: t.name, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: 'Authorization failed.' };
         try {
           const foreign = t.assignments?.some((a) => a.brokerIds.some((id) => id !== broker.nodeId));
           if (foreign) throw new KafkaError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Unknown broker(s) in the replica assignment of ${t.name}.`);

@@ -1,6 +1,8 @@
 import type { DeleteGroupsRequest } from '../../protocol/generated/DeleteGroupsRequest.js';
 import type { DeleteGroupsResponse } from '../../protocol/generated/DeleteGroupsResponse.js';
 import type { Handler } from './handler.js';
+import { AclOperation, authorizeGroup } from '../security/authorization.js';
+import { ErrorCode } from '../errors.js';
 
 export const handler: Handler<DeleteGroupsRequest, DeleteGroupsResponse> = {
   apiKey: 42,
@@ -8,6 +10,12 @@ export const handler: Handler<DeleteGroupsRequest, DeleteGroupsResponse> = {
   minVersion: 0,
   maxVersion: 2,
   async handle(request, ctx) {
-    return { throttleTimeMs: 0, results: await ctx.broker.groupCoordinator.deleteGroups(request.groupsNames) };
+    // DELETE on each group (KafkaApis.handleDeleteGroupsRequest).
+    const allowed = request.groupsNames.filter((g) => authorizeGroup(ctx, AclOperation.DELETE, g));
+    const deleted = new Map((await ctx.broker.groupCoordinator.deleteGroups(allowed)).map((r) => [r.groupId, r]));
+    return {
+      throttleTimeMs: 0,
+      results: request.groupsNames.map((groupId) => deleted.get(groupId) ?? { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED }),
+    };
   },
 };

@@ -4,6 +4,7 @@ import { topicConfigDef } from '../../config/definitions.js';
 import { ErrorCode, KafkaError } from '../errors.js';
 import { ResourceType, STATIC_BROKER_CONFIGS_MESSAGE } from '../metadata/config-resources.js';
 import type { Handler } from './handler.js';
+import { AclOperation, authorizeConfigResource } from '../security/authorization.js';
 
 const OpType = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
 
@@ -57,6 +58,8 @@ export const handler: Handler<IncrementalAlterConfigsRequest, IncrementalAlterCo
       throttleTimeMs: 0,
       responses: request.resources.map((r) => {
         const answer = (errorCode: number, errorMessage: string | null = null) => ({ errorCode, errorMessage, resourceType: r.resourceType, resourceName: r.resourceName });
+        const auth = authorizeConfigResource(ctx, AclOperation.ALTER_CONFIGS, r.resourceType, r.resourceName);
+        if (!auth.allowed) return answer(auth.errorCode);
         if (r.resourceType !== ResourceType.TOPIC) return answer(ErrorCode.INVALID_CONFIG, STATIC_BROKER_CONFIGS_MESSAGE);
         const topic = broker.topics.get(r.resourceName);
         if (!topic) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${r.resourceName} does not exist.`);

@@ -2,6 +2,7 @@ import type { AlterPartitionReassignmentsRequest } from '../../protocol/generate
 import type { AlterPartitionReassignmentsResponse } from '../../protocol/generated/AlterPartitionReassignmentsResponse.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
+import { AclOperation, authorizeCluster } from '../security/authorization.js';
 
 /** Kafka's NO_REASSIGNMENT_IN_PROGRESS, for a cancellation (null replicas) of nothing. */
 const NO_REASSIGNMENT_IN_PROGRESS = 85;
@@ -13,6 +14,9 @@ export const handler: Handler<AlterPartitionReassignmentsRequest, AlterPartition
   maxVersion: 0,
   handle(request, ctx) {
     const { broker } = ctx;
+    if (!authorizeCluster(ctx, AclOperation.ALTER)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: 'Cluster authorization failed.', responses: [] };
+    }
     return {
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,

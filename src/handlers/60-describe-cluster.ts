@@ -2,9 +2,9 @@ import type { DescribeClusterRequest } from '../../protocol/generated/DescribeCl
 import type { DescribeClusterResponse } from '../../protocol/generated/DescribeClusterResponse.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
+import { AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations, CLUSTER_NAME, ResourceType } from '../security/authorization.js';
 
 const BROKERS_ENDPOINT = 1;
-const OMITTED_OPERATIONS = -2147483648;
 
 export const handler: Handler<DescribeClusterRequest, DescribeClusterResponse> = {
   apiKey: 60,
@@ -17,7 +17,7 @@ export const handler: Handler<DescribeClusterRequest, DescribeClusterResponse> =
     if (request.endpointType !== BROKERS_ENDPOINT) {
       return {
         throttleTimeMs: 0, errorCode: ErrorCode.UNSUPPORTED_ENDPOINT_TYPE, errorMessage: 'kafkite has no controller endpoints',
-        endpointType: request.endpointType, clusterId: broker.clusterId, controllerId: -1, brokers: [], clusterAuthorizedOperations: OMITTED_OPERATIONS,
+        endpointType: request.endpointType, clusterId: broker.clusterId, controllerId: -1, brokers: [], clusterAuthorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
       };
     }
     return {
@@ -28,7 +28,9 @@ export const handler: Handler<DescribeClusterRequest, DescribeClusterResponse> =
       clusterId: broker.clusterId,
       controllerId: broker.nodeId,
       brokers: [{ brokerId: broker.nodeId, host: endpoint.host, port: endpoint.port, rack: null }],
-      clusterAuthorizedOperations: OMITTED_OPERATIONS,
+      clusterAuthorizedOperations: request.includeClusterAuthorizedOperations
+        ? authorizedOperations(ctx, ResourceType.CLUSTER, CLUSTER_NAME)
+        : AUTHORIZED_OPERATIONS_OMITTED,
     };
   },
 };

@@ -2,6 +2,7 @@ import type { DescribeProducersRequest } from '../../protocol/generated/Describe
 import type { DescribeProducersResponse, PartitionResponse } from '../../protocol/generated/DescribeProducersResponse.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
+import { AclOperation, authorizeTopic } from '../security/authorization.js';
 
 export const handler: Handler<DescribeProducersRequest, DescribeProducersResponse> = {
   apiKey: 61,
@@ -14,6 +15,7 @@ export const handler: Handler<DescribeProducersRequest, DescribeProducersRespons
       topics: request.topics.map((t) => ({
         name: t.name,
         partitions: t.partitionIndexes.map((partitionIndex): PartitionResponse => {
+          if (!authorizeTopic(ctx, AclOperation.READ, t.name)) return { partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null, activeProducers: [] };
           const log = ctx.broker.getLog(t.name, partitionIndex);
           if (!log) return { partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: null, activeProducers: [] };
           const activeProducers = [...log.producerStateManager.activeProducers.values()].map((p) => ({

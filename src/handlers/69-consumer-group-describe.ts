@@ -1,10 +1,9 @@
 import type { ConsumerGroupDescribeRequest } from '../../protocol/generated/ConsumerGroupDescribeRequest.js';
 import type { ConsumerGroupDescribeResponse } from '../../protocol/generated/ConsumerGroupDescribeResponse.js';
 import type { Handler } from './handler.js';
+import { AclOperation, AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations, authorizeGroup, ResourceType } from '../security/authorization.js';
+import { ErrorCode } from '../errors.js';
 
-/** Without an authorizer every group operation is allowed: READ(3), DELETE(6), DESCRIBE(8). */
-const ALL_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
-const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 
 export const handler: Handler<ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse> = {
   apiKey: 69,
@@ -12,10 +11,20 @@ export const handler: Handler<ConsumerGroupDescribeRequest, ConsumerGroupDescrib
   minVersion: 0,
   maxVersion: 0,
   handle(request, ctx) {
-    const authorizedOperations = request.includeAuthorizedOperations ? ALL_GROUP_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED;
-    const groups = ctx.broker.groupCoordinator
-      .consumerGroupDescribe(request.groupIds, ctx.broker.topics)
-      .map((g) => ({ ...g, authorizedOperations }));
+    // DESCRIBE on each group (KafkaApis.handleConsumerGroupDescribe); KIP-430 operations when asked for.
+    const allowed = request.groupIds.filter((g) => authorizeGroup(ctx, AclOperation.DESCRIBE, g));
+    const described = new Map(ctx.broker.groupCoordinator.consumerGroupDescribe(allowed, ctx.broker.topics).map((g) => [g.groupId, g]));
+    const groups = request.groupIds.map((groupId) => {
+      const g = described.get(groupId);
+      if (!g) {
+        return {
+          errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: 'Group authorization failed.', groupId, groupState: '',
+          groupEpoch: -1, assignmentEpoch: -1, assignorName: '', members: [], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
+        };
+      }
+      const authorizedOps = request.includeAuthorizedOperations ? authorizedOperations(ctx, ResourceType.GROUP, groupId) : AUTHORIZED_OPERATIONS_OMITTED;
+      return { ...g, authorizedOperations: authorizedOps };
+    });
     return { throttleTimeMs: 0, groups };
   },
 };

@@ -22,6 +22,9 @@ import { handler as deleteTopics } from './20-delete-topics.js';
 import { handler as deleteRecords } from './21-delete-records.js';
 import { handler as initProducerId } from './22-init-producer-id.js';
 import { handler as offsetForLeaderEpoch } from './23-offset-for-leader-epoch.js';
+import { handler as describeAcls } from './29-describe-acls.js';
+import { handler as createAcls } from './30-create-acls.js';
+import { handler as deleteAcls } from './31-delete-acls.js';
 import { handler as describeConfigs } from './32-describe-configs.js';
 import { handler as alterConfigs } from './33-alter-configs.js';
 import { handler as describeLogDirs } from './35-describe-log-dirs.js';
@@ -46,7 +49,7 @@ export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
   [
     produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator, joinGroup, heartbeat, leaveGroup,
     syncGroup, describeGroups, listGroups, deleteGroups, offsetDelete, apiVersions, createTopics, deleteTopics, deleteRecords, initProducerId,
-    offsetForLeaderEpoch, describeConfigs, alterConfigs, describeLogDirs, createPartitions, electLeaders,
+    offsetForLeaderEpoch, describeAcls, createAcls, deleteAcls, describeConfigs, alterConfigs, describeLogDirs, createPartitions, electLeaders,
     incrementalAlterConfigs, alterPartitionReassignments, listPartitionReassignments, describeCluster, describeProducers,
     consumerGroupHeartbeat, consumerGroupDescribe, saslHandshake, saslAuthenticate, describeUserScramCredentials,
     alterUserScramCredentials,
