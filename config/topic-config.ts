@@ -58,6 +58,8 @@ export class TopicConfigResolver {
       minCleanableDirtyRatio: get('min.cleanable.dirty.ratio') as number,
       fileDeleteDelayMs: get('file.delete.delay.ms') as number,
       messageTimestampType: get('message.timestamp.type') as LogConfig['messageTimestampType'],
+      messageTimestampBeforeMaxMs: get('message.timestamp.before.max.ms') as number,
+      messageTimestampAfterMaxMs: get('message.timestamp.after.max.ms') as number,
       preallocate: get('preallocate') as boolean,
       messageDownconversionEnable: get('message.downconversion.enable') as boolean,
     };

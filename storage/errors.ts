@@ -6,6 +6,23 @@ export abstract class StorageError extends Error {
   abstract readonly code: number;
 }
 
+/** One rejected record of a batch: its index in the batch and why (Produce's recordErrors). */
+export interface RejectedRecord {
+  readonly batchIndex: number;
+  readonly message: string;
+}
+
+/**
+ * Kafka's RecordValidationException: the batch is refused because of the listed records, with INVALID_RECORD
+ * or, when a timestamp is among the reasons, INVALID_TIMESTAMP.
+ */
+export class RecordValidationError extends StorageError {
+  override name = 'RecordValidationError';
+  constructor(readonly code: 87 | 32, message: string, readonly recordErrors: readonly RejectedRecord[]) {
+    super(message);
+  }
+}
+
 /** OFFSET_OUT_OF_RANGE: a fetch or delete below the log start offset or beyond the end. */
 export class OffsetOutOfRangeError extends StorageError {
   override name = 'OffsetOutOfRangeError';

@@ -22,6 +22,10 @@ export interface LogConfig {
   minCleanableDirtyRatio: number;
   fileDeleteDelayMs: number;
   messageTimestampType: 'CreateTime' | 'LogAppendTime';
+  /** CreateTime records older than now minus this are refused (INVALID_TIMESTAMP); MAX_SAFE_INTEGER: unbounded. */
+  messageTimestampBeforeMaxMs: number;
+  /** CreateTime records newer than now plus this are refused; MAX_SAFE_INTEGER: unbounded. */
+  messageTimestampAfterMaxMs: number;
   preallocate: boolean;
   /** Kafka's message.downconversion.enable: whether Fetch v0-3 may convert v2 batches down for old consumers. */
   messageDownconversionEnable: boolean;
@@ -45,6 +49,8 @@ export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze<LogConfig>(
   minCleanableDirtyRatio: 0.5,
   fileDeleteDelayMs: 60000,
   messageTimestampType: 'CreateTime',
+  messageTimestampBeforeMaxMs: Number.MAX_SAFE_INTEGER,
+  messageTimestampAfterMaxMs: Number.MAX_SAFE_INTEGER,
   preallocate: false,
   messageDownconversionEnable: true,
 });

@@ -399,7 +399,9 @@ export class UnifiedLog {
 
   private append(records: Buffer, now: number, origin: AppendOrigin, marker?: EndTxnMarker): AppendResult {
     this.checkOnline();
-    const batches = LogValidator.validate(records, this.config, origin, allRecordsHaveKeys);
+    const batches = LogValidator.validate(records, this.config, origin, {
+      topicPartition: `${this.topic}-${this.partition}`, now, readRecords: (batch) => decodeBatch(batch).records,
+    });
     const first = batches[0];
     if (first.producerId >= 0) {
       const duplicate = this.producerStateManager.checkBatch(producerBatchOf(first));
@@ -755,10 +757,6 @@ export class UnifiedLog {
 }
 
 /** Compacted topics: every (non-control) record needs a key. Decodes the batch, which only compacted topics pay. */
-function allRecordsHaveKeys(batch: Buffer): boolean {
-  return decodeBatch(batch).records.every((r) => r.key !== null);
-}
-
 function fsyncDirectoryAsync(dir: string): Promise<void> {
   return new Promise((resolve, reject) => {
     fs.open(dir, 'r', (err, fd) => {

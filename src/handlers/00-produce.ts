@@ -65,7 +65,12 @@ function appendAll(request: ProduceRequest, ctx: RequestContext, touched: Unifie
         const fields = { topic: topicData.name, partition: p.index, clientId: ctx.clientId, error: (err as Error).message };
         if (code === ErrorCode.KAFKA_STORAGE_ERROR) ctx.log.error(fields, 'append failed');
         else ctx.log.debug(fields, 'produce rejected');
-        return partitionResponse(p.index, code, (err as Error).message);
+        // Kafka's RecordValidationException lists the rejected records (LogValidator's recordErrors).
+        const recordErrors = (err as { recordErrors?: Array<{ batchIndex: number; message: string }> }).recordErrors ?? [];
+        return {
+          ...partitionResponse(p.index, code, (err as Error).message),
+          recordErrors: recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message })),
+        };
       }
     }),
   };

@@ -9,6 +9,7 @@ import {
   CorruptRecordError,
   InvalidProducerEpochError,
   InvalidRecordError,
+  RecordValidationError,
   OffsetOutOfRangeError,
   OutOfOrderSequenceError,
   RecordTooLargeError,
@@ -82,9 +83,32 @@ describe('UnifiedLog appends and reads', () => {
   it('requires keys on compacted topics', () => {
     dir = tempDir();
     log = openLog(dir, config({ cleanupPolicy: ['compact'] }));
-    expect(() => log!.appendAsLeader(batch(2), 0)).toThrow(InvalidRecordError);
+    expect(() => log!.appendAsLeader(batch(2), 0)).toThrow(RecordValidationError);
+    try {
+      log.appendAsLeader(batch(2), 0);
+    } catch (err) {
+      expect((err as RecordValidationError).code).toBe(87);
+      expect((err as RecordValidationError).recordErrors.map((e) => e.batchIndex)).toEqual([0, 1]);
+    }
     log.appendAsLeader(batch(2, { key: (i) => Buffer.from(`k${i}`) }), 0);
     expect(log.logEndOffset).toBe(2);
+  });
+
+  it('refuses CreateTime timestamps outside message.timestamp.before/after.max.ms, listing the records', () => {
+    dir = tempDir();
+    log = openLog(dir, config({ messageTimestampBeforeMaxMs: 1000, messageTimestampAfterMaxMs: 1000 }));
+    const now = 1_000_000;
+    try {
+      log.appendAsLeader(batch(3, { timestamp: now - 5000 }), now);
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(RecordValidationError);
+      expect((err as RecordValidationError).code).toBe(32);
+      expect((err as RecordValidationError).recordErrors.map((e) => e.batchIndex)).toEqual([0, 1, 2]);
+    }
+    expect(log.logEndOffset).toBe(0);
+    log.appendAsLeader(batch(3, { timestamp: now - 500 }), now);
+    expect(log.logEndOffset).toBe(3);
   });
 
   it('applies LogAppendTime', () => {
