@@ -60,6 +60,8 @@ export interface ConsumeOptions {
   partitions: number;
   partitionMaxBytes: number;
   recordBytes?: number;
+  /** 1 = read_committed: reads stop at the last stable offset. */
+  isolationLevel?: number;
 }
 
 export interface LatencyOptions {
@@ -195,7 +197,7 @@ function countBatches(records: Buffer, fetchOffset: number): { records: number; 
   return { records: count, nextOffset: next };
 }
 
-function fetchRequest(topic: string, progress: PartitionProgress, partitionMaxBytes: number, maxWaitMs: number): object {
+function fetchRequest(topic: string, progress: PartitionProgress, partitionMaxBytes: number, maxWaitMs: number, isolationLevel = 0): object {
   return {
     clusterId: null,
     replicaId: -1,
@@ -203,7 +205,7 @@ function fetchRequest(topic: string, progress: PartitionProgress, partitionMaxBy
     maxWaitMs,
     minBytes: 1,
     maxBytes: 52_428_800,
-    isolationLevel: 0,
+    isolationLevel,
     sessionId: 0,
     sessionEpoch: -1,
     topics: [{
@@ -234,14 +236,14 @@ export async function consumeLoad(opts: ConsumeOptions): Promise<LoadResult> {
     const progress: PartitionProgress = { partition, offset: 0, done: false };
     try {
       while (!progress.done) {
-        const reply = await connection.send(ApiKey.Fetch, FETCH_VERSION, fetchRequest(opts.topic, progress, opts.partitionMaxBytes, 0));
+        const reply = await connection.send(ApiKey.Fetch, FETCH_VERSION, fetchRequest(opts.topic, progress, opts.partitionMaxBytes, 0, opts.isolationLevel ?? 0));
         latencies.push(reply.latencyUs);
         const data = reply.response.responses[0].partitions[0];
         if (data.errorCode !== 0) throw new LoadError(`Fetch ${opts.topic}-${partition}: error ${data.errorCode}`);
         const fetched = countBatches(data.records ?? Buffer.alloc(0), progress.offset);
         records += fetched.records;
         progress.offset = fetched.nextOffset;
-        progress.done = progress.offset >= data.highWatermark;
+        progress.done = progress.offset >= (opts.isolationLevel === 1 ? data.lastStableOffset : data.highWatermark);
       }
     } finally {
       connection.close();

@@ -16,6 +16,7 @@ const SCRIPTS: Array<{ name: string; file: string; env: Record<string, string> }
   { name: 'produce-matrix', file: 'produce-matrix.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_PRODUCE_SECONDS: FULL ? '4' : '1.5' } },
   { name: 'kcat-throughput', file: 'kcat-throughput.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_KCAT_RECORDS_100: FULL ? '5000000' : '2000000', BENCH_KCAT_RECORDS_1K: FULL ? '1000000' : '400000' } },
   { name: 'fetch-cpu', file: 'fetch-cpu.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_FETCH_MB: FULL ? '2000' : '1000' } },
+  { name: 'read-committed', file: 'read-committed.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_RC_MB: FULL ? '400' : '200' } },
   { name: 'e2e-latency', file: 'e2e-latency.js', env: { BENCH_RUNS: '3', BENCH_E2E_SECONDS: FULL ? '10' : '3' } },
   { name: 'storage-lookup', file: 'storage-lookup.js', env: { STORAGE_BENCH_MAX_MB: '1024', STORAGE_BENCH_READS: FULL ? '5000' : '2000' } },
   { name: 'startup', file: 'startup.js', env: { BENCH_RUNS: FULL ? '5' : '3' } },
@@ -81,6 +82,10 @@ async function main(): Promise<void> {
     const [on, off] = fetch.modes;
     check('fetch CPU/GB sendfile vs fallback', fetch.sendfileToFallbackRatio, '×', '≤ 0.5×', fetch.sendfileToFallbackRatio <= 0.5,
       `sendfile ${on.cpuSecondsPerGb} CPU-s/GB = ${round(on.cpuSecondsPerGb / (sendfileLimit?.cpuSecondsPerGb ?? NaN), 1)}× the bare sendfile loop (fallback ${off.cpuSecondsPerGb})`);
+  }
+  const rc = r['read-committed'];
+  if (rc) {
+    check('read_committed / read_uncommitted consume', rc.ratio, '×', '≥ 0.9×', rc.ratio >= 0.9, `read_committed ${rc.committedMbPerSec} MB/s, read_uncommitted ${rc.uncommittedMbPerSec} MB/s`);
   }
   const matrix = r['produce-matrix']?.results as any[] | undefined;
   for (const size of [100, 1024]) {
