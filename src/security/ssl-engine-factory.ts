@@ -59,8 +59,9 @@ function readStoreFile(listenerName: string, key: string, path: string): Buffer 
 }
 
 /** JKS and PKCS12 stores through jks-js (it tells the two apart by content, as Java's keystore loader does). */
-function javaStorePem(listenerName: string, key: string, path: string, password: string, keyPassword?: string) {
-  const bytes = readStoreFile(listenerName, key, path);
+function javaStorePem(listenerName: string, store: 'keystore' | 'truststore', path: string, password: string, keyPassword?: string) {
+  const bytes = readStoreFile(listenerName, `ssl.${store}.location`, path);
+  const key = `ssl.${store}.password`;
   try {
     return toPem(bytes, password, keyPassword);
   } catch (err) {
@@ -134,7 +135,7 @@ export class SslEngineFactory {
     if (type !== 'JKS' && type !== 'PKCS12') this.fail('ssl.keystore.type', `expected JKS, PKCS12 or PEM, got ${type}`);
     if (location === undefined) this.fail('ssl.keystore.location', 'not set; SSL and SASL_SSL listeners need a keystore');
     if (password === undefined) this.fail('ssl.keystore.password', `not set for keystore ${location}`);
-    const entries = Object.values(javaStorePem(this.listenerName, 'ssl.keystore.password', location, password, keyPassword ?? password));
+    const entries = Object.values(javaStorePem(this.listenerName, 'keystore', location, password, keyPassword ?? password));
     const entry = entries.find((e) => e.key !== undefined && e.cert !== undefined);
     if (!entry) this.fail('ssl.keystore.location', `${location} holds no private key entry`);
     return { key: entry.key!, cert: entry.cert! };
@@ -188,7 +189,7 @@ export class SslEngineFactory {
     if (location === undefined) return undefined;
     // Java opens a truststore without a password too (no integrity check); jks-js needs one, so '' stands in.
     const password = this.value('ssl.truststore.password') ?? '';
-    const entries = Object.values(javaStorePem(this.listenerName, 'ssl.truststore.password', location, password));
+    const entries = Object.values(javaStorePem(this.listenerName, 'truststore', location, password));
     const certs = entries.flatMap((e) => [e.ca, e.cert]).filter((c): c is string => c !== undefined);
     if (certs.length === 0) this.fail('ssl.truststore.location', `${location} holds no certificate`);
     return certs;

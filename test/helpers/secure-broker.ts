@@ -92,3 +92,40 @@ export function rawSocket(port: number): Promise<Socket> {
     socket.on('data', () => undefined);
   });
 }
+
+/** Size-prefixed frames off a raw socket, whatever they hold (raw SASL tokens included). */
+export class FrameReader {
+  private buffered = Buffer.alloc(0);
+  private readonly frames: Buffer[] = [];
+  private closed = false;
+  private wake: (() => void) | null = null;
+
+  constructor(readonly socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.buffered = Buffer.concat([this.buffered, chunk]);
+      while (this.buffered.length >= 4 && this.buffered.length >= 4 + this.buffered.readInt32BE(0)) {
+        const size = this.buffered.readInt32BE(0);
+        this.frames.push(this.buffered.subarray(4, 4 + size));
+        this.buffered = this.buffered.subarray(4 + size);
+      }
+      this.wake?.();
+    });
+    socket.on('close', () => {
+      this.closed = true;
+      this.wake?.();
+    });
+  }
+
+  /** The next frame; null once the peer closed (or after `ms` without one). */
+  async next(ms = 10_000): Promise<Buffer | null> {
+    const deadline = Date.now() + ms;
+    while (this.frames.length === 0 && !this.closed && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        setTimeout(resolve, Math.max(0, deadline - Date.now()));
+      });
+      this.wake = null;
+    }
+    return this.frames.shift() ?? null;
+  }
+}
