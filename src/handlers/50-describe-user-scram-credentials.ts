@@ -2,6 +2,7 @@
 import type { DescribeUserScramCredentialsRequest } from '../../protocol/generated/DescribeUserScramCredentialsRequest.js';
 import type { DescribeUserScramCredentialsResponse } from '../../protocol/generated/DescribeUserScramCredentialsResponse.js';
 import { ErrorCode } from '../errors.js';
+import { AclOperation, authorizeCluster } from '../security/authorization.js';
 import type { Handler } from './handler.js';
 
 export const handler: Handler<DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse> = {
@@ -10,6 +11,10 @@ export const handler: Handler<DescribeUserScramCredentialsRequest, DescribeUserS
   minVersion: 0,
   maxVersion: 0,
   handle(request, ctx) {
+    // Kafka's KafkaApis: DESCRIBE on the cluster, else a top-level CLUSTER_AUTHORIZATION_FAILED.
+    if (!authorizeCluster(ctx, AclOperation.DESCRIBE)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: 'Cluster authorization failed.', results: [] };
+    }
     const users = request.users === null ? null : request.users.map((u) => u.name);
     return {
       throttleTimeMs: 0,
