@@ -149,9 +149,13 @@ export class UnifiedLog {
     return this.nextOffset;
   }
 
-  /** The first offset of the oldest open transaction, else the high watermark: read_committed reads stop here. */
+  /**
+   * The first offset of the oldest open transaction, else the high watermark: read_committed reads stop
+   * here. Never below the log start offset (Kafka's UnifiedLog.maybeIncrementFirstUnstableOffset).
+   */
   get lastStableOffset(): number {
-    return this.producerStateManager.firstUnstableOffset() ?? this.highWatermark;
+    const firstUnstable = this.producerStateManager.firstUnstableOffset();
+    return firstUnstable === null ? this.highWatermark : Math.max(firstUnstable, this.logStartOffset_);
   }
 
   hasOngoingTransaction(producerId: bigint | number): boolean {

@@ -97,6 +97,20 @@ describe('transactional appends and markers', () => {
     expect(txnIndexBytes().length).toBe(0); // commits add nothing to the .txnindex
   });
 
+  it('keeps the LSO at or above the log start offset', () => {
+    dir = tempDir();
+    sequences.clear();
+    log = openLog(dir, config());
+    log.appendAsLeader(txnBatch(7, 2), 0); // 0-1, open
+    log.appendAsLeader(txnBatch(8, 2, { transactional: false }), 0); // 2-3
+    expect(log.lastStableOffset).toBe(0);
+    log.deleteRecordsBefore(1);
+    expect(log.lastStableOffset).toBe(1);
+    expect(log.readCommitted(1, 1 << 20, true).bytes).toBe(0);
+    log.appendTransactionMarker(7, 0, 0, true, 0);
+    expect(log.lastStableOffset).toBe(5);
+  });
+
   it('writes the marker as a control batch in Kafka layout', async () => {
     dir = tempDir();
     sequences.clear();
