@@ -161,7 +161,8 @@ step "run the image's entrypoint (host network, KAFKA_NUM_PARTITIONS=3)"
 # The image's own ports when free; otherwise free ones through the same KAFKA_* overrides.
 kafka_port=9092
 admin_port=9644
-env_args=(--env KAFKA_NUM_PARTITIONS=3 --env KAFKITE_ADVERTISED_HOST=127.0.0.1)
+admin_token=smoke-$RANDOM$RANDOM
+env_args=(--env KAFKA_NUM_PARTITIONS=3 --env KAFKITE_ADVERTISED_HOST=127.0.0.1 --env "KAFKA_KAFKITE_ADMIN_TOKEN=$admin_token")
 if ! port_free $kafka_port || ! port_free $admin_port; then
   kafka_port=$(free_port)
   admin_port=$(free_port)
@@ -194,16 +195,18 @@ partitions=$(kcat -b "$broker" -L -t image-smoke | grep -c 'partition [0-9]*, le
 echo "image-smoke has 3 partitions (KAFKA_NUM_PARTITIONS applied)"
 admin=http://127.0.0.1:$admin_port
 for path in /health /ready; do
-  node -e 'fetch(process.argv[1]).then(async r=>{console.log(r.status, await r.text()); process.exit(r.ok?0:1)}, e=>{console.error(e.message); process.exit(1)})' "$admin$path" ||
+  node -e 'fetch(process.argv[1],{headers:{authorization:"Bearer "+process.argv[2]}}).then(async r=>{console.log(r.status, await r.text()); process.exit(r.ok?0:1)}, e=>{console.error(e.message); process.exit(1)})' "$admin$path" "$admin_token" ||
     die "GET $path"
 done
+node -e 'fetch(process.argv[1]).then(r=>{console.log("without the token:", r.status); process.exit(r.status===401?0:1)}, e=>{console.error(e.message); process.exit(1)})' "$admin/metrics" ||
+  die "GET /metrics without the admin token must answer 401"
 bh run --network host "${env_args[@]}" "$run_container" -- node /opt/kafkite/healthcheck.js || die "the image's HEALTHCHECK failed"
 echo "HEALTHCHECK command passes"
 [[ $(bh run "$run_container" -- id -un) == kafkite ]] || die "the image does not run as user kafkite"
 echo "runs as user kafkite"
 grep -q '"fetch data is sent with sendfile(2)"' "$work_dir/broker.log" || die "the native sendfile addon is not in the image"
 echo "native sendfile addon loaded"
-node -e 'fetch(process.argv[1]).then(r=>r.text()).then(t=>{const l=t.split("\n").filter(l=>l.startsWith("kafkite_")); console.log(l.length+" kafkite_ samples"); process.exit(l.length?0:1)}, e=>{console.error(e.message); process.exit(1)})' "$admin/metrics" ||
+node -e 'fetch(process.argv[1],{headers:{authorization:"Bearer "+process.argv[2]}}).then(r=>r.text()).then(t=>{const l=t.split("\n").filter(l=>l.startsWith("kafkite_")); console.log(l.length+" kafkite_ samples"); process.exit(l.length?0:1)}, e=>{console.error(e.message); process.exit(1)})' "$admin/metrics" "$admin_token" ||
   die "GET /metrics"
 step_done
 

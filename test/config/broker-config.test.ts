@@ -56,6 +56,37 @@ describe('environment variables', () => {
     expect(Object.fromEntries(propertiesFromEnv({ CLUSTER_ID: 'MkU3OEVBNTcwNTJENDM2Qk' }))).toEqual({ 'cluster.id': 'MkU3OEVBNTcwNTJENDM2Qk' });
     expect(propertiesFromEnv({ CLUSTER_ID: 'a', KAFKA_CLUSTER_ID: 'b' }).get('cluster.id')).toBe('b');
   });
+
+  it('takes listeners, JAAS lines and keystores as the apache/kafka image does', () => {
+    const secrets = mkdtempSync(join(tmpdir(), 'kafkite-secrets-'));
+    writeFileSync(join(secrets, 'ks_creds'), 'ks-pass\n');
+    writeFileSync(join(secrets, 'key_creds'), 'key-pass\n');
+    writeFileSync(join(secrets, 'jaas.conf'), `KafkaServer {\n  org.apache.kafka.common.security.plain.PlainLoginModule required\n  user_admin="admin-secret";\n};\nsasl_ssl.KafkaServer { x required; };\nClient { y required; };\n`);
+    try {
+      const props = propertiesFromEnv({
+        KAFKA_LISTENERS: 'SASL_SSL://:9093',
+        KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: 'SASL_SSL:SASL_SSL',
+        KAFKA_LISTENER_NAME_SASL__SSL_SCRAM___SHA___512_SASL_JAAS_CONFIG: 'org.apache.kafka.common.security.scram.ScramLoginModule required;',
+        KAFKA_SSL_KEYSTORE_FILENAME: 'kafka.keystore.jks',
+        KAFKA_SSL_KEYSTORE_CREDENTIALS: 'ks_creds',
+        KAFKA_SSL_KEY_CREDENTIALS: 'key_creds',
+        KAFKA_OPTS: `-Djava.security.auth.login.config=${join(secrets, 'jaas.conf')}`,
+      }, secrets);
+      expect(Object.fromEntries(props)).toEqual({
+        listeners: 'SASL_SSL://:9093',
+        'listener.security.protocol.map': 'SASL_SSL:SASL_SSL',
+        'listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config': 'org.apache.kafka.common.security.scram.ScramLoginModule required;',
+        'ssl.keystore.location': join(secrets, 'kafka.keystore.jks'),
+        'ssl.keystore.password': 'ks-pass',
+        'ssl.key.password': 'key-pass',
+        'sasl.jaas.config': 'org.apache.kafka.common.security.plain.PlainLoginModule required\n  user_admin="admin-secret";',
+        'listener.name.sasl_ssl.sasl.jaas.config': 'x required;',
+      });
+      expect(() => propertiesFromEnv({ KAFKA_SSL_KEYSTORE_CREDENTIALS: 'missing' }, secrets)).toThrow(/KAFKA_SSL_KEYSTORE_CREDENTIALS/);
+    } finally {
+      rmSync(secrets, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('loadBrokerConfig', () => {
