@@ -85,7 +85,7 @@ module.exports = {
     exclude: { path: '^(dist|build|node_modules)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'], exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.json'], exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
     reporterOptions: {
       archi: { collapsePattern: '^(protocol/generated|protocol|storage|config|src|console|bench|test|bin|native)/' },
     },

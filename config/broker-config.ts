@@ -82,6 +82,8 @@ export class BrokerConfig {
   get logLevel(): string { return (this.values.get('log.level') as string).toLowerCase(); }
   get adminListener(): string | null { return this.values.get('admin.listener') as string | null; }
   get zeroCopyEnable(): boolean { return this.boolean('kafkite.zero.copy.enable'); }
+  get consoleEnable(): boolean { return this.boolean('kafkite.console.enable'); }
+  get consoleReadOnly(): boolean { return this.boolean('kafkite.console.read.only'); }
   get clusterId(): string | null { return this.values.get('cluster.id') as string | null; }
   /** Where __cluster_metadata-0 lives; null means the first of log.dirs (Kafka's KafkaConfig.metadataLogDir). */
   get metadataLogDir(): string | null {

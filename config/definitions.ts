@@ -16,6 +16,10 @@ export const KAFKITE_CONFIG_DEFS: readonly BrokerConfigDef[] = [
   // Bearer token every admin HTTP route but /health requires; mandatory when admin.listener is not loopback.
   { name: 'kafkite.admin.token', type: 'password', default: null, validator: null, topicName: null, group: 'kafkite' },
   { name: 'kafkite.admin.token.file', type: 'string', default: null, validator: null, topicName: null, group: 'kafkite' },
+  // The web console on the admin listener (issue 12): served under / with its JSON under /v1.
+  { name: 'kafkite.console.enable', type: 'boolean', default: 'true', validator: null, topicName: null, group: 'kafkite' },
+  // Hides the console's writing actions and refuses them (create, delete, reset, produce, config edit).
+  { name: 'kafkite.console.read.only', type: 'boolean', default: 'false', validator: null, topicName: null, group: 'kafkite' },
   { name: 'kafkite.zero.copy.enable', type: 'boolean', default: 'true', validator: null, topicName: null, group: 'kafkite' },
   // Kafka keeps the cluster id in meta.properties; kafkite takes a fixed one here (the Docker image's CLUSTER_ID).
   { name: 'cluster.id', type: 'string', default: null, validator: { kind: 'nonEmptyString' }, topicName: null, group: 'kafkite' },

@@ -176,7 +176,7 @@ export class LogManager {
     return this.logs.values();
   }
 
-  private logsInDir(logDir: string): UnifiedLog[] {
+  logsInDir(logDir: string): UnifiedLog[] {
     return [...this.logs.values()].filter((l) => this.logDirOf.get(l) === logDir);
   }
 

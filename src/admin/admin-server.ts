@@ -1,13 +1,19 @@
 // kafkite's admin HTTP (admin.listener): liveness and readiness probes, Prometheus metrics, and read-only
 // JSON views of topics and consumer groups. Separate from the Kafka listeners, like Kafka's JMX port.
 import { timingSafeEqual } from 'node:crypto';
+import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
 import type { Logger } from 'pino';
 import { parseAdminListener } from '../../config/listeners.js';
 import type { Broker } from '../broker.js';
 import { groupViews } from './group-views.js';
+import { registerConsoleApi } from './console-api.js';
+import { consoleRoot, KAFKITE_VERSION } from './console-files.js';
 import { KafkiteMetrics } from './metrics.js';
 import { topicSummaries, topicView } from './topic-views.js';
+
+/** The routes @fastify/static registers for the console's built files. */
+const CONSOLE_FILE_ROUTES = new Set(['/', '/*']);
 
 export interface AdminServerOptions {
   broker: Broker;
@@ -45,6 +51,9 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
     const expected = Buffer.from(`Bearer ${token}`, 'utf8');
     app.addHook('onRequest', async (request, reply) => {
       if (request.url === '/health' || request.url.startsWith('/health?')) return;
+      // The console's own files (HTML, JS, CSS) hold no data and must load for it to ask for the token;
+      // every /v1 call it then makes carries the token.
+      if (request.method === 'GET' && CONSOLE_FILE_ROUTES.has(request.routeOptions.url ?? '')) return;
       const given = Buffer.from(request.headers.authorization ?? '', 'utf8');
       if (given.length === expected.length && timingSafeEqual(given, expected)) return;
       log.info({ url: request.url, remote: request.ip }, 'admin http request refused: missing or wrong bearer token');
@@ -73,6 +82,21 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
     return reply.code(503).send({ error: 'COORDINATOR_LOAD_IN_PROGRESS', message: 'The group coordinator is loading offsets.' });
   });
 
+  let address = '';
+  if (broker.config.consoleEnable) {
+    registerConsoleApi(app, {
+      broker,
+      traffic: metrics.traffic,
+      readOnly: broker.config.consoleReadOnly,
+      version: KAFKITE_VERSION,
+      startedAt: Date.now(),
+      adminAddress: () => address,
+    });
+    const root = consoleRoot();
+    if (root) await app.register(fastifyStatic, { root, prefix: '/', index: 'index.html', maxAge: 0 });
+    else log.warn('console files not built (dist/console): serving its JSON API only');
+  }
+
   try {
     await app.listen({ host, port });
   } catch (err) {
@@ -82,7 +106,7 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
   broker.metrics = metrics;
   const bound = app.server.address();
   const boundPort = bound !== null && typeof bound === 'object' ? bound.port : port;
-  const address = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+  address = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
   log.info({ address }, 'admin http started');
   return {
     address,

@@ -6,9 +6,13 @@ import type { UnifiedLog } from '../../storage/unified-log.js';
 import type { Broker, BrokerMetrics } from '../broker.js';
 import { HANDLERS } from '../handlers/index.js';
 import { groupIds, groupLags } from './group-views.js';
+import { TrafficHistory } from './traffic-history.js';
 
 /** Seconds; fetch long polls (fetch.max.wait.ms, 500 by default) land in the upper buckets. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+const PRODUCE_API_KEY = 0;
+const FETCH_API_KEY = 1;
 
 type PartitionLabels = 'topic' | 'partition';
 
@@ -43,6 +47,8 @@ export class KafkiteMetrics implements BrokerMetrics {
   private readonly authentications: Counter<'listener' | 'mechanism' | 'result'>;
   private readonly partitionCounters = new Map<string, PartitionCounters>();
   private readonly requestSeries = new Map<number, RequestSeries>();
+  /** Produce/fetch per second over 15 minutes, for the console. */
+  readonly traffic = new TrafficHistory();
 
   constructor(opts: KafkiteMetricsOptions) {
     this.broker = opts.broker;
@@ -109,6 +115,8 @@ export class KafkiteMetrics implements BrokerMetrics {
     const series = this.seriesFor(apiKey);
     series.requests.inc();
     series.latency.observe(millis / 1000);
+    if (apiKey === PRODUCE_API_KEY) this.traffic.add('produceRequests', 1);
+    else if (apiKey === FETCH_API_KEY) this.traffic.add('fetchRequests', 1);
   }
 
   observeRequestError(apiKey: number): void {
@@ -119,10 +127,12 @@ export class KafkiteMetrics implements BrokerMetrics {
     const counters = this.countersFor(topic, partition);
     counters.recordsIn.inc(records);
     counters.bytesIn.inc(bytes);
+    this.traffic.add('produceBytes', bytes);
   }
 
   bytesFetched(topic: string, partition: number, bytes: number): void {
     this.countersFor(topic, partition).bytesOut.inc(bytes);
+    this.traffic.add('fetchBytes', bytes);
   }
 
   observeFlush(millis: number): void {

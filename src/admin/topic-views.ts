@@ -16,6 +16,7 @@ export interface PartitionView {
   logStartOffset: number;
   logEndOffset: number;
   highWatermark: number;
+  lastStableOffset: number;
   sizeBytes: number;
   segments: SegmentView[];
 }
@@ -26,10 +27,15 @@ export interface TopicSummary {
   topicId: string;
   partitions: number;
   sizeBytes: number;
+  /** Sum of the partitions' log end offsets: the console derives the message rate from it. */
+  endOffsets: number;
+  /** The effective retention.ms and cleanup.policy (override or broker default). */
+  retentionMs: number;
+  cleanupPolicy: string;
   configs: Record<string, string>;
 }
 
-export interface TopicView extends Omit<TopicSummary, 'partitions'> {
+export interface TopicView extends Omit<TopicSummary, 'partitions' | 'endOffsets' | 'retentionMs' | 'cleanupPolicy'> {
   partitions: PartitionView[];
 }
 
@@ -44,13 +50,20 @@ function partitionLogs(broker: Broker, topic: TopicInfo): Array<{ partition: num
 export function topicSummaries(broker: Broker): TopicSummary[] {
   return [...broker.topics.all()]
     .sort((a, b) => a.name.localeCompare(b.name))
-    .map((topic) => ({
-      name: topic.name,
-      topicId: displayTopicId(topic.topicId),
-      partitions: topic.partitions,
-      sizeBytes: partitionLogs(broker, topic).reduce((sum, { log }) => sum + (log?.size ?? 0), 0),
-      configs: { ...topic.configs },
-    }));
+    .map((topic) => {
+      const logs = partitionLogs(broker, topic);
+      const effective = broker.config.logConfig(topic.configs);
+      return {
+        name: topic.name,
+        topicId: displayTopicId(topic.topicId),
+        partitions: topic.partitions,
+        sizeBytes: logs.reduce((sum, { log }) => sum + (log?.size ?? 0), 0),
+        endOffsets: logs.reduce((sum, { log }) => sum + (log?.logEndOffset ?? 0), 0),
+        retentionMs: effective.retentionMs,
+        cleanupPolicy: effective.cleanupPolicy.join(','),
+        configs: { ...topic.configs },
+      };
+    });
 }
 
 export function topicView(broker: Broker, name: string): TopicView | null {
@@ -72,6 +85,7 @@ function partitionView(partition: number, log: UnifiedLog): PartitionView {
     logStartOffset: log.logStartOffset,
     logEndOffset: log.logEndOffset,
     highWatermark: log.highWatermark,
+    lastStableOffset: log.lastStableOffset,
     sizeBytes: log.size,
     segments: log.segments.values().map((segment) => ({
       baseOffset: segment.baseOffset,

@@ -15,3 +15,24 @@ export function subscribedTopicsOf(metadata: Buffer): string[] | undefined {
     return undefined;
   }
 }
+
+/** The partitions of a "consumer" protocol assignment (ConsumerProtocolAssignment: version, [topic, [partition]], userData), or undefined. */
+export function assignedPartitionsOf(assignment: Buffer): Array<{ topic: string; partitions: number[] }> | undefined {
+  if (assignment.length === 0) return [];
+  try {
+    const r = new Reader(assignment);
+    r.int16();
+    const n = r.arrayLength(false, false);
+    const out: Array<{ topic: string; partitions: number[] }> = [];
+    for (let i = 0; i < n; i++) {
+      const topic = r.string(false);
+      const count = r.arrayLength(false, false);
+      const partitions: number[] = [];
+      for (let j = 0; j < count; j++) partitions.push(r.int32());
+      out.push({ topic, partitions });
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}

@@ -125,6 +125,7 @@ describe('admin http', () => {
         logStartOffset: 0,
         logEndOffset: RECORDS + 3,
         highWatermark: RECORDS + 3,
+        lastStableOffset: RECORDS + 3,
         sizeBytes: segmentFileSize(TOPIC, 0),
         segments: [
           {

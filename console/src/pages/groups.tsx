@@ -1,0 +1,192 @@
+import { useRef, useState } from 'preact/hooks';
+import { api, enc } from '../api';
+import { Chart } from '../chart';
+import { usePoll } from '../hooks';
+import { ActionResult, Section, Status, useAction } from './common';
+
+interface GroupSummary {
+  groupId: string;
+  state: string;
+  protocolType: string;
+  members: unknown[];
+  offsets: Array<{ lag: number | null }>;
+}
+
+export function Groups() {
+  const list = usePoll<{ groups: GroupSummary[] }>('/v1/groups');
+  return (
+    <>
+      <h1>Consumer groups</h1>
+      <Status error={list.error} loading={!list.data} />
+      <div class="scroll">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Group</th>
+              <th scope="col">State</th>
+              <th scope="col">Members</th>
+              <th scope="col">Total lag</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data?.groups.map((g) => (
+              <tr key={g.groupId}>
+                <td>
+                  <a href={`#/groups/${enc(g.groupId)}`}>{g.groupId}</a>
+                </td>
+                <td>{g.state}</td>
+                <td>{g.members.length}</td>
+                <td>{g.offsets.reduce((s, o) => s + (o.lag ?? 0), 0)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
+interface GroupDetail {
+  groupId: string;
+  state: string;
+  type: string;
+  protocolType: string;
+  protocol: string;
+  totalLag: number;
+  members: Array<{ memberId: string; clientId: string; clientHost: string; assignment: Array<{ topic: string; partitions: number[] }> }>;
+  offsets: Array<{ topic: string; partition: number; committedOffset: number; logEndOffset: number | null; lag: number | null }>;
+}
+
+export function GroupPage({ id, readOnly }: { id: string; readOnly: boolean }) {
+  const group = usePoll<GroupDetail>(`/v1/groups/${enc(id)}`);
+  const lagHistory = useRef<{ xs: number[]; lag: number[] }>({ xs: [], lag: [] });
+  const [topic, setTopic] = useState('');
+  const [to, setTo] = useState('earliest');
+  const [value, setValue] = useState('');
+  const action = useAction();
+  const g = group.data;
+  if (g) {
+    const h = lagHistory.current;
+    const now = Math.floor(Date.now() / 1000);
+    if (h.xs[h.xs.length - 1] !== now) {
+      h.xs = [...h.xs, now].slice(-450);
+      h.lag = [...h.lag, g.totalLag].slice(-450);
+    }
+  }
+  const topics = [...new Set(g?.offsets.map((o) => o.topic) ?? [])];
+  return (
+    <>
+      <h1>Group {id}</h1>
+      <Status error={group.error} loading={!g} />
+      {g ? (
+        <>
+          <dl class="facts">
+            <dt>State</dt>
+            <dd data-testid="group-state">{g.state}</dd>
+            <dt>Protocol</dt>
+            <dd>
+              {g.type === 'consumer' ? 'consumer (KIP-848)' : 'classic'} {g.protocolType} {g.protocol}
+            </dd>
+            <dt>Total lag</dt>
+            <dd data-testid="total-lag">{g.totalLag}</dd>
+          </dl>
+          <Section title="Members">
+            <div class="scroll">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Member</th>
+                    <th scope="col">Client id</th>
+                    <th scope="col">Host</th>
+                    <th scope="col">Assignment</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {g.members.map((m) => (
+                    <tr key={m.memberId}>
+                      <td>{m.memberId}</td>
+                      <td>{m.clientId}</td>
+                      <td>{m.clientHost}</td>
+                      <td>{m.assignment.map((a) => `${a.topic}: ${a.partitions.join(',')}`).join('; ')}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </Section>
+          <Section title="Offsets and lag">
+            <div class="scroll">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Topic</th>
+                    <th scope="col">Partition</th>
+                    <th scope="col">Committed offset</th>
+                    <th scope="col">High watermark</th>
+                    <th scope="col">Lag</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {g.offsets.map((o) => (
+                    <tr key={`${o.topic}-${o.partition}`}>
+                      <td>{o.topic}</td>
+                      <td>{o.partition}</td>
+                      <td>{o.committedOffset}</td>
+                      <td>{o.logEndOffset ?? '–'}</td>
+                      <td>{o.lag ?? '–'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <Chart title="Total lag" labels={['lag']} data={[lagHistory.current.xs, lagHistory.current.lag]} />
+          </Section>
+          {readOnly ? null : (
+            <Section title="Reset offsets or delete">
+              {g.state !== 'Empty' ? <p>Offsets can only be reset, and the group deleted, while it is Empty (state now {g.state}).</p> : null}
+              <form
+                class="inline"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  action.run(() => api(`/v1/groups/${enc(id)}/reset-offsets`, { method: 'POST', body: { topic: topic || topics[0], to, value: value === '' ? undefined : Number(value) } }).then(group.reload), 'Offsets reset');
+                }}
+              >
+                <label>
+                  Topic{' '}
+                  <select value={topic || topics[0]} onChange={(e) => setTopic(e.currentTarget.value)}>
+                    {topics.map((t) => (
+                      <option key={t}>{t}</option>
+                    ))}
+                  </select>
+                </label>
+                <label>
+                  Reset to{' '}
+                  <select value={to} onChange={(e) => setTo(e.currentTarget.value)}>
+                    <option value="earliest">earliest</option>
+                    <option value="latest">latest</option>
+                    <option value="timestamp">timestamp</option>
+                    <option value="offset">offset</option>
+                  </select>
+                </label>
+                <label>
+                  Timestamp or offset <input type="number" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+                </label>
+                <button type="submit" disabled={g.state !== 'Empty'}>
+                  Reset offsets
+                </button>
+              </form>
+              <button
+                type="button"
+                disabled={g.state !== 'Empty'}
+                onClick={() => confirm(`Delete group ${id}?`) && action.run(() => api(`/v1/groups/${enc(id)}`, { method: 'DELETE' }).then(() => (location.hash = '#/groups')), 'Deleted')}
+              >
+                Delete group
+              </button>
+              <ActionResult message={action.message} error={action.error} />
+            </Section>
+          )}
+        </>
+      ) : null}
+    </>
+  );
+}

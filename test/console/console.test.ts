@@ -1,0 +1,282 @@
+// The console end to end in Debian's chromium: pages against a real broker fed by kcat, writes checked with
+// a second client (kafkajs), the lookup trace against `kafkite dump-log`, read-only mode, keyboard and labels.
+// Screenshots go to test-results/console/ (artifacts) and the README's four to docs/.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, type Browser } from '../../bench/lib/browser.js';
+import { REPO_ROOT, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { kcat } from '../helpers/kcat.js';
+
+const ARTIFACTS = join(REPO_ROOT, 'test-results', 'console');
+const DOCS = join(REPO_ROOT, 'docs');
+
+function adminAddress(broker: BrokerProcess): string {
+  const line = broker.logs.find((l) => l.msg === 'admin http started');
+  return String(line!.address);
+}
+
+async function shot(page: Page, name: string, readme = false): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  if (readme) {
+    mkdirSync(DOCS, { recursive: true });
+    await page.screenshot({ path: join(DOCS, `console-${name}.png`) });
+  }
+}
+
+function dumpLog(files: string[]): string {
+  const res = spawnSync(process.execPath, [join(REPO_ROOT, 'bin/kafkite.js'), 'dump-log', '--files', files.join(',')], { encoding: 'utf8', timeout: 30_000 });
+  expect(res.status).toBe(0);
+  return res.stdout;
+}
+
+describe('console', () => {
+  let broker: BrokerProcess;
+  let browser: Browser;
+  let page: Page;
+  let base: string;
+  const kafka = () => new Kafka({ brokers: [broker.bootstrap], clientId: 'console-test', logLevel: logLevel.NOTHING });
+
+  beforeAll(async () => {
+    broker = await startBroker({ overrides: ['num.partitions=1', 'group.initial.rebalance.delay.ms=0'] });
+    base = adminAddress(broker);
+    browser = await launchBrowser();
+    page = await browser.context.newPage();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await broker?.stop();
+    broker?.cleanup();
+  });
+
+  it('loads the overview with cluster facts and traffic charts', async () => {
+    await page.goto(`${base}/`);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.getByText('Cluster id').waitFor();
+    await page.locator('.chart[data-ready="true"] canvas').first().waitFor();
+    expect(await page.locator('.chart canvas').count()).toBe(2);
+    await expect.poll(() => page.locator('dd').first().textContent()).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  });
+
+  it('lists a topic made with kcat and browses its records with keys, values and headers', async () => {
+    const lines = Array.from({ length: 10 }, (_, i) => `k${i}:{"n":${i},"word":"value-${i}"}`).join('\n');
+    const produced = await kcat(['-b', broker.bootstrap, '-P', '-t', 'kc-topic', '-K:', '-H', 'trace=yes'], `${lines}\n`);
+    expect(produced.code, produced.stderr).toBe(0);
+
+    await page.goto(`${base}/#/topics`);
+    await page.getByRole('link', { name: 'kc-topic' }).waitFor();
+    await page.getByLabel('Search topics').fill('kc-');
+    await expect.poll(() => page.getByRole('link', { name: 'kc-topic' }).count()).toBe(1);
+
+    await page.goto(`${base}/#/topics/kc-topic/0/messages`);
+    await page.getByRole('cell', { name: 'k7', exact: true }).waitFor();
+    const rows = page.locator('table.records tbody tr');
+    expect(await rows.count()).toBe(10);
+    const row = rows.nth(3);
+    await expect.poll(() => row.innerText()).toContain('value-3');
+    expect(await row.innerText()).toContain('trace: yes');
+    expect(await row.locator('td').first().innerText()).toBe('3');
+    await page.getByLabel('Show as').selectOption('json');
+    await expect.poll(() => rows.nth(3).locator('pre').nth(1).innerText()).toBe('{\n  "n": 3,\n  "word": "value-3"\n}');
+    await page.getByLabel('Show as').selectOption('hex');
+    expect(await rows.nth(0).locator('pre').first().innerText()).toBe('6b 30');
+    await page.getByLabel('Show as').selectOption('text');
+    await page.getByLabel('Key contains').fill('k5');
+    await page.getByRole('button', { name: 'Show messages' }).click();
+    await expect.poll(() => rows.count()).toBe(1);
+    await page.getByLabel('Key contains').fill('');
+    await page.getByRole('button', { name: 'Show messages' }).click();
+    await expect.poll(() => rows.count()).toBe(10);
+    await shot(page, 'messages', true);
+  });
+
+  it('shows the lag of a kcat -G group', async () => {
+    const consumed = await kcat(['-b', broker.bootstrap, '-G', 'kc-group', '-X', 'auto.offset.reset=earliest', '-c', '4', '-q', 'kc-topic']);
+    expect(consumed.code, consumed.stderr).toBe(0);
+    const admin = kafka().admin();
+    await admin.connect();
+    let committed = -1;
+    try {
+      const [topic] = await admin.fetchOffsets({ groupId: 'kc-group', topics: ['kc-topic'] });
+      committed = Number(topic.partitions[0].offset);
+    } finally {
+      await admin.disconnect();
+    }
+    expect(committed).toBeGreaterThan(0);
+    expect(committed).toBeLessThan(10);
+    await page.goto(`${base}/#/groups`);
+    await page.getByRole('link', { name: 'kc-group' }).click();
+    await expect.poll(() => page.getByTestId('total-lag').textContent(), { timeout: 20_000 }).toBe(String(10 - committed));
+    expect(await page.getByTestId('group-state').textContent()).toBe('Empty');
+    await page.locator('.chart[data-ready="true"]').waitFor();
+  });
+
+  it('edits a topic config, seen by DescribeConfigs', async () => {
+    await page.goto(`${base}/#/topics/kc-topic`);
+    await page.getByLabel('Config', { exact: true }).selectOption('retention.ms');
+    await page.getByLabel('New value (empty resets to default)').fill('123456789');
+    await page.getByRole('button', { name: 'Save config' }).click();
+    await page.getByRole('status').filter({ hasText: 'Set retention.ms' }).waitFor();
+    const admin = kafka().admin();
+    await admin.connect();
+    try {
+      const described = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: 2, name: 'kc-topic', configNames: ['retention.ms'] }] });
+      expect(described.resources[0].configEntries[0]).toMatchObject({ configName: 'retention.ms', configValue: '123456789', configSource: 1 });
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it("draws the lookup trace with dump-log's segment, index entry, position and byte range", async () => {
+    const admin = kafka().admin();
+    await admin.connect();
+    try {
+      await admin.createTopics({
+        topics: [{ topic: 'traced', numPartitions: 1, configEntries: [{ name: 'segment.bytes', value: '1048576' }, { name: 'index.interval.bytes', value: '4096' }] }],
+      });
+    } finally {
+      await admin.disconnect();
+    }
+    const value = 'x'.repeat(900);
+    const lines = Array.from({ length: 3000 }, (_, i) => `${i}:${value}`).join('\n');
+    const produced = await kcat(['-b', broker.bootstrap, '-P', '-t', 'traced', '-K:', '-X', 'linger.ms=5', '-X', 'batch.size=20000'], `${lines}\n`, 60_000);
+    expect(produced.code, produced.stderr).toBe(0);
+
+    const dir = join(broker.dataDir, 'traced-0');
+    const bases = readdirSync(dir).filter((f) => f.endsWith('.log')).map((f) => f.slice(0, 20)).sort();
+    expect(bases.length).toBeGreaterThanOrEqual(2);
+    const dumped = dumpLog(bases.flatMap((b) => [join(dir, `${b}.log`), join(dir, `${b}.index`)]));
+    const segments = new Map<number, { batches: Array<{ base: number; last: number; position: number; size: number }>; entries: Array<{ offset: number; position: number }> }>();
+    let current = segments;
+    let seg: { batches: Array<{ base: number; last: number; position: number; size: number }>; entries: Array<{ offset: number; position: number }> } | undefined;
+    for (const line of dumped.split('\n')) {
+      const file = /^Dumping .*\/(\d{20})\.(log|index)$/.exec(line);
+      if (file) {
+        const b = Number(file[1]);
+        if (!current.has(b)) current.set(b, { batches: [], entries: [] });
+        seg = current.get(b);
+      }
+      const batch = /^baseOffset: (\d+) lastOffset: (\d+) .* position: (\d+) CreateTime: \d+ size: (\d+)/.exec(line);
+      if (batch) seg!.batches.push({ base: +batch[1], last: +batch[2], position: +batch[3], size: +batch[4] });
+      const entry = /^offset: (\d+) position: (\d+)$/.exec(line);
+      if (entry) seg!.entries.push({ offset: +entry[1], position: +entry[2] });
+    }
+    current = segments;
+
+    await page.goto(`${base}/#/topics/traced/0`);
+    await page.getByRole('heading', { name: 'Segments' }).waitFor();
+    await page.locator('table tbody tr').nth(bases.length - 1).waitFor();
+    await shot(page, 'segments', true);
+
+    const baseOffsets = bases.map(Number);
+    const last = segments.get(baseOffsets[baseOffsets.length - 1])!.batches.at(-1)!.last;
+    for (const offset of [0, 1234, baseOffsets[1], baseOffsets[1] + 77, last]) {
+      await page.getByLabel('Look up by').selectOption('offset');
+      await page.getByLabel('Value', { exact: true }).fill(String(offset));
+      await page.getByRole('button', { name: 'Trace lookup' }).click();
+      const segmentBase = baseOffsets.filter((b) => b <= offset).at(-1)!;
+      const { batches, entries } = segments.get(segmentBase)!;
+      const entry = entries.filter((e) => e.offset <= offset).at(-1) ?? { offset: segmentBase, position: 0 };
+      const target = batches.find((b) => b.last >= offset)!;
+      const limit = target.position + Math.max(1048576, target.size);
+      const end = Math.max(...batches.map((b) => b.position + b.size).filter((e) => e <= limit));
+      const file = `${String(segmentBase).padStart(20, '0')}.log`;
+      await expect.poll(() => page.getByTestId('range').textContent()).toBe(`${file} position ${target.position} length ${end - target.position}`);
+      expect(await page.getByTestId('index-entry').textContent()).toMatch(new RegExp(`offset ${entry.offset} position ${entry.position}$`));
+      expect(await page.getByTestId('target-batch').textContent()).toContain(`batch ${target.base}–${target.last} at position ${target.position}, ${target.size} bytes`);
+      expect(await page.locator('.trace').innerText()).toContain(`segment ${segmentBase}`);
+    }
+    await page.getByLabel('Value', { exact: true }).fill(String(baseOffsets[1] + 77));
+    await page.getByRole('button', { name: 'Trace lookup' }).click();
+    await page.getByTestId('range').waitFor();
+    await page.getByRole('heading', { name: 'Lookup trace' }).scrollIntoViewIfNeeded();
+    await shot(page, 'lookup', true);
+  });
+
+  it('is usable by keyboard, labels every control, and fits 390 px', async () => {
+    await page.goto(`${base}/#/topics`);
+    await page.getByRole('link', { name: 'kc-topic' }).waitFor();
+    // Every form control has an accessible name.
+    const snapshot = await page.locator('body').ariaSnapshot();
+    const controls = snapshot.split('\n').filter((l) => /- (textbox|combobox|spinbutton|searchbox|button)\b/.test(l));
+    expect(controls.length).toBeGreaterThan(3);
+    for (const c of controls) expect(c, c).toMatch(/- (textbox|combobox|spinbutton|searchbox|button) "[^"]+"/);
+    expect(snapshot).toMatch(/navigation "Main"/);
+    // Tab reaches the skip link, then the navigation; Enter follows a link.
+    await page.reload();
+    await page.getByRole('link', { name: 'kc-topic' }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Consumer groups');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Consumer groups' }).waitFor();
+    expect(await page.evaluate(() => location.hash)).toBe('#/groups');
+
+    await page.setViewportSize({ width: 390, height: 800 });
+    for (const hash of ['#/', '#/topics', '#/topics/kc-topic/0/messages', '#/topics/traced/0']) {
+      await page.goto(`${base}/${hash}`);
+      await page.locator('main h1').waitFor();
+      await page.waitForTimeout(300);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), hash).toBeLessThanOrEqual(390);
+      await shot(page, `narrow-${hash.replace(/[#/]/g, '') || 'overview'}`);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${base}/`);
+    await page.locator('.chart[data-ready="true"]').first().waitFor();
+    await shot(page, 'overview', true);
+  });
+});
+
+describe('console in read-only mode', () => {
+  let broker: BrokerProcess;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    broker = await startBroker({ overrides: ['kafkite.console.read.only=true'] });
+    browser = await launchBrowser();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await broker?.stop();
+    broker?.cleanup();
+  });
+
+  it('hides writing actions and refuses them', async () => {
+    const base = adminAddress(broker);
+    const produced = await kcat(['-b', broker.bootstrap, '-P', '-t', 'ro-topic', '-K:'], 'a:1\n');
+    expect(produced.code, produced.stderr).toBe(0);
+    const page = await browser.context.newPage();
+    await page.goto(`${base}/#/topics`);
+    await page.getByRole('link', { name: 'ro-topic' }).waitFor();
+    await page.getByText('read-only').first().waitFor();
+    expect(await page.getByRole('button', { name: /Create topic|Delete/ }).count()).toBe(0);
+    await page.goto(`${base}/#/topics/ro-topic`);
+    await page.getByRole('heading', { name: 'Configs' }).waitFor();
+    expect(await page.getByRole('button', { name: /Save config|Add partitions|Delete records/ }).count()).toBe(0);
+    await page.goto(`${base}/#/topics/ro-topic/0/messages`);
+    await page.getByRole('cell', { name: 'a', exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: 'Produce' }).count()).toBe(0);
+
+    const post = (path: string, body: unknown, method = 'POST') =>
+      fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await post('/v1/topics', { name: 'not-made', partitions: 1 })).status).toBe(403);
+    expect((await post('/v1/topics/ro-topic/partitions/0/records', { value: 'x' })).status).toBe(403);
+    expect((await post('/v1/topics/ro-topic/configs', { set: { 'retention.ms': '1' } }, 'PATCH')).status).toBe(403);
+    expect((await fetch(`${base}/v1/topics/ro-topic`, { method: 'DELETE' })).status).toBe(403);
+    const topics = (await (await fetch(`${base}/v1/topics`)).json()) as { topics: Array<{ name: string; configs: Record<string, string> }> };
+    expect(topics.topics.map((t) => t.name)).toContain('ro-topic');
+    expect(topics.topics.map((t) => t.name)).not.toContain('not-made');
+    expect(topics.topics.find((t) => t.name === 'ro-topic')!.configs).toEqual({});
+    const records = (await (await fetch(`${base}/v1/topics/ro-topic/partitions/0/records?offset=0`)).json()) as { records: unknown[] };
+    expect(records.records).toHaveLength(1);
+  });
+});
