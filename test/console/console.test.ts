@@ -118,7 +118,8 @@ describe('console', () => {
 
   it('edits a topic config, seen by DescribeConfigs', async () => {
     await page.goto(`${base}/#/topics/kc-topic`);
-    await page.getByLabel('Config', { exact: true }).selectOption('retention.ms');
+    await page.getByRole('cell', { name: 'retention.ms', exact: true }).waitFor();
+    await page.getByRole('combobox', { name: 'Config to change' }).selectOption('retention.ms');
     await page.getByLabel('New value (empty resets to default)').fill('123456789');
     await page.getByRole('button', { name: 'Save config' }).click();
     await page.getByRole('status').filter({ hasText: 'Set retention.ms' }).waitFor();
@@ -278,5 +279,39 @@ describe('console in read-only mode', () => {
     expect(topics.topics.find((t) => t.name === 'ro-topic')!.configs).toEqual({});
     const records = (await (await fetch(`${base}/v1/topics/ro-topic/partitions/0/records?offset=0`)).json()) as { records: unknown[] };
     expect(records.records).toHaveLength(1);
+  });
+});
+
+describe('console on a non-loopback admin listener', () => {
+  let broker: BrokerProcess;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    broker = await startBroker({ overrides: ['admin.listener=http://0.0.0.0:0', 'kafkite.admin.token=console-s3cret'] });
+    browser = await launchBrowser();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await broker?.stop();
+    broker?.cleanup();
+  });
+
+  it('requires the bearer token for its data and asks for it', async () => {
+    const base = adminAddress(broker).replace('0.0.0.0', '127.0.0.1');
+    expect((await fetch(`${base}/v1/overview`)).status).toBe(401);
+    expect((await fetch(`${base}/v1/topics/x/partitions/0/lookup?offset=0`)).status).toBe(401);
+    expect((await fetch(`${base}/v1/topics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"sneaky"}' })).status).toBe(401);
+    expect((await fetch(`${base}/v1/overview`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    expect((await fetch(`${base}/v1/overview`, { headers: { authorization: 'Bearer console-s3cret' } })).status).toBe(200);
+
+    const page = await browser.context.newPage();
+    await page.goto(`${base}/`);
+    await page.getByRole('heading', { name: 'Admin token required' }).waitFor();
+    expect(await page.getByText('Cluster id').count()).toBe(0);
+    await page.getByLabel('Token').fill('console-s3cret');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Cluster id').waitFor();
+    await page.locator('.chart[data-ready="true"]').first().waitFor();
   });
 });

@@ -208,7 +208,7 @@ export function TopicPage({ name, readOnly }: { name: string; readOnly: boolean 
           >
             <label>
               Config{' '}
-              <select value={key} onChange={(e) => setKey(e.currentTarget.value)}>
+              <select aria-label="Config to change" value={key} onChange={(e) => setKey(e.currentTarget.value)}>
                 {configs.data?.configs.filter((c) => !c.readOnly).map((c) => (
                   <option key={c.name} value={c.name}>
                     {c.name}
