@@ -349,7 +349,7 @@ describe('entries() for DescribeConfigs', () => {
 
   it('lists every Kafka and kafkite broker config, read-only', () => {
     const entries = config.entries();
-    expect(entries.length).toBe(343 + 6);
+    expect(entries.length).toBe(343 + 8);
     expect(entries.every((e) => e.readOnly)).toBe(true);
     expect(entry('log.level')).toMatchObject({ value: 'info', source: ConfigSource.DEFAULT_CONFIG, configType: 2 });
   });
