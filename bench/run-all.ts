@@ -17,6 +17,7 @@ const SCRIPTS: Array<{ name: string; file: string; env: Record<string, string> }
   { name: 'kcat-throughput', file: 'kcat-throughput.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_KCAT_RECORDS_100: FULL ? '5000000' : '2000000', BENCH_KCAT_RECORDS_1K: FULL ? '1000000' : '400000' } },
   { name: 'fetch-cpu', file: 'fetch-cpu.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_FETCH_MB: FULL ? '2000' : '1000' } },
   { name: 'read-committed', file: 'read-committed.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_RC_MB: FULL ? '400' : '200' } },
+  { name: 'down-conversion', file: 'down-conversion.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_DOWNCONVERSION_MB: FULL ? '500' : '150' } },
   { name: 'e2e-latency', file: 'e2e-latency.js', env: { BENCH_RUNS: '3', BENCH_E2E_SECONDS: FULL ? '10' : '3' } },
   { name: 'storage-lookup', file: 'storage-lookup.js', env: { STORAGE_BENCH_MAX_MB: '1024', STORAGE_BENCH_READS: FULL ? '5000' : '2000' } },
   { name: 'startup', file: 'startup.js', env: { BENCH_RUNS: FULL ? '5' : '3' } },
@@ -86,6 +87,15 @@ async function main(): Promise<void> {
   const rc = r['read-committed'];
   if (rc) {
     check('read_committed / read_uncommitted consume', rc.ratio, '×', '≥ 0.9×', rc.ratio >= 0.9, `read_committed ${rc.committedMbPerSec} MB/s, read_uncommitted ${rc.uncommittedMbPerSec} MB/s`);
+  }
+  const down = r['down-conversion'];
+  for (const [topic, ratio] of Object.entries((down?.ratios ?? {}) as Record<string, { cpuV1ToV2: number; throughputV1ToV2: number }>)) {
+    const rows = (down.rows as any[]).filter((row) => row.topic === topic);
+    // A figure, not a target: what an old (message format v1) consumer costs against a current one.
+    targets.push({
+      figure: `down-conversion CPU/GB, v1 vs v2 consumer (${topic})`, value: `${ratio.cpuV1ToV2} ×`, target: '(figure)', verdict: 'n/a',
+      ofLimit: rows.map((row) => `${row.consumer}: ${row.mbPerSec} MB/s, ${row.cpuSecondsPerGb} CPU-s/GB`).join('; '),
+    });
   }
   const matrix = r['produce-matrix']?.results as any[] | undefined;
   for (const size of [100, 1024]) {
