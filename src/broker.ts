@@ -11,6 +11,9 @@ import type { GroupCoordinator } from './coordinator/group-coordinator.js';
 import { offsetsTopicConfigs } from './coordinator/coordinator-config.js';
 import { OFFSETS_TOPIC_NAME } from './coordinator/offsets-topic.js';
 import { openGroupCoordinator } from './coordinator/open-group-coordinator.js';
+import { openTransactionCoordinator, transactionStateTopicConfigs } from './coordinator/transaction/open-transaction-coordinator.js';
+import { TRANSACTION_STATE_TOPIC_NAME } from './coordinator/transaction/transaction-state-manager.js';
+import type { TransactionCoordinator } from './coordinator/transaction/transaction-coordinator.js';
 import { ErrorCode, KafkaError } from './errors.js';
 import { ClusterMetadataLog } from './metadata/cluster-metadata-log.js';
 import { invalidTopicNameReason, newTopicId, TopicRegistry, type TopicInfo } from './metadata/topic-registry.js';
@@ -62,6 +65,8 @@ export class Broker {
   groupCoordinator!: GroupCoordinator;
   /** Set by open() when authorizer.class.name names Kafka's ACL authorizer; null: everything is allowed. */
   authorizer: StandardAuthorizer | null = null;
+  /** Set by open() once __transaction_state is loaded (after the group coordinator: its markers reach group offsets). */
+  transactionCoordinator!: TransactionCoordinator;
   readonly purgatory = new FetchPurgatory();
   readonly fetchSessions: FetchSessionCache;
   /** SCRAM users, replayed from the metadata log; AlterUserScramCredentials appends to it. */
@@ -105,7 +110,8 @@ export class Broker {
     const topics = TopicRegistry.loadOrCreate(join(metaDir, 'kafkite-topics.json'), {
       logDirs: config.logDirs,
       log,
-      configsFor: (topic) => (topic === OFFSETS_TOPIC_NAME ? offsetsTopicConfigs(config) : {}),
+      configsFor: (topic) =>
+        topic === OFFSETS_TOPIC_NAME ? offsetsTopicConfigs(config) : topic === TRANSACTION_STATE_TOPIC_NAME ? transactionStateTopicConfigs(config) : {},
     });
     // Declared before the log manager so its flush callback can reach the broker's metrics.
     let broker: Broker | undefined = undefined;
@@ -142,6 +148,7 @@ export class Broker {
     broker.reconcileLogs();
     logManager.startup();
     broker.groupCoordinator = await openGroupCoordinator(broker);
+    broker.transactionCoordinator = await openTransactionCoordinator(broker);
     return broker;
   }
 
@@ -264,6 +271,7 @@ export class Broker {
 
   async shutdown(): Promise<void> {
     this.purgatory.wakeAll();
+    this.transactionCoordinator?.shutdown();
     this.groupCoordinator?.shutdown();
     await this.logManager.shutdown();
     await this.metadataLog.close();

@@ -13,6 +13,8 @@ export interface LoadedOffset {
 export interface CoordinatorState {
   offsets: LoadedOffset[];
   groups: Map<string, GroupMetadata>;
+  /** TxnOffsetCommit offsets whose transaction had no marker yet. */
+  pendingTransactionalOffsets: Array<LoadedOffset & { producerId: number }>;
 }
 
 /** Every record of every partition, read once at start-up for both group protocols' replays. */
@@ -26,8 +28,15 @@ export async function readOffsetsTopic(topic: OffsetsTopic): Promise<Coordinator
 export function replayOffsetsTopic(records: ReadonlyArray<CoordinatorRecord>): CoordinatorState {
   const offsets = new Map<string, { group: string; topic: string; partition: number; value: OffsetAndMetadata | null }>();
   const groups = new Map<string, GroupMetadata | null>();
+  const pendingTransactionalOffsets: CoordinatorState['pendingTransactionalOffsets'] = [];
   for (const record of records) {
     const key = decodeKey(record.key);
+    if (record.pendingProducerId !== undefined) {
+      if (key.type === 'offset' && record.value !== null) {
+        pendingTransactionalOffsets.push({ ...key, value: decodeOffsetCommitValue(record.value), producerId: record.pendingProducerId });
+      }
+      continue;
+    }
     if (key.type === 'offset') {
       const value = record.value === null ? null : decodeOffsetCommitValue(record.value);
       offsets.set(`${key.group}\0${key.topic}\0${key.partition}`, { ...key, value });
@@ -38,5 +47,6 @@ export function replayOffsetsTopic(records: ReadonlyArray<CoordinatorRecord>): C
   return {
     offsets: [...offsets.values()].filter((o): o is LoadedOffset => o.value !== null),
     groups: new Map([...groups].filter((g): g is [string, GroupMetadata] => g[1] !== null)),
+    pendingTransactionalOffsets,
   };
 }

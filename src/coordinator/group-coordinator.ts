@@ -20,7 +20,7 @@ import { groupMetadataKey, groupMetadataValue, type GroupMetadata } from './reco
 import type {
   DescribedGroup, HeartbeatRequest, JoinGroupRequest, JoinGroupResult, JoinGroupResultMember, LeaveGroupResult,
   LeavingMember, ListedGroup, OffsetCommitRequest, OffsetDeleteResult, OffsetFetchResult, SyncGroupRequest,
-  SyncGroupResult, TopicPartitionErrors,
+  SyncGroupResult, TopicPartitionErrors, TxnOffsetCommitRequest,
 } from './types.js';
 
 const CLASSIC_GROUP_TYPE = 'classic';
@@ -65,8 +65,9 @@ export class GroupCoordinator {
   /** Loads groups and offsets from __consumer_offsets; until then requests get COORDINATOR_LOAD_IN_PROGRESS. */
   async startup(): Promise<void> {
     const records = await readOffsetsTopic(this.offsetsTopic);
-    const { offsets, groups } = replayOffsetsTopic(records);
+    const { offsets, groups, pendingTransactionalOffsets } = replayOffsetsTopic(records);
     for (const o of offsets) this.offsetManager.load(o.group, o.topic, o.partition, o.value);
+    for (const o of pendingTransactionalOffsets) this.offsetManager.loadPending(o.producerId, o.group, o.topic, o.partition, o.value);
     for (const [groupId, metadata] of groups) this.loadGroup(groupId, metadata);
     this.consumerGroups.load(records);
     // Offsets without group metadata belong to standalone consumers.
@@ -673,18 +674,56 @@ export class GroupCoordinator {
     }
   }
 
+  /**
+   * TxnOffsetCommit: the offsets are written in the producer's transactional batch and stay pending until
+   * its marker (onTransactionCompleted). Without member and generation (v0-2, or a standalone consumer)
+   * the group is not checked, as Kafka accepts them; otherwise as for OffsetCommit.
+   */
+  async commitTransactionalOffsets(req: TxnOffsetCommitRequest): Promise<TopicPartitionErrors[]> {
+    const allWith = (errorCode: number): TopicPartitionErrors[] =>
+      req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
+    const status = this.validateGroupStatus(req.groupId);
+    if (status !== E.NONE) return allWith(status);
+    const producer = { producerId: req.producerId, producerEpoch: req.producerEpoch };
+    const unchecked = req.generationId < 0 && req.memberId === '';
+    if (this.consumerGroups.has(req.groupId)) {
+      if (!unchecked) {
+        const memberError = this.consumerGroups.validateOffsetCommit(req.groupId, req.memberId, req.generationId, 9);
+        if (memberError !== E.NONE) return allWith(memberError);
+      }
+      return this.offsetManager.commit(req.groupId, req.topics, -1, producer);
+    }
+    let group = this.groups.get(req.groupId);
+    if (!group) {
+      if (req.generationId >= 0) return allWith(E.ILLEGAL_GENERATION);
+      group = new ClassicGroup(req.groupId, Date.now());
+      this.groups.set(req.groupId, group);
+    }
+    if (!unchecked) {
+      const groupError = this.validateOffsetCommit(group, { ...req, retentionTimeMs: -1 });
+      if (groupError !== E.NONE) return allWith(groupError);
+    }
+    return this.offsetManager.commit(req.groupId, req.topics, -1, producer);
+  }
+
+  /** A transaction marker was written to __consumer_offsets partition `partition`. */
+  onTransactionCompleted(producerId: number, partition: number, commit: boolean): void {
+    this.offsetManager.completeTransaction(producerId, partition, commit);
+  }
+
   /** Committed offsets of the listed partitions (-1 when none), or of every partition when `topics` is null. */
   fetchOffsets(
     groupId: string,
     topics: ReadonlyArray<{ name: string; partitionIndexes: ReadonlyArray<number> }> | null,
     member: { memberId: string | null; memberEpoch: number } = { memberId: null, memberEpoch: -1 },
+    requireStable = false,
   ): OffsetFetchResult {
     const status = this.validateGroupStatus(groupId, false);
     if (status !== E.NONE) return { errorCode: status, topics: [] };
     // OffsetFetch v9+: a consumer group member names itself and its epoch.
     const memberError = this.consumerGroups.validateOffsetFetch(groupId, member.memberId, member.memberEpoch);
     if (memberError !== E.NONE) return { errorCode: memberError, topics: [] };
-    return { errorCode: E.NONE, topics: this.offsetManager.fetch(groupId, topics) };
+    return { errorCode: E.NONE, topics: this.offsetManager.fetch(groupId, topics, requireStable) };
   }
 
   async deleteOffsets(groupId: string, topics: ReadonlyArray<{ name: string; partitions: ReadonlyArray<number> }>): Promise<OffsetDeleteResult> {

@@ -4,7 +4,7 @@ import { readSync } from 'node:fs';
 import { batchesIn } from '../../protocol/records/batch-header.js';
 import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
-import type { CoordinatorRecord, OffsetsTopic } from './offsets-topic.js';
+import type { CoordinatorRecord, OffsetsTopic, TransactionalProducer } from './offsets-topic.js';
 
 /** How the broker hands out the logs of __consumer_offsets (it owns topic creation). */
 export interface OffsetsTopicLogs {
@@ -24,11 +24,13 @@ export class LogOffsetsTopic implements OffsetsTopic {
     return this.logs.numPartitions;
   }
 
-  async append(partition: number, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
+  async append(partition: number, records: ReadonlyArray<CoordinatorRecord>, producer?: TransactionalProducer): Promise<void> {
     const now = Date.now();
     const batch = encodeBatch({
       baseOffset: 0,
       records: records.map((r, i) => ({ offset: i, timestamp: now, key: r.key, value: r.value, headers: [] })),
+      // Kafka's TxnOffsetCommit batches: transactional, no sequence.
+      ...(producer ? { producerId: producer.producerId, producerEpoch: producer.producerEpoch, baseSequence: -1, isTransactional: true } : {}),
     });
     this.logs.getOrCreate(partition).appendAsLeader(batch, now, 'coordinator');
   }
@@ -37,6 +39,8 @@ export class LogOffsetsTopic implements OffsetsTopic {
     const log = this.logs.get(partition);
     if (!log) return [];
     const out: CoordinatorRecord[] = [];
+    /** Transactional records per producer, until their marker. */
+    const open = new Map<number, CoordinatorRecord[]>();
     let offset = log.logStartOffset;
     while (offset < log.logEndOffset) {
       const { slices } = log.read(offset, READ_CHUNK_BYTES, true);
@@ -47,16 +51,27 @@ export class LogOffsetsTopic implements OffsetsTopic {
         readSync(slice.fd, buf, 0, slice.length, slice.position);
         for (const header of batchesIn(buf)) {
           lastOffset = header.lastOffset;
-          if (header.isControl || header.lastOffset < offset) continue;
+          if (header.lastOffset < offset) continue;
           const { records } = decodeBatch(buf.subarray(header.pos, header.pos + header.sizeInBytes));
+          if (header.isControl) {
+            // Control record key: version int16, type int16 (0 ABORT, 1 COMMIT).
+            const committed = records[0]?.key?.readInt16BE(2) === 1;
+            const pending = open.get(header.producerId) ?? [];
+            open.delete(header.producerId);
+            if (committed) out.push(...pending);
+            continue;
+          }
+          const target = header.isTransactional ? open.get(header.producerId) ?? [] : out;
+          if (header.isTransactional) open.set(header.producerId, target);
           for (const r of records) {
-            if (r.offset >= offset && r.key !== null) out.push({ key: r.key, value: r.value });
+            if (r.offset >= offset && r.key !== null) target.push({ key: r.key, value: r.value });
           }
         }
       }
       if (lastOffset < offset) break;
       offset = lastOffset + 1;
     }
+    for (const [producerId, records] of open) for (const r of records) out.push({ ...r, pendingProducerId: producerId });
     return out;
   }
 }

@@ -6,12 +6,17 @@ import type { GroupCoordinatorConfig } from './coordinator-config.js';
 import { ErrorCode as E } from '../errors.js';
 import { GroupState, type ClassicGroup } from './group.js';
 import { OffsetStore, type OffsetAndMetadata, type TopicPartition } from './offset-store.js';
-import { partitionFor, type CoordinatorRecord, type OffsetsTopic } from './offsets-topic.js';
+import { partitionFor, type CoordinatorRecord, type OffsetsTopic, type TransactionalProducer } from './offsets-topic.js';
 import { offsetCommitKey, offsetCommitValue } from './records.js';
 import type { FetchedOffset, OffsetCommitRequest, OffsetDeleteResult, TopicPartitionErrors } from './types.js';
 
 export class OffsetMetadataManager {
   private readonly store = new OffsetStore();
+  /**
+   * TxnOffsetCommit offsets per producer id, written to __consumer_offsets in a transactional batch and
+   * held here until the transaction's marker: COMMIT moves them to the store, ABORT drops them.
+   */
+  private readonly pendingTransactional = new Map<number, OffsetStore>();
 
   constructor(
     private readonly config: GroupCoordinatorConfig,
@@ -41,7 +46,41 @@ export class OffsetMetadataManager {
     return this.store.partitions(groupId).filter((tp) => tp.topic === topic);
   }
 
-  async commit(groupId: string, topics: OffsetCommitRequest['topics'], retentionTimeMs: number): Promise<TopicPartitionErrors[]> {
+  /** Replays a transactional offset still pending at start-up. */
+  loadPending(producerId: number, groupId: string, topic: string, partition: number, offset: OffsetAndMetadata): void {
+    this.pendingStoreOf(producerId).put(groupId, topic, partition, offset);
+  }
+
+  private pendingStoreOf(producerId: number): OffsetStore {
+    let store = this.pendingTransactional.get(producerId);
+    if (!store) this.pendingTransactional.set(producerId, (store = new OffsetStore()));
+    return store;
+  }
+
+  /** Whether a transaction has offsets of this partition pending (OffsetFetch with requireStable waits for them). */
+  hasPendingTransactionalOffsets(groupId: string, topic: string, partition: number): boolean {
+    for (const store of this.pendingTransactional.values()) if (store.get(groupId, topic, partition) !== undefined) return true;
+    return false;
+  }
+
+  /**
+   * A transaction's marker reached the __consumer_offsets partition `offsetsPartition`: its offsets for
+   * the groups there become committed (COMMIT) or are dropped (ABORT), as Kafka's replayEndTransactionMarker.
+   */
+  completeTransaction(producerId: number, offsetsPartition: number, commit: boolean): void {
+    const pending = this.pendingTransactional.get(producerId);
+    if (!pending) return;
+    for (const groupId of pending.groupIds()) {
+      if (partitionFor(groupId, this.offsetsTopic.numPartitions) !== offsetsPartition) continue;
+      if (commit) for (const [topic, partition, offset] of pending.entries(groupId)) this.store.put(groupId, topic, partition, offset);
+      pending.deleteGroup(groupId);
+    }
+    if (!pending.hasAnyOffsets()) this.pendingTransactional.delete(producerId);
+  }
+
+  async commit(
+    groupId: string, topics: OffsetCommitRequest['topics'], retentionTimeMs: number, producer?: TransactionalProducer,
+  ): Promise<TopicPartitionErrors[]> {
     const now = Date.now();
     const records: CoordinatorRecord[] = [];
     const accepted: Array<[string, number, OffsetAndMetadata]> = [];
@@ -67,7 +106,7 @@ export class OffsetMetadataManager {
     }));
     if (records.length === 0) return result;
     try {
-      await this.append(groupId, records);
+      await this.append(groupId, records, producer);
     } catch (err) {
       this.log?.warn({ err, group: groupId }, 'failed to persist committed offsets');
       return result.map((t) => ({
@@ -75,33 +114,43 @@ export class OffsetMetadataManager {
         partitions: t.partitions.map((p) => (p.errorCode === E.NONE ? { ...p, errorCode: E.COORDINATOR_NOT_AVAILABLE } : p)),
       }));
     }
-    for (const [topic, partition, offset] of accepted) this.store.put(groupId, topic, partition, offset);
+    const target = producer ? this.pendingStoreOf(producer.producerId) : this.store;
+    for (const [topic, partition, offset] of accepted) target.put(groupId, topic, partition, offset);
     return result;
   }
 
-  /** The listed partitions' offsets (-1 when none), or every committed partition when `topics` is null. */
+  /**
+   * The listed partitions' offsets (-1 when none), or every committed partition when `topics` is null.
+   * `requireStable`: a partition with transactional offsets pending answers UNSTABLE_OFFSET_COMMIT (KIP-447).
+   */
   fetch(
     groupId: string,
     topics: ReadonlyArray<{ name: string; partitionIndexes: ReadonlyArray<number> }> | null,
+    requireStable = false,
   ): Array<{ name: string; partitions: FetchedOffset[] }> {
-    const toFetched = (partitionIndex: number, o: OffsetAndMetadata | undefined): FetchedOffset => ({
-      partitionIndex,
-      committedOffset: o?.offset ?? -1,
-      committedLeaderEpoch: o?.leaderEpoch ?? -1,
-      metadata: o?.metadata ?? '',
-      errorCode: E.NONE,
-    });
+    const toFetched = (topic: string, partitionIndex: number, o: OffsetAndMetadata | undefined): FetchedOffset => {
+      if (requireStable && this.hasPendingTransactionalOffsets(groupId, topic, partitionIndex)) {
+        return { partitionIndex, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: E.UNSTABLE_OFFSET_COMMIT };
+      }
+      return {
+        partitionIndex,
+        committedOffset: o?.offset ?? -1,
+        committedLeaderEpoch: o?.leaderEpoch ?? -1,
+        metadata: o?.metadata ?? '',
+        errorCode: E.NONE,
+      };
+    };
     if (topics !== null) {
       return topics.map((t) => ({
         name: t.name,
-        partitions: t.partitionIndexes.map((p) => toFetched(p, this.store.get(groupId, t.name, p))),
+        partitions: t.partitionIndexes.map((p) => toFetched(t.name, p, this.store.get(groupId, t.name, p))),
       }));
     }
     const byTopic = new Map<string, FetchedOffset[]>();
     for (const [topic, partition, offset] of this.store.entries(groupId)) {
       let list = byTopic.get(topic);
       if (!list) byTopic.set(topic, (list = []));
-      list.push(toFetched(partition, offset));
+      list.push(toFetched(topic, partition, offset));
     }
     return [...byTopic].map(([name, partitions]) => ({ name, partitions }));
   }
@@ -173,7 +222,7 @@ export class OffsetMetadataManager {
     return expired;
   }
 
-  private append(groupId: string, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
-    return this.offsetsTopic.append(partitionFor(groupId, this.offsetsTopic.numPartitions), records);
+  private append(groupId: string, records: ReadonlyArray<CoordinatorRecord>, producer?: TransactionalProducer): Promise<void> {
+    return this.offsetsTopic.append(partitionFor(groupId, this.offsetsTopic.numPartitions), records, producer);
   }
 }

@@ -46,6 +46,14 @@ export class OffsetStore {
     return removed;
   }
 
+  groupIds(): string[] {
+    return [...this.groups.keys()];
+  }
+
+  hasAnyOffsets(): boolean {
+    return this.groups.size > 0;
+  }
+
   hasOffsets(groupId: string): boolean {
     return this.groups.has(groupId);
   }

@@ -7,13 +7,24 @@ export const OFFSETS_TOPIC_NAME = '__consumer_offsets';
 export interface CoordinatorRecord {
   key: Buffer;
   value: Buffer | null;
+  /** Read back only: the producer of a transactional record whose transaction had no marker yet (still pending). */
+  pendingProducerId?: number;
+}
+
+/** The producer of a transactional write (TxnOffsetCommit); its records count once its COMMIT marker is written. */
+export interface TransactionalProducer {
+  producerId: number;
+  producerEpoch: number;
 }
 
 export interface OffsetsTopic {
   readonly numPartitions: number;
-  /** Appends the records to the partition as one batch; resolves once they are written. */
-  append(partition: number, records: ReadonlyArray<CoordinatorRecord>): Promise<void>;
-  /** Every record of the partition, in offset order (used once, at start-up). */
+  /** Appends the records to the partition as one batch (transactional when `producer` is given); resolves once they are written. */
+  append(partition: number, records: ReadonlyArray<CoordinatorRecord>, producer?: TransactionalProducer): Promise<void>;
+  /**
+   * Every record of the partition, in offset order (used once, at start-up). Transactional records count
+   * at their COMMIT marker and are dropped at an ABORT; those still open come last, with `pendingProducerId`.
+   */
   readAll(partition: number): Promise<CoordinatorRecord[]>;
 }
 

@@ -75,6 +75,12 @@ export interface LeaveGroupResult {
   members: Array<LeavingMember & { errorCode: number }>;
 }
 
+/** TxnOffsetCommit as the group coordinator sees it; partitions carry commitTimestamp -1. */
+export interface TxnOffsetCommitRequest extends Omit<OffsetCommitRequest, 'retentionTimeMs'> {
+  producerId: number;
+  producerEpoch: number;
+}
+
 export interface OffsetCommitRequest {
   groupId: string;
   /** -1 with an empty member id: a standalone (simple) consumer's commit. */

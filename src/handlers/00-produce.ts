@@ -6,6 +6,7 @@ import { ErrorCode } from '../errors.js';
 import { NO_RESPONSE, type Handler, type RequestContext } from './handler.js';
 import { INTERNAL_TOPICS } from '../metadata/internal-topics.js';
 import { AclOperation, authorizeTopic, authorizeTransactionalId } from '../security/authorization.js';
+import { verifyTransactionalProduce, type VerificationFailure } from '../coordinator/transaction/produce-verification.js';
 
 function partitionResponse(index: number, errorCode: number, errorMessage: string | null = null): PartitionProduceResponse {
   return {
@@ -29,7 +30,9 @@ function errorCodeOf(err: unknown): number {
 /** Produce v3 is the first to carry record batch v2; v0-2 carry message sets (magic 0/1), converted on append. */
 const FIRST_V2_PRODUCE_VERSION = 3;
 
-function appendAll(request: ProduceRequest, ctx: RequestContext, touched: UnifiedLog[]): ProduceResponse['responses'] {
+function appendAll(
+  request: ProduceRequest, ctx: RequestContext, touched: UnifiedLog[], txnFailures: ReadonlyMap<string, VerificationFailure>,
+): ProduceResponse['responses'] {
   const { broker } = ctx;
   const now = Date.now();
   const validAcks = request.acks === 0 || request.acks === 1 || request.acks === -1;
@@ -48,6 +51,8 @@ function appendAll(request: ProduceRequest, ctx: RequestContext, touched: Unifie
       if (!Buffer.isBuffer(p.records) || p.records.length === 0) {
         return partitionResponse(p.index, ErrorCode.CORRUPT_MESSAGE, 'Produce request without record batches');
       }
+      const txnFailure = txnFailures.get(`${topicData.name}\0${p.index}`);
+      if (txnFailure) return partitionResponse(p.index, txnFailure.errorCode, txnFailure.errorMessage);
       try {
         const records = ctx.apiVersion < FIRST_V2_PRODUCE_VERSION ? upConvertMessageSet(p.records, now) : p.records;
         const result = log.appendAsLeader(records, now);
@@ -82,7 +87,7 @@ export const handler: Handler<ProduceRequest, ProduceResponse> = {
   name: 'Produce',
   // v0-2 served for real (issue 13): librdkafka compresses only when ApiVersions lists v0 (KAFKA-18659).
   minVersion: 0,
-  maxVersion: 11,
+  maxVersion: 12,
   async handle(request, ctx) {
     const touched: UnifiedLog[] = [];
     // KafkaApis.handleProduceRequest: a transactional producer needs WRITE on its transactional id.
@@ -93,7 +98,12 @@ export const handler: Handler<ProduceRequest, ProduceResponse> = {
       }));
       return { responses, throttleTimeMs: 0, nodeEndpoints: [] };
     }
-    const responses = appendAll(request, ctx, touched);
+    // KIP-890: transactional batches only for partitions of their transaction (added implicitly from v12).
+    const txnFailures = await verifyTransactionalProduce(
+      ctx.broker.transactionCoordinator, request.transactionalId, request.topicData, ctx.apiVersion,
+      ctx.broker.config.get('transaction.partition.verification.enable') as boolean,
+    );
+    const responses = appendAll(request, ctx, touched, txnFailures);
     if (request.acks === 0) return NO_RESPONSE;
     if (request.acks === -1 && touched.length > 0) {
       // kafkite's durability default: acks=all is answered once the data is on disk (group-committed fdatasync).

@@ -9,12 +9,14 @@ type RequestedTopics = ReadonlyArray<{ name: string; partitionIndexes: ReadonlyA
 
 /**
  * One group's offsets. On a group-level error the listed partitions carry it too: v0-1 clients only
- * read partition errors. require_stable needs no wait: kafkite has no pending transactional offsets.
+ * read partition errors. With require_stable (v7+) a partition with transactional offsets pending
+ * answers UNSTABLE_OFFSET_COMMIT, which the consumer retries.
  */
 function fetchGroup(
-  coordinator: GroupCoordinator, groupId: string, topics: RequestedTopics, member?: { memberId: string | null; memberEpoch: number },
+  coordinator: GroupCoordinator, groupId: string, topics: RequestedTopics, requireStable: boolean,
+  member?: { memberId: string | null; memberEpoch: number },
 ): { errorCode: number; topics: OffsetFetchResponseTopic[] } {
-  const result = coordinator.fetchOffsets(groupId, topics, member);
+  const result = coordinator.fetchOffsets(groupId, topics, member, requireStable);
   return withGroupError(result, topics);
 }
 
@@ -36,16 +38,16 @@ function withGroupError(result: { errorCode: number; topics: OffsetFetchResponse
  * may not describe answer TOPIC_AUTHORIZATION_FAILED; with "all topics" they are left out.
  */
 function authorizedFetchGroup(
-  ctx: RequestContext, groupId: string, topics: RequestedTopics, member?: { memberId: string | null; memberEpoch: number },
+  ctx: RequestContext, groupId: string, topics: RequestedTopics, requireStable: boolean, member?: { memberId: string | null; memberEpoch: number },
 ): { errorCode: number; topics: OffsetFetchResponseTopic[] } {
   if (!authorizeGroup(ctx, AclOperation.DESCRIBE, groupId)) return withGroupError({ errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] }, topics);
   const visible = (name: string) => authorizeTopic(ctx, AclOperation.DESCRIBE, name, topics !== null);
   if (topics === null) {
-    const result = fetchGroup(ctx.broker.groupCoordinator, groupId, null, member);
+    const result = fetchGroup(ctx.broker.groupCoordinator, groupId, null, requireStable, member);
     return { ...result, topics: result.topics.filter((t) => visible(t.name)) };
   }
   const denied = topics.filter((t) => !visible(t.name));
-  const result = fetchGroup(ctx.broker.groupCoordinator, groupId, topics.filter((t) => !denied.includes(t)), member);
+  const result = fetchGroup(ctx.broker.groupCoordinator, groupId, topics.filter((t) => !denied.includes(t)), requireStable, member);
   return {
     ...result,
     topics: [...result.topics, ...denied.map((t) => ({
@@ -65,10 +67,10 @@ export const handler: Handler<OffsetFetchRequest, OffsetFetchResponse> = {
   handle(request, ctx) {
     if (ctx.apiVersion >= 8) {
       // v9+ names the consumer group member (KIP-848), whose epoch is checked.
-      const groups = request.groups.map((g) => ({ groupId: g.groupId, ...authorizedFetchGroup(ctx, g.groupId, g.topics, g) }));
+      const groups = request.groups.map((g) => ({ groupId: g.groupId, ...authorizedFetchGroup(ctx, g.groupId, g.topics, request.requireStable, g) }));
       return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups };
     }
-    const { errorCode, topics } = authorizedFetchGroup(ctx, request.groupId, request.topics);
+    const { errorCode, topics } = authorizedFetchGroup(ctx, request.groupId, request.topics, ctx.apiVersion >= 7 && request.requireStable);
     return { throttleTimeMs: 0, topics, errorCode, groups: [] };
   },
 };

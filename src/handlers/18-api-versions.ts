@@ -2,6 +2,7 @@ import type { ApiVersionsRequest } from '../../protocol/generated/ApiVersionsReq
 import type { ApiVersionsResponse } from '../../protocol/generated/ApiVersionsResponse.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
+import { FINALIZED_TRANSACTION_VERSION } from '../coordinator/transaction/transaction-version.js';
 
 /** Exactly what the handlers implement: clients pick features by it (librdkafka refuses otherwise). */
 export function apiVersionsResponse(handlers: Iterable<Handler>, errorCode: number): ApiVersionsResponse {
@@ -11,9 +12,11 @@ export function apiVersionsResponse(handlers: Iterable<Handler>, errorCode: numb
       .sort((a, b) => a.apiKey - b.apiKey)
       .map((h) => ({ apiKey: h.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion })),
     throttleTimeMs: 0,
-    supportedFeatures: [],
-    finalizedFeaturesEpoch: -1,
-    finalizedFeatures: [],
+    // transaction.version: the level whose protocol kafkite implements in full; Java clients pick KIP-890's
+    // transaction version 2 path only when it is finalized (v3+ carry features).
+    supportedFeatures: [{ name: 'transaction.version', minVersion: 0, maxVersion: FINALIZED_TRANSACTION_VERSION }],
+    finalizedFeaturesEpoch: 0,
+    finalizedFeatures: [{ name: 'transaction.version', maxVersionLevel: FINALIZED_TRANSACTION_VERSION, minVersionLevel: FINALIZED_TRANSACTION_VERSION }],
     zkMigrationReady: false,
   };
 }

@@ -4,14 +4,15 @@ import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
 import { AclOperation, authorize, authorizeAny, authorizeTransactionalId, CLUSTER_NAME, ResourceType } from '../security/authorization.js';
 
-const TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53;
+/** InitProducerId v4 introduced PRODUCER_FENCED; older clients get INVALID_PRODUCER_EPOCH (Kafka's KafkaApis). */
+const FIRST_PRODUCER_FENCED_VERSION = 4;
 
 export const handler: Handler<InitProducerIdRequest, InitProducerIdResponse> = {
   apiKey: 22,
   name: 'InitProducerId',
   minVersion: 0,
   maxVersion: 5,
-  handle(request, ctx) {
+  async handle(request, ctx) {
     // KafkaApis.handleInitProducerIdRequest: WRITE on the transactional id; an idempotent producer needs
     // IDEMPOTENT_WRITE on the cluster or WRITE on some topic (KIP-679).
     const authorized = request.transactionalId !== null
@@ -21,12 +22,21 @@ export const handler: Handler<InitProducerIdRequest, InitProducerIdResponse> = {
       const errorCode = request.transactionalId !== null ? ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED : ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
       return { throttleTimeMs: 0, errorCode, producerId: -1, producerEpoch: -1 };
     }
-    if (request.transactionalId !== null) {
-      // Transactions are not implemented yet; refuse clearly rather than half-support them.
-      ctx.log.warn({ clientId: ctx.clientId, transactionalId: request.transactionalId }, 'transactional producer refused');
-      return { throttleTimeMs: 0, errorCode: TRANSACTIONAL_ID_AUTHORIZATION_FAILED, producerId: -1, producerEpoch: -1 };
+    // KIP-360: the producer id and epoch come together or not at all.
+    if ((request.producerId === -1) !== (request.producerEpoch === -1)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, producerId: -1, producerEpoch: -1 };
     }
-    // An idempotent producer gets a fresh id with epoch 0, also when it asks to bump an old one (KIP-360).
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: ctx.broker.producerIds.nextId(), producerEpoch: 0 };
+    if (request.transactionalId === null) {
+      // An idempotent producer gets a fresh id with epoch 0, also when it asks to bump an old one (KIP-360).
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: ctx.broker.producerIds.nextId(), producerEpoch: 0 };
+    }
+    const expected = request.producerId === -1 ? null : { producerId: request.producerId, producerEpoch: request.producerEpoch };
+    const result = await ctx.broker.transactionCoordinator.handleInitProducerId(request.transactionalId, request.transactionTimeoutMs, expected);
+    let errorCode = result.errorCode;
+    if (errorCode === ErrorCode.PRODUCER_FENCED && ctx.apiVersion < FIRST_PRODUCER_FENCED_VERSION) errorCode = ErrorCode.INVALID_PRODUCER_EPOCH;
+    if (errorCode !== ErrorCode.NONE) {
+      ctx.log.debug({ clientId: ctx.clientId, transactionalId: request.transactionalId, errorCode }, 'InitProducerId refused');
+    }
+    return { throttleTimeMs: 0, errorCode, producerId: result.producerId, producerEpoch: result.producerEpoch };
   },
 };

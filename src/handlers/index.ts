@@ -25,6 +25,11 @@ import { handler as offsetForLeaderEpoch } from './23-offset-for-leader-epoch.js
 import { handler as describeAcls } from './29-describe-acls.js';
 import { handler as createAcls } from './30-create-acls.js';
 import { handler as deleteAcls } from './31-delete-acls.js';
+import { handler as addPartitionsToTxn } from './24-add-partitions-to-txn.js';
+import { handler as addOffsetsToTxn } from './25-add-offsets-to-txn.js';
+import { handler as endTxn } from './26-end-txn.js';
+import { handler as writeTxnMarkers } from './27-write-txn-markers.js';
+import { handler as txnOffsetCommit } from './28-txn-offset-commit.js';
 import { handler as describeConfigs } from './32-describe-configs.js';
 import { handler as alterConfigs } from './33-alter-configs.js';
 import { handler as describeLogDirs } from './35-describe-log-dirs.js';
@@ -40,6 +45,8 @@ import { handler as describeUserScramCredentials } from './50-describe-user-scra
 import { handler as alterUserScramCredentials } from './51-alter-user-scram-credentials.js';
 import { handler as describeCluster } from './60-describe-cluster.js';
 import { handler as describeProducers } from './61-describe-producers.js';
+import { handler as describeTransactions } from './65-describe-transactions.js';
+import { handler as listTransactions } from './66-list-transactions.js';
 import { handler as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
 import { handler as consumerGroupDescribe } from './69-consumer-group-describe.js';
 
@@ -53,6 +60,7 @@ export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
     incrementalAlterConfigs, alterPartitionReassignments, listPartitionReassignments, describeCluster, describeProducers,
     consumerGroupHeartbeat, consumerGroupDescribe, saslHandshake, saslAuthenticate, describeUserScramCredentials,
     alterUserScramCredentials,
+    addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, txnOffsetCommit, describeTransactions, listTransactions,
   ].map((h) => [h.apiKey, h]),
 );
 

@@ -1,0 +1,131 @@
+// Builds the broker's TransactionCoordinator on __transaction_state and loads it. The topic is created
+// on the first write with Kafka's transaction.state.log.* settings; markers go straight to the local logs.
+import type { BrokerConfig } from '../../../config/broker-config.js';
+import type { Broker } from '../../broker.js';
+import { ErrorCode, KafkaError } from '../../errors.js';
+import { LogOffsetsTopic, type OffsetsTopicLogs } from '../log-offsets-topic.js';
+import { OFFSETS_TOPIC_NAME } from '../offsets-topic.js';
+import { TransactionCoordinator, type TransactionConfig, type TransactionMarkerWriter } from './transaction-coordinator.js';
+import type { TxnPartitions } from './transaction-metadata.js';
+import { FINALIZED_TRANSACTION_VERSION, transactionLogValueVersion } from './transaction-version.js';
+import { TRANSACTION_STATE_TOPIC_NAME, TransactionStateManager, type TransactionStateTopic } from './transaction-state-manager.js';
+
+export class TransactionStatePartitionMissingError extends Error {
+  override name = 'TransactionStatePartitionMissingError';
+}
+
+export function transactionConfigOf(config: BrokerConfig): TransactionConfig {
+  return {
+    transactionMaxTimeoutMs: config.get('transaction.max.timeout.ms') as number,
+    abortTimedOutTransactionsIntervalMs: config.get('transaction.abort.timed.out.transaction.cleanup.interval.ms') as number,
+    transactionalIdExpirationMs: config.get('transactional.id.expiration.ms') as number,
+    removeExpiredTransactionalIdsIntervalMs: config.get('transaction.remove.expired.transaction.cleanup.interval.ms') as number,
+  };
+}
+
+/** The topic configs Kafka gives __transaction_state when it creates it. */
+export function transactionStateTopicConfigs(config: BrokerConfig): Record<string, string> {
+  return {
+    'cleanup.policy': 'compact',
+    'compression.type': 'uncompressed',
+    'segment.bytes': String(config.get('transaction.state.log.segment.bytes')),
+    'min.insync.replicas': String(config.get('transaction.state.log.min.isr')),
+  };
+}
+
+function transactionStateLogsOf(broker: Broker): OffsetsTopicLogs {
+  return {
+    // An existing topic keeps its partition count: transactional ids must stay on the partitions that hold them.
+    get numPartitions() {
+      return broker.topics.get(TRANSACTION_STATE_TOPIC_NAME)?.partitions ?? (broker.config.get('transaction.state.log.num.partitions') as number);
+    },
+    get: (partition) => broker.getLog(TRANSACTION_STATE_TOPIC_NAME, partition),
+    getOrCreate(partition) {
+      if (!broker.topics.get(TRANSACTION_STATE_TOPIC_NAME)) {
+        broker.createTopic(TRANSACTION_STATE_TOPIC_NAME, {
+          partitions: this.numPartitions, replicationFactor: 1, configs: transactionStateTopicConfigs(broker.config), validateOnly: false,
+        });
+      }
+      const log = broker.getLog(TRANSACTION_STATE_TOPIC_NAME, partition);
+      if (!log) throw new TransactionStatePartitionMissingError(`${TRANSACTION_STATE_TOPIC_NAME}-${partition} has no log`);
+      return log;
+    },
+  };
+}
+
+/** Coordinator writes are flushed before they are acted on, like acks=all produce (kafkite's durability default). */
+class LogTransactionStateTopic implements TransactionStateTopic {
+  private readonly records: LogOffsetsTopic;
+  constructor(private readonly logs: OffsetsTopicLogs) {
+    this.records = new LogOffsetsTopic(logs);
+  }
+  get numPartitions(): number {
+    return this.logs.numPartitions;
+  }
+  async append(partition: number, records: Parameters<TransactionStateTopic['append']>[1]): Promise<void> {
+    await this.records.append(partition, records);
+    await this.logs.getOrCreate(partition).flush();
+  }
+  readAll(partition: number): ReturnType<TransactionStateTopic['readAll']> {
+    return this.records.readAll(partition);
+  }
+}
+
+/** Maps an append failure to its Kafka code: storage errors carry one; anything else is a storage fault. */
+function errorCodeOf(err: unknown): number {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'number' ? code : ErrorCode.KAFKA_STORAGE_ERROR;
+}
+
+/**
+ * Appends one COMMIT/ABORT marker to a local partition and wakes its waiting fetches; a marker on
+ * __consumer_offsets also completes the group offsets of the transaction. Returns Kafka's error code.
+ */
+export function writeMarkerToPartition(
+  broker: Broker, topic: string, partition: number, producerId: number, producerEpoch: number, coordinatorEpoch: number, commit: boolean, now: number,
+): { errorCode: number; flushed: Promise<void> } {
+  const log = broker.getLog(topic, partition);
+  if (!log) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, flushed: Promise.resolve() };
+  let flushed: Promise<void>;
+  try {
+    ({ flushed } = log.appendTransactionMarker(producerId, producerEpoch, coordinatorEpoch, commit, now));
+  } catch (err) {
+    broker.log.warn({ topic, partition, producerId, producerEpoch, error: (err as Error).message }, 'transaction marker not written');
+    return { errorCode: errorCodeOf(err), flushed: Promise.resolve() };
+  }
+  if (topic === OFFSETS_TOPIC_NAME) broker.groupCoordinator.onTransactionCompleted(producerId, partition, commit);
+  broker.purgatory.notify(topic, partition);
+  return { errorCode: ErrorCode.NONE, flushed };
+}
+
+class LocalMarkerWriter implements TransactionMarkerWriter {
+  constructor(private readonly broker: Broker) {}
+
+  async writeMarkers(producerId: number, producerEpoch: number, coordinatorEpoch: number, commit: boolean, partitions: TxnPartitions): Promise<void> {
+    const now = Date.now();
+    const flushes: Array<Promise<void>> = [];
+    for (const [topic, ids] of partitions) {
+      for (const partition of ids) {
+        const { errorCode, flushed } = writeMarkerToPartition(this.broker, topic, partition, producerId, producerEpoch, coordinatorEpoch, commit, now);
+        // A partition whose topic was deleted meanwhile gets no marker, as Kafka drops markers for unknown partitions.
+        if (errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) continue;
+        if (errorCode !== ErrorCode.NONE) throw new KafkaError(errorCode, `marker for ${topic}-${partition} not written`);
+        flushes.push(flushed);
+      }
+    }
+    await Promise.all(flushes);
+  }
+}
+
+export async function openTransactionCoordinator(broker: Broker): Promise<TransactionCoordinator> {
+  const log = broker.log.child({ component: 'transaction-coordinator' });
+  const coordinator = new TransactionCoordinator(
+    transactionConfigOf(broker.config),
+    new TransactionStateManager(new LogTransactionStateTopic(transactionStateLogsOf(broker)), transactionLogValueVersion(FINALIZED_TRANSACTION_VERSION), log),
+    new LocalMarkerWriter(broker),
+    broker.producerIds,
+    log,
+  );
+  await coordinator.startup();
+  return coordinator;
+}

@@ -1,0 +1,330 @@
+// The transaction coordinator of a single broker (Kafka's TransactionCoordinator): producer ids and
+// epochs per transactional id, the partitions of each transaction, EndTxn's two-phase completion
+// (Prepare* written, markers written, Complete* written), timeouts and transactional id expiration.
+// One node: markers are appended to the local logs directly instead of sent by a marker channel manager.
+import type { Logger } from 'pino';
+import { ErrorCode as E } from '../../errors.js';
+import {
+  IllegalTransactionStateError, isEpochExhausted, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, TransactionMetadata,
+  type TxnPartitions, type TxnTransitMetadata,
+} from './transaction-metadata.js';
+import { stateName, TransactionState as S, isExpirable } from './transaction-state.js';
+import type { TransactionStateManager } from './transaction-state-manager.js';
+
+/** The coordinator epoch of the one __transaction_state leader kafkite has: it never changes. */
+export const COORDINATOR_EPOCH = 0;
+
+export interface TransactionConfig {
+  transactionMaxTimeoutMs: number;
+  abortTimedOutTransactionsIntervalMs: number;
+  transactionalIdExpirationMs: number;
+  removeExpiredTransactionalIdsIntervalMs: number;
+}
+
+/** Appends COMMIT/ABORT markers to the transaction's partitions and resolves once they are on disk. */
+export interface TransactionMarkerWriter {
+  writeMarkers(producerId: number, producerEpoch: number, coordinatorEpoch: number, commit: boolean, partitions: TxnPartitions): Promise<void>;
+}
+
+export interface TransactionMetrics {
+  transactionStarted(): void;
+  transactionCompleted(committed: boolean): void;
+  transactionTimedOut(): void;
+}
+
+export interface ProducerIdGenerator {
+  nextId(): number;
+}
+
+export interface InitProducerIdResult {
+  errorCode: number;
+  producerId: number;
+  producerEpoch: number;
+}
+
+export type EndTxnResult = InitProducerIdResult;
+
+function initError(errorCode: number): InitProducerIdResult {
+  return { errorCode, producerId: NO_PRODUCER_ID, producerEpoch: NO_PRODUCER_EPOCH };
+}
+
+function isSubset(added: TxnPartitions, of: TransactionMetadata): boolean {
+  for (const [topic, ids] of added) for (const id of ids) if (!of.hasPartition(topic, id)) return false;
+  return true;
+}
+
+export class TransactionCoordinator {
+  private active = false;
+  private timers: NodeJS.Timeout[] = [];
+  metrics?: TransactionMetrics;
+
+  constructor(
+    private readonly config: TransactionConfig,
+    private readonly txnManager: TransactionStateManager,
+    private readonly markers: TransactionMarkerWriter,
+    private readonly producerIds: ProducerIdGenerator,
+    private readonly log?: Logger,
+  ) {}
+
+  /** Loads __transaction_state; transactions left in PrepareCommit/PrepareAbort get their markers and complete. */
+  async startup(): Promise<void> {
+    await this.txnManager.load();
+    this.active = true;
+    for (const txn of [...this.txnManager.all()]) {
+      if (txn.state === S.PrepareCommit || txn.state === S.PrepareAbort) {
+        this.log?.info({ transactionalId: txn.transactionalId, state: stateName(txn.state) }, 'completing a transaction left prepared');
+        await this.completeTransaction(txn, txn.state === S.PrepareCommit);
+      }
+    }
+    const every = (ms: number, fn: () => Promise<void>): void => {
+      const timer = setInterval(() => void fn().catch((err) => this.log?.error({ err }, 'transaction housekeeping failed')), ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    every(this.config.abortTimedOutTransactionsIntervalMs, () => this.abortTimedOutTransactions(Date.now()));
+    every(this.config.removeExpiredTransactionalIdsIntervalMs, () => this.removeExpiredTransactionalIds(Date.now()));
+  }
+
+  shutdown(): void {
+    this.active = false;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+  }
+
+  partitionFor(transactionalId: string): number {
+    return this.txnManager.partitionFor(transactionalId);
+  }
+
+  transactions(): IterableIterator<TransactionMetadata> {
+    return this.txnManager.all();
+  }
+
+  get(transactionalId: string): TransactionMetadata | undefined {
+    return this.txnManager.get(transactionalId);
+  }
+
+  // ---- InitProducerId ----
+
+  /** `expected`: the producer id and epoch an InitProducerId v3+ names (KIP-360), or null. */
+  async handleInitProducerId(
+    transactionalId: string, transactionTimeoutMs: number, expected: { producerId: number; producerEpoch: number } | null,
+  ): Promise<InitProducerIdResult> {
+    if (transactionalId === '') return initError(E.INVALID_REQUEST);
+    if (!this.active) return initError(E.COORDINATOR_NOT_AVAILABLE);
+    if (transactionTimeoutMs <= 0 || transactionTimeoutMs > this.config.transactionMaxTimeoutMs) return initError(E.INVALID_TRANSACTION_TIMEOUT);
+    const now = Date.now();
+    const txn = this.txnManager.get(transactionalId) ?? this.txnManager.putIfNotExists(new TransactionMetadata(transactionalId, {
+      producerId: this.producerIds.nextId(), previousProducerId: NO_PRODUCER_ID, nextProducerId: NO_PRODUCER_ID,
+      producerEpoch: NO_PRODUCER_EPOCH, lastProducerEpoch: NO_PRODUCER_EPOCH, txnTimeoutMs: transactionTimeoutMs, state: S.Empty,
+      partitions: new Map(), txnStartTimestamp: -1, txnLastUpdateTimestamp: now, clientTransactionVersion: 0,
+    }));
+    // Kafka's isValidProducerId: a just-created id, the current id, or a retry after an epoch-exhausting rotation.
+    const validExpected = expected === null || txn.producerEpoch === NO_PRODUCER_EPOCH || expected.producerId === txn.producerId ||
+      (expected.producerId === txn.previousProducerId && isEpochExhausted(expected.producerEpoch));
+    if (txn.pendingTransitionInProgress) return initError(E.CONCURRENT_TRANSACTIONS);
+    if (!validExpected) return initError(E.PRODUCER_FENCED);
+    switch (txn.state) {
+      case S.PrepareCommit:
+      case S.PrepareAbort:
+        return initError(E.CONCURRENT_TRANSACTIONS);
+      case S.Ongoing: {
+        // Fence the producer and abort its transaction; the client retries and gets the next epoch then.
+        txn.fenceProducerEpoch();
+        const result = await this.endTransaction(txn, txn.producerId, txn.producerEpoch, false, false, 0);
+        return initError(result.errorCode === E.NONE ? E.CONCURRENT_TRANSACTIONS : result.errorCode);
+      }
+      default: {
+        let transit: TxnTransitMetadata | 'PRODUCER_FENCED';
+        if (txn.isProducerEpochExhausted && (expected === null || expected.producerEpoch === txn.producerEpoch)) {
+          transit = txn.prepareProducerIdRotation(this.producerIds.nextId(), transactionTimeoutMs, now, expected !== null);
+        } else {
+          transit = txn.prepareIncrementProducerEpoch(transactionTimeoutMs, expected?.producerEpoch ?? null, now);
+        }
+        if (transit === 'PRODUCER_FENCED') return initError(E.PRODUCER_FENCED);
+        try {
+          await this.txnManager.appendTransaction(txn, transit);
+        } catch {
+          return initError(E.COORDINATOR_NOT_AVAILABLE);
+        }
+        this.log?.debug({ transactionalId, producerId: txn.producerId, producerEpoch: txn.producerEpoch }, 'transactional producer initialized');
+        return { errorCode: E.NONE, producerId: txn.producerId, producerEpoch: txn.producerEpoch };
+      }
+    }
+  }
+
+  // ---- AddPartitionsToTxn / AddOffsetsToTxn / implicit adds ----
+
+  /** Checks the producer against the transaction: an error code, or NONE. */
+  private validateProducer(txn: TransactionMetadata | undefined, producerId: number, producerEpoch: number): number {
+    if (!txn || txn.producerId !== producerId) return E.INVALID_PRODUCER_ID_MAPPING;
+    if (txn.producerEpoch !== producerEpoch) return E.PRODUCER_FENCED;
+    if (txn.pendingTransitionInProgress || txn.state === S.PrepareCommit || txn.state === S.PrepareAbort) return E.CONCURRENT_TRANSACTIONS;
+    return E.NONE;
+  }
+
+  /** Adds the partitions to the transaction, starting it if needed; one error code for them all. */
+  async handleAddPartitions(
+    transactionalId: string, producerId: number, producerEpoch: number, partitions: TxnPartitions, clientTransactionVersion = 0,
+  ): Promise<number> {
+    if (transactionalId === '') return E.INVALID_REQUEST;
+    if (!this.active) return E.COORDINATOR_NOT_AVAILABLE;
+    const txn = this.txnManager.get(transactionalId);
+    const error = this.validateProducer(txn, producerId, producerEpoch);
+    if (error !== E.NONE) return error;
+    if (txn!.state === S.Ongoing && isSubset(partitions, txn!)) return E.NONE;
+    const starting = txn!.state !== S.Ongoing;
+    const transit = txn!.prepareAddPartitions(partitions, Date.now(), clientTransactionVersion);
+    try {
+      await this.txnManager.appendTransaction(txn!, transit);
+    } catch {
+      return E.COORDINATOR_NOT_AVAILABLE;
+    }
+    if (starting) this.metrics?.transactionStarted();
+    return E.NONE;
+  }
+
+  /**
+   * AddPartitionsToTxn v4+ with verifyOnly (KIP-890 part 1): which partitions are in the transaction.
+   * Returns one error for all, or per partition NONE / INVALID_TXN_STATE.
+   */
+  verifyPartitions(transactionalId: string, producerId: number, producerEpoch: number, partitions: TxnPartitions): number | Map<string, Map<number, number>> {
+    if (transactionalId === '') return E.INVALID_REQUEST;
+    if (!this.active) return E.COORDINATOR_NOT_AVAILABLE;
+    const txn = this.txnManager.get(transactionalId);
+    const error = this.validateProducer(txn, producerId, producerEpoch);
+    if (error !== E.NONE) return error;
+    const result = new Map<string, Map<number, number>>();
+    for (const [topic, ids] of partitions) {
+      result.set(topic, new Map([...ids].map((id) => [id, txn!.hasPartition(topic, id) && txn!.state === S.Ongoing ? E.NONE : E.INVALID_TXN_STATE])));
+    }
+    return result;
+  }
+
+  // ---- EndTxn ----
+
+  /** EndTxn from a client; `clientTransactionVersion` 2 for EndTxn v5+ (KIP-890 part 2: an epoch bump per transaction). */
+  handleEndTransaction(
+    transactionalId: string, producerId: number, producerEpoch: number, commit: boolean, clientTransactionVersion: number,
+  ): Promise<EndTxnResult> {
+    if (transactionalId === '') return Promise.resolve(initError(E.INVALID_REQUEST));
+    if (!this.active) return Promise.resolve(initError(E.COORDINATOR_NOT_AVAILABLE));
+    const txn = this.txnManager.get(transactionalId);
+    if (!txn) return Promise.resolve(initError(E.INVALID_PRODUCER_ID_MAPPING));
+    return this.endTransaction(txn, producerId, producerEpoch, commit, true, clientTransactionVersion);
+  }
+
+  private async endTransaction(
+    txn: TransactionMetadata, producerId: number, producerEpoch: number, commit: boolean, isFromClient: boolean, clientTransactionVersion: number,
+  ): Promise<EndTxnResult> {
+    const current = (): EndTxnResult => ({ errorCode: E.NONE, producerId: txn.producerId, producerEpoch: txn.producerEpoch });
+    const fail = (errorCode: number): EndTxnResult => ({ ...current(), errorCode });
+    const invalidTransition = (): EndTxnResult => {
+      this.log?.debug({ transactionalId: txn.transactionalId, state: stateName(txn.state), commit }, 'EndTxn in a state that does not allow it');
+      return fail(E.INVALID_TXN_STATE);
+    };
+    const tv2 = clientTransactionVersion >= 2;
+    // Under transaction version 2 a retried EndTxn names the epoch before its bump (or before an id rotation).
+    const retryOnEpochBump = tv2 && txn.producerEpoch === producerEpoch + 1 && txn.producerId === producerId;
+    const retryOnOverflow = tv2 && txn.previousProducerId === producerId && producerEpoch === 32766 && txn.producerEpoch === 0;
+    const isRetry = retryOnEpochBump || retryOnOverflow;
+    if (txn.producerId !== producerId && !retryOnOverflow) return fail(E.INVALID_PRODUCER_ID_MAPPING);
+    if (!isRetry && ((isFromClient && producerEpoch !== txn.producerEpoch) || producerEpoch < txn.producerEpoch)) return fail(E.PRODUCER_FENCED);
+    if (txn.pendingTransitionInProgress) return fail(E.CONCURRENT_TRANSACTIONS);
+    const nextState = commit ? S.PrepareCommit : S.PrepareAbort;
+    let noPartitionAdded = false;
+    switch (txn.state) {
+      case S.Ongoing:
+        if (isRetry) return fail(E.PRODUCER_FENCED);
+        break;
+      case S.CompleteCommit:
+        if (commit) return isRetry || !tv2 ? current() : invalidTransition();
+        if (!tv2 || isRetry) return invalidTransition();
+        noPartitionAdded = true;
+        break;
+      case S.CompleteAbort:
+        if (!commit) {
+          if (isRetry || !tv2) return current();
+          noPartitionAdded = true;
+          break;
+        }
+        return invalidTransition();
+      case S.PrepareCommit:
+      case S.PrepareAbort:
+        return (txn.state === nextState) ? fail(E.CONCURRENT_TRANSACTIONS) : invalidTransition();
+      case S.Empty:
+        // Transaction version 2 lets a producer abort with nothing added (it bumps the epoch).
+        if (commit || !tv2) return invalidTransition();
+        noPartitionAdded = true;
+        break;
+      default:
+        return invalidTransition();
+    }
+    const needsRotation = tv2 && txn.isProducerEpochExhausted;
+    let transit: TxnTransitMetadata;
+    try {
+      transit = txn.prepareAbortOrCommit(nextState, clientTransactionVersion, needsRotation ? this.producerIds.nextId() : NO_PRODUCER_ID, Date.now(), noPartitionAdded);
+    } catch (err) {
+      if (err instanceof IllegalTransactionStateError) return invalidTransition();
+      throw err;
+    }
+    try {
+      await this.txnManager.appendTransaction(txn, transit);
+    } catch {
+      return fail(E.COORDINATOR_NOT_AVAILABLE);
+    }
+    await this.completeTransaction(txn, commit);
+    return current();
+  }
+
+  /**
+   * Phase two: the markers (with the epoch of the Prepare* record), then Complete*. A failure leaves the
+   * transaction prepared; the next start-up (or the next EndTxn's CONCURRENT_TRANSACTIONS retry loop) completes it.
+   */
+  private async completeTransaction(txn: TransactionMetadata, commit: boolean): Promise<void> {
+    try {
+      await this.markers.writeMarkers(txn.producerId, txn.producerEpoch, COORDINATOR_EPOCH, commit, txn.partitions);
+      await this.txnManager.appendTransaction(txn, txn.prepareComplete(Date.now()));
+    } catch (err) {
+      this.log?.error({ err, transactionalId: txn.transactionalId }, 'failed to complete transaction; it stays prepared');
+      this.retryCompletion(txn, commit);
+      return;
+    }
+    this.metrics?.transactionCompleted(commit);
+  }
+
+  private retryCompletion(txn: TransactionMetadata, commit: boolean): void {
+    const timer = setTimeout(() => {
+      this.timers = this.timers.filter((t) => t !== timer);
+      if (this.active && !txn.pendingTransitionInProgress && (txn.state === S.PrepareCommit || txn.state === S.PrepareAbort)) {
+        void this.completeTransaction(txn, commit);
+      }
+    }, 1000);
+    timer.unref();
+    this.timers.push(timer);
+  }
+
+  // ---- housekeeping ----
+
+  /** transaction.timeout.ms passed: fence the producer (epoch bump) and abort (Kafka's abortTimedOutTransactions). */
+  async abortTimedOutTransactions(now: number): Promise<void> {
+    for (const txn of [...this.txnManager.all()]) {
+      if (txn.state !== S.Ongoing || txn.pendingTransitionInProgress || txn.txnStartTimestamp + txn.txnTimeoutMs >= now) continue;
+      this.log?.info({ transactionalId: txn.transactionalId, producerId: txn.producerId, timeoutMs: txn.txnTimeoutMs }, 'aborting timed out transaction');
+      txn.fenceProducerEpoch();
+      const result = await this.endTransaction(txn, txn.producerId, txn.producerEpoch, false, false, 0);
+      if (result.errorCode === E.NONE) this.metrics?.transactionTimedOut();
+      else this.log?.warn({ transactionalId: txn.transactionalId, errorCode: result.errorCode }, 'abort of timed out transaction failed');
+    }
+  }
+
+  /** transactional.id.expiration.ms since the last update of a finished transaction: the id is removed. */
+  async removeExpiredTransactionalIds(now: number): Promise<void> {
+    for (const txn of [...this.txnManager.all()]) {
+      if (!isExpirable(txn.state) || txn.pendingTransitionInProgress) continue;
+      if (txn.txnLastUpdateTimestamp + this.config.transactionalIdExpirationMs > now) continue;
+      await this.txnManager.removeTransactionalId(txn);
+      this.log?.info({ transactionalId: txn.transactionalId }, 'transactional id expired');
+    }
+  }
+}
+

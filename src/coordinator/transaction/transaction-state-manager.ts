@@ -1,0 +1,93 @@
+// The transactional ids this coordinator owns, in memory, with __transaction_state as their durable copy
+// (Kafka's TransactionStateManager): loaded once at start-up (last record per key wins, tombstones
+// delete), appended to and flushed before any change is applied.
+import type { Logger } from 'pino';
+import type { CoordinatorRecord } from '../offsets-topic.js';
+import { partitionFor } from '../offsets-topic.js';
+import { decodeTransactionLogKey, decodeTransactionLogValue, transactionLogKey, transactionLogValue } from './transaction-log.js';
+import { TransactionMetadata, type TxnTransitMetadata } from './transaction-metadata.js';
+
+export const TRANSACTION_STATE_TOPIC_NAME = '__transaction_state';
+
+/** The coordinator's view of __transaction_state (the broker implements it on its logs). */
+export interface TransactionStateTopic {
+  readonly numPartitions: number;
+  /** Appends the records as one batch and resolves once they are on disk. */
+  append(partition: number, records: ReadonlyArray<CoordinatorRecord>): Promise<void>;
+  readAll(partition: number): Promise<CoordinatorRecord[]>;
+}
+
+export class TransactionStateManager {
+  private readonly transactions = new Map<string, TransactionMetadata>();
+
+  constructor(
+    private readonly topic: TransactionStateTopic,
+    /** TransactionLogValue version to write (see transaction-version.ts). */
+    private readonly valueVersion: number,
+    private readonly log?: Logger,
+  ) {}
+
+  partitionFor(transactionalId: string): number {
+    return partitionFor(transactionalId, this.topic.numPartitions);
+  }
+
+  get(transactionalId: string): TransactionMetadata | undefined {
+    return this.transactions.get(transactionalId);
+  }
+
+  /** Adds `metadata` unless the id has one already; returns the one in place. */
+  putIfNotExists(metadata: TransactionMetadata): TransactionMetadata {
+    const existing = this.transactions.get(metadata.transactionalId);
+    if (existing) return existing;
+    this.transactions.set(metadata.transactionalId, metadata);
+    return metadata;
+  }
+
+  all(): IterableIterator<TransactionMetadata> {
+    return this.transactions.values();
+  }
+
+  async load(): Promise<void> {
+    const loaded = new Map<string, TxnTransitMetadata | null>();
+    for (let p = 0; p < this.topic.numPartitions; p++) {
+      for (const record of await this.topic.readAll(p)) {
+        try {
+          loaded.set(decodeTransactionLogKey(record.key), record.value === null ? null : decodeTransactionLogValue(record.value));
+        } catch (err) {
+          this.log?.warn({ err, partition: p }, 'skipping an unreadable __transaction_state record');
+        }
+      }
+    }
+    for (const [id, value] of loaded) if (value !== null) this.transactions.set(id, new TransactionMetadata(id, value));
+  }
+
+  /**
+   * Writes the transit (pending on `metadata`) and applies it. On a failed write the pending state is
+   * cleared and the error rethrown: nothing changed.
+   */
+  async appendTransaction(metadata: TransactionMetadata, transit: TxnTransitMetadata): Promise<void> {
+    const partition = this.partitionFor(metadata.transactionalId);
+    const key = transactionLogKey(metadata.transactionalId);
+    try {
+      await this.topic.append(partition, [{ key, value: transactionLogValue(transit, this.valueVersion) }]);
+    } catch (err) {
+      metadata.abortPendingTransition();
+      this.log?.error({ err, transactionalId: metadata.transactionalId, partition }, 'failed to write transaction state');
+      throw err;
+    }
+    metadata.completeTransitionTo(transit);
+  }
+
+  /** transactional.id.expiration.ms: a tombstone, then the id is forgotten (Kafka's Dead state). */
+  async removeTransactionalId(metadata: TransactionMetadata): Promise<void> {
+    const transit = metadata.prepareDead();
+    try {
+      await this.topic.append(this.partitionFor(metadata.transactionalId), [{ key: transactionLogKey(metadata.transactionalId), value: null }]);
+    } catch (err) {
+      metadata.abortPendingTransition();
+      throw err;
+    }
+    metadata.completeTransitionTo(transit);
+    this.transactions.delete(metadata.transactionalId);
+  }
+}

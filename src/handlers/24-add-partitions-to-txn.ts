@@ -1,0 +1,75 @@
+import type { AddPartitionsToTxnRequest, AddPartitionsToTxnTopic } from '../../protocol/generated/AddPartitionsToTxnRequest.js';
+import type { AddPartitionsToTxnResponse, AddPartitionsToTxnTopicResult } from '../../protocol/generated/AddPartitionsToTxnResponse.js';
+import type { TxnPartitions } from '../coordinator/transaction/transaction-metadata.js';
+import { ErrorCode } from '../errors.js';
+import type { Handler, RequestContext } from './handler.js';
+
+/** v2 introduced PRODUCER_FENCED; v4+ is the batched (broker) form, v5 its transaction version 2 use. */
+const FIRST_PRODUCER_FENCED_VERSION = 2;
+const FIRST_BATCHED_VERSION = 4;
+const FIRST_TV2_VERSION = 5;
+
+function resultsWith(topics: ReadonlyArray<AddPartitionsToTxnTopic>, errorOf: (topic: string, partition: number) => number): AddPartitionsToTxnTopicResult[] {
+  return topics.map((t) => ({
+    name: t.name,
+    resultsByPartition: t.partitions.map((partitionIndex) => ({ partitionIndex, partitionErrorCode: errorOf(t.name, partitionIndex) })),
+  }));
+}
+
+/**
+ * One transaction's partitions. As Kafka's KafkaApis: any partition of a missing topic fails the whole
+ * request (UNKNOWN_TOPIC_OR_PARTITION), the others get OPERATION_NOT_ATTEMPTED, and nothing is added.
+ */
+async function addOrVerify(
+  ctx: RequestContext, transactionalId: string, producerId: number, producerEpoch: number, topics: ReadonlyArray<AddPartitionsToTxnTopic>,
+  verifyOnly: boolean, clientTransactionVersion: number,
+): Promise<AddPartitionsToTxnTopicResult[]> {
+  const missing = (topic: string, partition: number): boolean => {
+    const info = ctx.broker.topics.get(topic);
+    return !info || partition < 0 || partition >= info.partitions;
+  };
+  if (topics.some((t) => t.partitions.some((p) => missing(t.name, p)))) {
+    ctx.log.debug({ clientId: ctx.clientId, transactionalId }, 'AddPartitionsToTxn for a partition that does not exist');
+    return resultsWith(topics, (t, p) => (missing(t, p) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.OPERATION_NOT_ATTEMPTED));
+  }
+  const partitions: TxnPartitions = new Map();
+  for (const t of topics) {
+    let set = partitions.get(t.name);
+    if (!set) partitions.set(t.name, (set = new Set()));
+    for (const p of t.partitions) set.add(p);
+  }
+  const coordinator = ctx.broker.transactionCoordinator;
+  if (verifyOnly) {
+    const verified = coordinator.verifyPartitions(transactionalId, producerId, producerEpoch, partitions);
+    return resultsWith(topics, (t, p) => (typeof verified === 'number' ? verified : verified.get(t)!.get(p)!));
+  }
+  const error = await coordinator.handleAddPartitions(transactionalId, producerId, producerEpoch, partitions, clientTransactionVersion);
+  return resultsWith(topics, () => error);
+}
+
+export const handler: Handler<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse> = {
+  apiKey: 24,
+  name: 'AddPartitionsToTxn',
+  minVersion: 0,
+  maxVersion: 5,
+  async handle(request, ctx) {
+    if (ctx.apiVersion < FIRST_BATCHED_VERSION) {
+      const results = await addOrVerify(
+        ctx, request.v3AndBelowTransactionalId, request.v3AndBelowProducerId, request.v3AndBelowProducerEpoch, request.v3AndBelowTopics, false, 0,
+      );
+      if (ctx.apiVersion < FIRST_PRODUCER_FENCED_VERSION) {
+        for (const t of results) for (const p of t.resultsByPartition) {
+          if (p.partitionErrorCode === ErrorCode.PRODUCER_FENCED) p.partitionErrorCode = ErrorCode.INVALID_PRODUCER_EPOCH;
+        }
+      }
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction: [], resultsByTopicV3AndBelow: results };
+    }
+    const clientTransactionVersion = ctx.apiVersion >= FIRST_TV2_VERSION ? 2 : 0;
+    const resultsByTransaction = [];
+    for (const txn of request.transactions) {
+      const topicResults = await addOrVerify(ctx, txn.transactionalId, txn.producerId, txn.producerEpoch, txn.topics, txn.verifyOnly, clientTransactionVersion);
+      resultsByTransaction.push({ transactionalId: txn.transactionalId, topicResults });
+    }
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction, resultsByTopicV3AndBelow: [] };
+  },
+};

@@ -1,0 +1,41 @@
+import type { WriteTxnMarkersRequest } from '../../protocol/generated/WriteTxnMarkersRequest.js';
+import type { WriteTxnMarkersResponse } from '../../protocol/generated/WriteTxnMarkersResponse.js';
+import { writeMarkerToPartition } from '../coordinator/transaction/open-transaction-coordinator.js';
+import { ErrorCode } from '../errors.js';
+import type { Handler } from './handler.js';
+
+/**
+ * The coordinator-to-leader request. kafkite's own coordinator writes its markers directly; a request
+ * from outside is answered as a one-node Kafka broker would: each marker appended to the local
+ * partition (flushed), UNKNOWN_TOPIC_OR_PARTITION for a partition it does not have.
+ */
+export const handler: Handler<WriteTxnMarkersRequest, WriteTxnMarkersResponse> = {
+  apiKey: 27,
+  name: 'WriteTxnMarkers',
+  minVersion: 0,
+  maxVersion: 1,
+  async handle(request, ctx) {
+    const now = Date.now();
+    const flushes: Array<Promise<void>> = [];
+    const markers = request.markers.map((m) => ({
+      producerId: m.producerId,
+      topics: m.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitionIndexes.map((partitionIndex) => {
+          const { errorCode, flushed } = writeMarkerToPartition(
+            ctx.broker, t.name, partitionIndex, m.producerId, m.producerEpoch, m.coordinatorEpoch, m.transactionResult, now,
+          );
+          flushes.push(flushed);
+          return { partitionIndex, errorCode };
+        }),
+      })),
+    }));
+    try {
+      await Promise.all(flushes);
+    } catch (err) {
+      ctx.log.error({ error: (err as Error).message }, 'flush of transaction markers failed');
+      for (const m of markers) for (const t of m.topics) for (const p of t.partitions) if (p.errorCode === ErrorCode.NONE) p.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
+    }
+    return { markers };
+  },
+};

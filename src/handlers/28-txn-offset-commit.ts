@@ -1,0 +1,44 @@
+import type { TxnOffsetCommitRequest } from '../../protocol/generated/TxnOffsetCommitRequest.js';
+import type { TxnOffsetCommitResponse } from '../../protocol/generated/TxnOffsetCommitResponse.js';
+import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
+import { ErrorCode } from '../errors.js';
+import type { Handler } from './handler.js';
+
+/**
+ * Offsets committed inside a transaction: pending until its COMMIT marker. As in Kafka 4, the group's
+ * __consumer_offsets partition must be in the transaction (AddOffsetsToTxn) and the producer current
+ * (verified with the transaction coordinator: a fenced producer gets INVALID_PRODUCER_EPOCH, nothing stored).
+ */
+export const handler: Handler<TxnOffsetCommitRequest, TxnOffsetCommitResponse> = {
+  apiKey: 28,
+  name: 'TxnOffsetCommit',
+  minVersion: 0,
+  maxVersion: 4,
+  async handle(request, ctx) {
+    const allWith = (errorCode: number): TxnOffsetCommitResponse => ({
+      throttleTimeMs: 0,
+      topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
+    });
+    const { broker } = ctx;
+    const offsetsPartition = broker.groupCoordinator.partitionFor(request.groupId);
+    const verified = broker.transactionCoordinator.verifyPartitions(
+      request.transactionalId, request.producerId, request.producerEpoch, new Map([[OFFSETS_TOPIC_NAME, new Set([offsetsPartition])]]),
+    );
+    const verifyError = typeof verified === 'number' ? verified : verified.get(OFFSETS_TOPIC_NAME)!.get(offsetsPartition)!;
+    if (verifyError !== ErrorCode.NONE) {
+      const errorCode = verifyError === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : verifyError;
+      ctx.log.debug({ clientId: ctx.clientId, transactionalId: request.transactionalId, group: request.groupId, errorCode }, 'TxnOffsetCommit refused');
+      return allWith(errorCode);
+    }
+    const topics = await broker.groupCoordinator.commitTransactionalOffsets({
+      groupId: request.groupId,
+      producerId: request.producerId,
+      producerEpoch: request.producerEpoch,
+      generationId: request.generationId,
+      memberId: request.memberId,
+      groupInstanceId: request.groupInstanceId,
+      topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ ...p, commitTimestamp: -1 })) })),
+    });
+    return { throttleTimeMs: 0, topics };
+  },
+};

@@ -1,0 +1,33 @@
+import type { ListTransactionsRequest } from '../../protocol/generated/ListTransactionsRequest.js';
+import type { ListTransactionsResponse } from '../../protocol/generated/ListTransactionsResponse.js';
+import { stateName, stateOfName, TransactionState as S } from '../coordinator/transaction/transaction-state.js';
+import { ErrorCode } from '../errors.js';
+import type { Handler } from './handler.js';
+
+/**
+ * Kafka's TransactionStateManager.listTransactionStates: unknown state names are echoed back and match
+ * nothing; DurationFilter (v1, -1 = none) keeps transactions running longer than it.
+ */
+export const handler: Handler<ListTransactionsRequest, ListTransactionsResponse> = {
+  apiKey: 66,
+  name: 'ListTransactions',
+  minVersion: 0,
+  maxVersion: 1,
+  handle(request, ctx) {
+    const unknownStateFilters = request.stateFilters.filter((name) => stateOfName(name) === undefined);
+    const states = new Set(request.stateFilters.map(stateOfName).filter((s) => s !== undefined));
+    const producerIds = new Set(request.producerIdFilters);
+    const durationFilter = ctx.apiVersion >= 1 ? request.durationFilter : -1;
+    const now = Date.now();
+    const transactionStates = [];
+    for (const txn of ctx.broker.transactionCoordinator.transactions()) {
+      // Dead is transient (an id being removed) and never listed.
+      if (txn.state === S.Dead) continue;
+      if (request.stateFilters.length > 0 && !states.has(txn.state)) continue;
+      if (producerIds.size > 0 && !producerIds.has(txn.producerId)) continue;
+      if (durationFilter >= 0 && now - txn.txnStartTimestamp <= durationFilter) continue;
+      transactionStates.push({ transactionalId: txn.transactionalId, producerId: txn.producerId, transactionState: stateName(txn.state) });
+    }
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, unknownStateFilters, transactionStates };
+  },
+};

@@ -1,0 +1,294 @@
+// Transactions over the wire with our own client: the coordinator's answers, fencing, bad input (Kafka's
+// error and no state change), the listing APIs, verification of produce, timeouts and restarts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WireClient } from '../../bench/lib/wire-client.js';
+import { encodeBatch } from '../../protocol/records/record-batch.js';
+import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+
+const E = {
+  NONE: 0, UNKNOWN_TOPIC_OR_PARTITION: 3, INVALID_PRODUCER_EPOCH: 47, INVALID_TXN_STATE: 48, INVALID_PRODUCER_ID_MAPPING: 49,
+  INVALID_TRANSACTION_TIMEOUT: 50, CONCURRENT_TRANSACTIONS: 51, OPERATION_NOT_ATTEMPTED: 55, UNSTABLE_OFFSET_COMMIT: 88,
+  PRODUCER_FENCED: 90, TRANSACTIONAL_ID_NOT_FOUND: 105,
+} as const;
+const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
+
+let broker: BrokerProcess;
+let client: WireClient;
+
+const OVERRIDES = [
+  'offsets.topic.num.partitions=3',
+  'transaction.state.log.num.partitions=3',
+  'transaction.abort.timed.out.transaction.cleanup.interval.ms=200',
+  'transaction.max.timeout.ms=60000',
+];
+
+beforeAll(async () => {
+  broker = await startBroker({ overrides: OVERRIDES });
+  client = await WireClient.connect(broker.port);
+  for (const name of ['tx-a', 'tx-b', 'tx-hang', 'tx-restart']) {
+    const res = await client.send(19, 7, { topics: [{ name, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
+    expect(res.topics[0].errorCode).toBe(E.NONE);
+  }
+});
+
+afterAll(async () => {
+  client?.close();
+  expect(await broker.stop()).toBe(0);
+  broker.cleanup();
+});
+
+function initProducerId(transactionalId: string, timeoutMs = 30000, version = 4, producerId = -1, producerEpoch = -1) {
+  return client.send(22, version, { transactionalId, transactionTimeoutMs: timeoutMs, producerId, producerEpoch });
+}
+
+function addPartitions(transactionalId: string, producerId: number, producerEpoch: number, topics: Array<{ name: string; partitions: number[] }>, version = 3) {
+  return client.send(24, version, {
+    transactions: [], v3AndBelowTransactionalId: transactionalId, v3AndBelowProducerId: producerId, v3AndBelowProducerEpoch: producerEpoch, v3AndBelowTopics: topics,
+  });
+}
+
+function endTxn(transactionalId: string, producerId: number, producerEpoch: number, committed: boolean, version = 4) {
+  return client.send(26, version, { transactionalId, producerId, producerEpoch, committed });
+}
+
+function describeTxn(transactionalId: string) {
+  return client.send(65, 0, { transactionalIds: [transactionalId] }).then((r: any) => r.transactionStates[0]);
+}
+
+function txnBatch(producerId: number, producerEpoch: number, baseSequence: number, values: string[], isTransactional = true): Buffer {
+  return encodeBatch({
+    baseOffset: 0,
+    records: values.map((v, i) => ({ offset: i, timestamp: Date.now(), key: null, value: Buffer.from(v), headers: [] })),
+    producerId, producerEpoch, baseSequence, isTransactional,
+  });
+}
+
+async function produce(transactionalId: string | null, topic: string, partition: number, records: Buffer, version = 11) {
+  const res: any = await client.send(0, version, { transactionalId, acks: -1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] });
+  return res.responses[0].partitionResponses[0];
+}
+
+async function fetchPartitionState(topic: string, partition: number) {
+  const res: any = await client.send(1, 12, {
+    clusterId: null, replicaId: -1, replicaState: { replicaId: -1, replicaEpoch: -1 }, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20,
+    isolationLevel: 0, sessionId: 0, sessionEpoch: -1, rackId: '', forgottenTopicsData: [],
+    topics: [{ topic, topicId: ZERO_UUID, partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: 0, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 1 << 20, replicaDirectoryId: ZERO_UUID }] }],
+  });
+  return res.responses[0].partitions[0];
+}
+
+async function eventually<T>(what: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await what();
+    if (ok(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('transaction coordinator over the wire', () => {
+  it('InitProducerId bumps the epoch per call, fences the old producer, and refuses bad timeouts', async () => {
+    const first = await initProducerId('wire-init');
+    expect(first).toMatchObject({ errorCode: E.NONE, producerEpoch: 0 });
+    const second = await initProducerId('wire-init');
+    expect(second).toMatchObject({ errorCode: E.NONE, producerId: first.producerId, producerEpoch: 1 });
+    // The fenced producer: PRODUCER_FENCED from v2 of AddPartitionsToTxn, INVALID_PRODUCER_EPOCH before.
+    expect((await addPartitions('wire-init', first.producerId, 0, [{ name: 'tx-a', partitions: [0] }], 2)).resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode).toBe(E.PRODUCER_FENCED);
+    expect((await addPartitions('wire-init', first.producerId, 0, [{ name: 'tx-a', partitions: [0] }], 1)).resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode).toBe(E.INVALID_PRODUCER_EPOCH);
+    // KIP-360: the current producer resumes with its id and epoch; a stale epoch is fenced (INVALID_PRODUCER_EPOCH before v4).
+    expect(await initProducerId('wire-init', 30000, 4, first.producerId, 1)).toMatchObject({ errorCode: E.NONE, producerEpoch: 2 });
+    expect((await initProducerId('wire-init', 30000, 4, first.producerId, 0)).errorCode).toBe(E.PRODUCER_FENCED);
+    expect((await initProducerId('wire-init', 30000, 3, first.producerId, 0)).errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
+    expect((await initProducerId('wire-init', 60001)).errorCode).toBe(E.INVALID_TRANSACTION_TIMEOUT);
+    expect((await initProducerId('wire-init', 0)).errorCode).toBe(E.INVALID_TRANSACTION_TIMEOUT);
+    // None of the refusals changed the state.
+    expect(await describeTxn('wire-init')).toMatchObject({ errorCode: E.NONE, transactionState: 'Empty', producerEpoch: 2, transactionTimeoutMs: 30000 });
+  });
+
+  it('commits: Ongoing with its partitions, markers written, CompleteCommit', async () => {
+    const { producerId, producerEpoch } = await initProducerId('wire-commit');
+    const before = await fetchPartitionState('tx-a', 1);
+    expect((await addPartitions('wire-commit', producerId, producerEpoch, [{ name: 'tx-a', partitions: [1] }])).resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode).toBe(E.NONE);
+    expect(await describeTxn('wire-commit')).toMatchObject({ transactionState: 'Ongoing', topics: [{ topic: 'tx-a', partitions: [1] }] });
+    expect((await produce('wire-commit', 'tx-a', 1, txnBatch(producerId, producerEpoch, 0, ['x', 'y']))).errorCode).toBe(E.NONE);
+    // The open transaction holds the last stable offset at its first record.
+    expect((await fetchPartitionState('tx-a', 1)).lastStableOffset).toBe(before.highWatermark);
+    expect((await endTxn('wire-commit', producerId, producerEpoch, true)).errorCode).toBe(E.NONE);
+    const after = await fetchPartitionState('tx-a', 1);
+    // Two records and the COMMIT marker; nothing unstable left.
+    expect(after.highWatermark).toBe(before.highWatermark + 3);
+    expect(after.lastStableOffset).toBe(after.highWatermark);
+    expect(await describeTxn('wire-commit')).toMatchObject({ transactionState: 'CompleteCommit', topics: [] });
+    // A retried EndTxn(commit) is answered NONE; an abort now is INVALID_TXN_STATE.
+    expect((await endTxn('wire-commit', producerId, producerEpoch, true)).errorCode).toBe(E.NONE);
+    expect((await endTxn('wire-commit', producerId, producerEpoch, false)).errorCode).toBe(E.INVALID_TXN_STATE);
+  });
+
+  it('rejects bad input with Kafka\'s errors and changes nothing', async () => {
+    // EndTxn for an unknown transactional id.
+    expect((await endTxn('wire-nobody', 12345, 0, true)).errorCode).toBe(E.INVALID_PRODUCER_ID_MAPPING);
+    expect((await describeTxn('wire-nobody')).errorCode).toBe(E.TRANSACTIONAL_ID_NOT_FOUND);
+
+    const { producerId, producerEpoch } = await initProducerId('wire-bad');
+    // AddPartitionsToTxn naming a missing topic: that partition UNKNOWN_TOPIC_OR_PARTITION, the rest not attempted.
+    const added = await addPartitions('wire-bad', producerId, producerEpoch, [{ name: 'tx-a', partitions: [0] }, { name: 'no-such-topic', partitions: [0] }, { name: 'tx-b', partitions: [7] }]);
+    const codes = Object.fromEntries(added.resultsByTopicV3AndBelow.map((t: any) => [t.name, t.resultsByPartition.map((p: any) => p.partitionErrorCode)]));
+    expect(codes).toEqual({ 'tx-a': [E.OPERATION_NOT_ATTEMPTED], 'no-such-topic': [E.UNKNOWN_TOPIC_OR_PARTITION], 'tx-b': [E.UNKNOWN_TOPIC_OR_PARTITION] });
+    expect(await describeTxn('wire-bad')).toMatchObject({ transactionState: 'Empty', topics: [] });
+
+    // A transactional batch for a partition not in the transaction (KIP-890 verification): INVALID_TXN_STATE, not appended.
+    const hw = (await fetchPartitionState('tx-b', 0)).highWatermark;
+    const unverified = await produce('wire-bad', 'tx-b', 0, txnBatch(producerId, producerEpoch, 0, ['nope']));
+    expect(unverified.errorCode).toBe(E.INVALID_TXN_STATE);
+    expect((await fetchPartitionState('tx-b', 0)).highWatermark).toBe(hw);
+
+    // A stale epoch after a newer InitProducerId: fenced on every path, nothing appended or stored.
+    expect((await addPartitions('wire-bad', producerId, producerEpoch, [{ name: 'tx-b', partitions: [0] }])).resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode).toBe(E.NONE);
+    expect((await client.send(25, 3, { transactionalId: 'wire-bad', producerId, producerEpoch, groupId: 'wire-bad-group' })).errorCode).toBe(E.NONE);
+    const bumped = await initProducerId('wire-bad');
+    // The open transaction was aborted by the fence: CONCURRENT_TRANSACTIONS is never left over for a one-node coordinator.
+    expect(bumped.errorCode === E.NONE || bumped.errorCode === E.CONCURRENT_TRANSACTIONS).toBe(true);
+    const current = bumped.errorCode === E.NONE ? bumped : await initProducerId('wire-bad');
+    expect(current.producerEpoch).toBeGreaterThan(producerEpoch);
+    const stale = await produce('wire-bad', 'tx-b', 0, txnBatch(producerId, producerEpoch, 0, ['stale']));
+    expect(stale.errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
+    expect((await fetchPartitionState('tx-b', 0)).highWatermark).toBe(hw + 1); // only the fence's ABORT marker
+    const commit = await client.send(28, 3, {
+      transactionalId: 'wire-bad', groupId: 'wire-bad-group', producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+      topics: [{ name: 'tx-b', partitions: [{ partitionIndex: 0, committedOffset: 42, committedLeaderEpoch: -1, committedMetadata: null }] }],
+    });
+    expect(commit.topics[0].partitions[0].errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
+    const fetched = await client.send(9, 7, { groupId: 'wire-bad-group', topics: [{ name: 'tx-b', partitionIndexes: [0] }], groups: [], requireStable: true });
+    expect(fetched.topics[0].partitions[0]).toMatchObject({ committedOffset: -1, errorCode: E.NONE });
+    expect((await endTxn('wire-bad', producerId, producerEpoch, true)).errorCode).toBe(E.PRODUCER_FENCED);
+    expect((await endTxn('wire-bad', producerId, producerEpoch, true, 1)).errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
+    // A transactional batch without a transactional id in the request.
+    expect((await produce(null, 'tx-b', 0, txnBatch(current.producerId, current.producerEpoch, 0, ['anon']))).errorCode).toBe(53);
+  });
+
+  it('keeps TxnOffsetCommit offsets pending until the commit: OffsetFetch requireStable answers UNSTABLE_OFFSET_COMMIT meanwhile', async () => {
+    const { producerId, producerEpoch } = await initProducerId('wire-offsets');
+    const group = 'wire-offsets-group';
+    // TxnOffsetCommit before AddOffsetsToTxn: the group's partition is not in the transaction.
+    const commitReq = (offset: number) => ({
+      transactionalId: 'wire-offsets', groupId: group, producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+      topics: [{ name: 'tx-a', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: 'm' }] }],
+    });
+    expect((await client.send(28, 3, commitReq(7))).topics[0].partitions[0].errorCode).toBe(E.INVALID_TXN_STATE);
+    expect((await client.send(25, 3, { transactionalId: 'wire-offsets', producerId, producerEpoch, groupId: group })).errorCode).toBe(E.NONE);
+    expect((await client.send(28, 3, commitReq(7))).topics[0].partitions[0].errorCode).toBe(E.NONE);
+    const fetchOffsets = (requireStable: boolean) =>
+      client.send(9, 7, { groupId: group, topics: [{ name: 'tx-a', partitionIndexes: [0] }], groups: [], requireStable }).then((r: any) => r.topics[0].partitions[0]);
+    expect(await fetchOffsets(true)).toMatchObject({ errorCode: E.UNSTABLE_OFFSET_COMMIT, committedOffset: -1 });
+    expect(await fetchOffsets(false)).toMatchObject({ errorCode: E.NONE, committedOffset: -1 });
+    expect((await endTxn('wire-offsets', producerId, producerEpoch, true)).errorCode).toBe(E.NONE);
+    expect(await fetchOffsets(true)).toMatchObject({ errorCode: E.NONE, committedOffset: 7, metadata: 'm' });
+
+    // An aborted transaction's offsets are discarded.
+    expect((await client.send(25, 3, { transactionalId: 'wire-offsets', producerId, producerEpoch, groupId: group })).errorCode).toBe(E.NONE);
+    expect((await client.send(28, 3, commitReq(99))).topics[0].partitions[0].errorCode).toBe(E.NONE);
+    expect((await endTxn('wire-offsets', producerId, producerEpoch, false)).errorCode).toBe(E.NONE);
+    expect(await fetchOffsets(true)).toMatchObject({ errorCode: E.NONE, committedOffset: 7 });
+  });
+
+  it('lists and describes transactions with state, producer id and duration filters', async () => {
+    const a = await initProducerId('wire-list-1');
+    const b = await initProducerId('wire-list-2');
+    await addPartitions('wire-list-2', b.producerId, b.producerEpoch, [{ name: 'tx-b', partitions: [1, 0] }]);
+    const list = (stateFilters: string[], producerIdFilters: number[] = [], durationFilter = -1) =>
+      client.send(66, 1, { stateFilters, producerIdFilters, durationFilter });
+    const ongoing = await list(['Ongoing']);
+    expect(ongoing.transactionStates).toContainEqual({ transactionalId: 'wire-list-2', producerId: b.producerId, transactionState: 'Ongoing' });
+    expect(ongoing.transactionStates.map((t: any) => t.transactionalId)).not.toContain('wire-list-1');
+    expect((await list([], [a.producerId])).transactionStates).toEqual([{ transactionalId: 'wire-list-1', producerId: a.producerId, transactionState: 'Empty' }]);
+    const unknown = await list(['Bogus']);
+    expect(unknown.unknownStateFilters).toEqual(['Bogus']);
+    expect(unknown.transactionStates).toEqual([]);
+    // Running longer than an hour: none of the ongoing ones.
+    expect((await list(['Ongoing'], [], 3_600_000)).transactionStates).toEqual([]);
+    await new Promise((r) => setTimeout(r, 20));
+    expect((await list(['Ongoing'], [b.producerId], 10)).transactionStates).toHaveLength(1);
+    const described = await describeTxn('wire-list-2');
+    expect(described).toMatchObject({ errorCode: E.NONE, transactionState: 'Ongoing', producerId: b.producerId, topics: [{ topic: 'tx-b', partitions: [0, 1] }] });
+    expect(described.transactionStartTimeMs).toBeGreaterThan(Date.now() - 60_000);
+    expect((await endTxn('wire-list-2', b.producerId, b.producerEpoch, false)).errorCode).toBe(E.NONE);
+  });
+
+  it('a hanging transaction holds the last stable offset until its timeout aborts it with an epoch bump', async () => {
+    const { producerId, producerEpoch } = await initProducerId('wire-hang', 1500);
+    const start = (await fetchPartitionState('tx-hang', 0)).highWatermark;
+    await addPartitions('wire-hang', producerId, producerEpoch, [{ name: 'tx-hang', partitions: [0] }]);
+    expect((await produce('wire-hang', 'tx-hang', 0, txnBatch(producerId, producerEpoch, 0, ['hang']))).errorCode).toBe(E.NONE);
+    // Other producers keep writing; the LSO stays at the open transaction's first offset.
+    expect((await produce(null, 'tx-hang', 0, txnBatch(-1, -1, -1, ['plain-1', 'plain-2'], false))).errorCode).toBe(E.NONE);
+    const held = await fetchPartitionState('tx-hang', 0);
+    expect(held.highWatermark).toBe(start + 3);
+    expect(held.lastStableOffset).toBe(start);
+    const aborted = await eventually(() => describeTxn('wire-hang'), (d: any) => d.transactionState === 'CompleteAbort');
+    expect(aborted).toMatchObject({ transactionState: 'CompleteAbort', producerEpoch: producerEpoch + 1 });
+    const released = await fetchPartitionState('tx-hang', 0);
+    expect(released.highWatermark).toBe(start + 4); // the ABORT marker
+    expect(released.lastStableOffset).toBe(released.highWatermark);
+    // The timed-out producer is fenced.
+    expect((await endTxn('wire-hang', producerId, producerEpoch, true)).errorCode).toBe(E.PRODUCER_FENCED);
+    expect((await produce('wire-hang', 'tx-hang', 0, txnBatch(producerId, producerEpoch, 1, ['late']))).errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
+  });
+
+  it('answers WriteTxnMarkers as a one-node broker: markers appended, unknown partitions refused', async () => {
+    const { producerId, producerEpoch } = await initProducerId('wire-markers');
+    await addPartitions('wire-markers', producerId, producerEpoch, [{ name: 'tx-b', partitions: [1] }]);
+    expect((await produce('wire-markers', 'tx-b', 1, txnBatch(producerId, producerEpoch, 0, ['m']))).errorCode).toBe(E.NONE);
+    const before = await fetchPartitionState('tx-b', 1);
+    expect(before.lastStableOffset).toBeLessThan(before.highWatermark);
+    const res = await client.send(27, 1, {
+      markers: [{ producerId, producerEpoch, transactionResult: false, coordinatorEpoch: 0, topics: [{ name: 'tx-b', partitionIndexes: [1] }, { name: 'no-such-topic', partitionIndexes: [0] }] }],
+    });
+    expect(res.markers[0].topics.map((t: any) => t.partitions[0].errorCode)).toEqual([E.NONE, E.UNKNOWN_TOPIC_OR_PARTITION]);
+    const after = await fetchPartitionState('tx-b', 1);
+    expect(after.highWatermark).toBe(before.highWatermark + 1);
+    expect(after.lastStableOffset).toBe(after.highWatermark);
+    await endTxn('wire-markers', producerId, producerEpoch, false);
+  });
+
+  it('advertises the transaction APIs and the finalized transaction.version', async () => {
+    const res = await client.send(18, 3, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
+    const versions = Object.fromEntries(res.apiKeys.map((k: any) => [k.apiKey, [k.minVersion, k.maxVersion]]));
+    expect(versions).toMatchObject({ 0: [3, 12], 22: [0, 5], 24: [0, 5], 25: [0, 4], 26: [0, 5], 27: [0, 1], 28: [0, 4], 65: [0, 0], 66: [0, 1] });
+    expect(res.finalizedFeatures).toEqual([{ name: 'transaction.version', maxVersionLevel: 1, minVersionLevel: 1 }]);
+  });
+});
+
+describe('transaction state across restarts', () => {
+  it('keeps producer ids, epochs, ongoing transactions and committed offsets through a clean stop and a kill -9', async () => {
+    const dataDir = broker.dataDir;
+    const { producerId, producerEpoch } = await initProducerId('wire-restart');
+    await addPartitions('wire-restart', producerId, producerEpoch, [{ name: 'tx-restart', partitions: [0] }]);
+    expect((await client.send(25, 3, { transactionalId: 'wire-restart', producerId, producerEpoch, groupId: 'wire-restart-group' })).errorCode).toBe(E.NONE);
+    expect((await produce('wire-restart', 'tx-restart', 0, txnBatch(producerId, producerEpoch, 0, ['r1']))).errorCode).toBe(E.NONE);
+    const commit = await client.send(28, 3, {
+      transactionalId: 'wire-restart', groupId: 'wire-restart-group', producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+      topics: [{ name: 'tx-restart', partitions: [{ partitionIndex: 0, committedOffset: 11, committedLeaderEpoch: -1, committedMetadata: null }] }],
+    });
+    expect(commit.topics[0].partitions[0].errorCode).toBe(E.NONE);
+
+    client.close();
+    await broker.kill();
+    broker = await startBroker({ dataDir, overrides: OVERRIDES });
+    client = await WireClient.connect(broker.port);
+    // The ongoing transaction and its pending offsets came back.
+    expect(await describeTxn('wire-restart')).toMatchObject({ transactionState: 'Ongoing', producerId, producerEpoch });
+    const fetchOffsets = () => client.send(9, 7, { groupId: 'wire-restart-group', topics: [{ name: 'tx-restart', partitionIndexes: [0] }], groups: [], requireStable: true }).then((r: any) => r.topics[0].partitions[0]);
+    expect((await fetchOffsets()).errorCode).toBe(E.UNSTABLE_OFFSET_COMMIT);
+    expect((await endTxn('wire-restart', producerId, producerEpoch, true)).errorCode).toBe(E.NONE);
+    expect(await fetchOffsets()).toMatchObject({ errorCode: E.NONE, committedOffset: 11 });
+
+    client.close();
+    expect(await broker.stop()).toBe(0);
+    broker = await startBroker({ dataDir, overrides: OVERRIDES });
+    client = await WireClient.connect(broker.port);
+    expect(await describeTxn('wire-restart')).toMatchObject({ transactionState: 'CompleteCommit', producerId, producerEpoch });
+    expect(await fetchOffsets()).toMatchObject({ errorCode: E.NONE, committedOffset: 11 });
+    // The next InitProducerId continues from the stored epoch.
+    expect(await initProducerId('wire-restart')).toMatchObject({ errorCode: E.NONE, producerId, producerEpoch: producerEpoch + 1 });
+  });
+});
