@@ -253,7 +253,7 @@ describe('transaction coordinator over the wire', () => {
   it('advertises the transaction APIs and the finalized transaction.version', async () => {
     const res = await client.send(18, 3, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
     const versions = Object.fromEntries(res.apiKeys.map((k: any) => [k.apiKey, [k.minVersion, k.maxVersion]]));
-    expect(versions).toMatchObject({ 0: [3, 12], 22: [0, 5], 24: [0, 5], 25: [0, 4], 26: [0, 5], 27: [0, 1], 28: [0, 4], 65: [0, 0], 66: [0, 1] });
+    expect(versions).toMatchObject({ 0: [0, 12], 22: [0, 5], 24: [0, 5], 25: [0, 4], 26: [0, 5], 27: [0, 1], 28: [0, 4], 65: [0, 0], 66: [0, 1] });
     expect(res.finalizedFeatures).toEqual([{ name: 'transaction.version', maxVersionLevel: 1, minVersionLevel: 1 }]);
   });
 });
