@@ -1,14 +1,26 @@
 // Builds the broker's TransactionCoordinator on __transaction_state and loads it. The topic is created
 // on the first write with Kafka's transaction.state.log.* settings; markers go straight to the local logs.
 import type { BrokerConfig } from '../../../config/broker-config.js';
-import type { Broker } from '../../broker.js';
+import type { Logger } from 'pino';
+import type { TopicRegistry } from '../../metadata/topic-registry.js';
+import type { CoordinatorHost } from '../open-group-coordinator.js';
+import type { GroupCoordinator } from '../group-coordinator.js';
 import { ErrorCode, KafkaError } from '../../errors.js';
 import { LogOffsetsTopic, type OffsetsTopicLogs } from '../log-offsets-topic.js';
 import { OFFSETS_TOPIC_NAME } from '../offsets-topic.js';
-import { TransactionCoordinator, type TransactionConfig, type TransactionMarkerWriter } from './transaction-coordinator.js';
+import { TransactionCoordinator, type ProducerIdGenerator, type TransactionConfig, type TransactionMarkerWriter } from './transaction-coordinator.js';
 import type { TxnPartitions } from './transaction-metadata.js';
 import { FINALIZED_TRANSACTION_VERSION, transactionLogValueVersion } from './transaction-version.js';
 import { TRANSACTION_STATE_TOPIC_NAME, TransactionStateManager, type TransactionStateTopic } from './transaction-state-manager.js';
+
+/** What the transaction coordinator needs of the broker (which passes itself). */
+export interface TransactionCoordinatorHost extends CoordinatorHost {
+  readonly log: Logger;
+  readonly topics: Pick<TopicRegistry, 'get'>;
+  readonly producerIds: ProducerIdGenerator;
+  readonly purgatory: { notify(topic: string, partition: number): void };
+  readonly groupCoordinator: Pick<GroupCoordinator, 'onTransactionCompleted'>;
+}
 
 export class TransactionStatePartitionMissingError extends Error {
   override name = 'TransactionStatePartitionMissingError';
@@ -33,7 +45,7 @@ export function transactionStateTopicConfigs(config: BrokerConfig): Record<strin
   };
 }
 
-function transactionStateLogsOf(broker: Broker): OffsetsTopicLogs {
+function transactionStateLogsOf(broker: TransactionCoordinatorHost): OffsetsTopicLogs {
   return {
     // An existing topic keeps its partition count: transactional ids must stay on the partitions that hold them.
     get numPartitions() {
@@ -82,7 +94,7 @@ function errorCodeOf(err: unknown): number {
  * __consumer_offsets also completes the group offsets of the transaction. Returns Kafka's error code.
  */
 export function writeMarkerToPartition(
-  broker: Broker, topic: string, partition: number, producerId: number, producerEpoch: number, coordinatorEpoch: number, commit: boolean, now: number,
+  broker: TransactionCoordinatorHost, topic: string, partition: number, producerId: number, producerEpoch: number, coordinatorEpoch: number, commit: boolean, now: number,
 ): { errorCode: number; flushed: Promise<void> } {
   const log = broker.getLog(topic, partition);
   if (!log) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, flushed: Promise.resolve() };
@@ -99,7 +111,7 @@ export function writeMarkerToPartition(
 }
 
 class LocalMarkerWriter implements TransactionMarkerWriter {
-  constructor(private readonly broker: Broker) {}
+  constructor(private readonly broker: TransactionCoordinatorHost) {}
 
   async writeMarkers(producerId: number, producerEpoch: number, coordinatorEpoch: number, commit: boolean, partitions: TxnPartitions): Promise<void> {
     const now = Date.now();
@@ -117,7 +129,7 @@ class LocalMarkerWriter implements TransactionMarkerWriter {
   }
 }
 
-export async function openTransactionCoordinator(broker: Broker): Promise<TransactionCoordinator> {
+export async function openTransactionCoordinator(broker: TransactionCoordinatorHost): Promise<TransactionCoordinator> {
   const log = broker.log.child({ component: 'transaction-coordinator' });
   const coordinator = new TransactionCoordinator(
     transactionConfigOf(broker.config),
