@@ -158,6 +158,30 @@ describe('protocol versions older than Kafka 4 baseline', () => {
   });
 });
 
+describe('message.timestamp.type=LogAppendTime', () => {
+  it('stamps up-converted v1 messages with the broker clock and hands the v1 consumer a LogAppendTime message', async () => {
+    const lat = await startBroker({ overrides: ['num.partitions=1', 'log.message.timestamp.type=LogAppendTime'] });
+    const c = await WireClient.connect(lat.port);
+    try {
+      await metadata('lat', c);
+      const before = Date.now();
+      const res = await c.send(0, 2, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: 'lat', partitionData: [{ index: 0, records: Buffer.concat(encodeMessageSet({ magic: 1, compression: CompressionType.Gzip, records: messages(3) })) }] }] });
+      const appended = res.responses[0].partitionResponses[0];
+      expect(appended.errorCode).toBe(0);
+      expect(appended.logAppendTimeMs).toBeGreaterThanOrEqual(before);
+      const [stored] = batchesOnDisk(lat.dataDir, 'lat');
+      expect(stored!.maxTimestamp).toBe(Number(appended.logAppendTimeMs));
+      const [entry] = decodeMessageSet((await fetch(3, 'lat', 0, 1 << 20, c)).records!);
+      expect(entry!.logAppendTime).toBe(true);
+      expect(entry!.records.map((r) => r.timestamp)).toEqual([0, 1, 2].map(() => Number(appended.logAppendTimeMs)));
+    } finally {
+      c.close();
+      await lat.stop();
+      lat.cleanup();
+    }
+  });
+});
+
 describe('message.downconversion.enable=false', () => {
   it('answers Fetch v0-3 with UNSUPPORTED_VERSION and still serves v4+', async () => {
     const off = await startBroker({ overrides: ['num.partitions=1', 'log.message.downconversion.enable=false'] });

@@ -117,7 +117,8 @@ describe('conversion to and from record batch v2', () => {
     const log = Buffer.concat([
       encodeBatch({ baseOffset: 10, records: [10, 11, 12].map(rec), compression: CompressionType.Gzip }),
       encodeBatch({ baseOffset: 13, records: [13].map(rec), isControl: true, isTransactional: true, producerId: 7 }),
-      encodeBatch({ baseOffset: 14, records: [14, 15].map(rec) }),
+      // Transactional data stays: fetchers below v4 read uncommitted.
+      encodeBatch({ baseOffset: 14, records: [14, 15].map(rec), isTransactional: true, producerId: 7, producerEpoch: 0, baseSequence: 0 }),
     ]);
     for (const magic of [0, 1] as const) {
       const result = downConvertBatches(log, magic, 11, 1 << 20, true);
