@@ -20,6 +20,8 @@ import { invalidTopicNameReason, newTopicId, TopicRegistry, type TopicInfo } fro
 import { ProducerIdManager } from './producer-ids.js';
 import { ScramCredentialStore } from './security/scram-credentials.js';
 import { StandardAuthorizer } from './security/standard-authorizer.js';
+import { ClientQuotaManager } from './quota/client-quota-manager.js';
+import { ClientQuotaStore } from './quota/client-quotas.js';
 import { FetchPurgatory } from './purgatory.js';
 import { FetchSessionCache } from './fetch-sessions.js';
 
@@ -67,6 +69,9 @@ export class Broker {
   authorizer: StandardAuthorizer | null = null;
   /** Set by open() once __transaction_state is loaded (after the group coordinator: its markers reach group offsets). */
   transactionCoordinator!: TransactionCoordinator;
+  /** Client quotas (AlterClientQuotas), replayed from the metadata log, and their enforcement. Set by open(). */
+  clientQuotas!: ClientQuotaStore;
+  quotaManager!: ClientQuotaManager;
   readonly purgatory = new FetchPurgatory();
   readonly fetchSessions: FetchSessionCache;
   /** SCRAM users, replayed from the metadata log; AlterUserScramCredentials appends to it. */
@@ -145,6 +150,10 @@ export class Broker {
       ClusterMetadataLog.open({ dir: metadataLogDir, config: config.logConfig({}), logger: log }),
     );
     broker.authorizer = StandardAuthorizer.fromConfig(config, broker.metadataLog, log);
+    broker.clientQuotas = new ClientQuotaStore(broker.metadataLog);
+    broker.quotaManager = new ClientQuotaManager(
+      broker.clientQuotas, Number(config.get('quota.window.num')), Number(config.get('quota.window.size.seconds')) * 1000,
+    );
     broker.reconcileLogs();
     logManager.startup();
     broker.groupCoordinator = await openGroupCoordinator(broker);

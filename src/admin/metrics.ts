@@ -7,6 +7,7 @@ import type { Broker, BrokerMetrics } from '../broker.js';
 import { HANDLERS } from '../handlers/index.js';
 import { groupIds, groupLags } from './group-views.js';
 import { TrafficHistory } from './traffic-history.js';
+import type { QuotaSensor } from '../quota/client-quota-manager.js';
 
 /** Seconds; fetch long polls (fetch.max.wait.ms, 500 by default) land in the upper buckets. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -108,6 +109,7 @@ export class KafkiteMetrics implements BrokerMetrics {
       },
     });
     this.registerLogGauges(registers);
+    this.registerQuotaGauges(registers);
     collectDefaultMetrics({ register: this.registry, prefix: 'kafkite_' });
   }
 
@@ -192,6 +194,29 @@ export class KafkiteMetrics implements BrokerMetrics {
       this.bytesOut.remove(labels);
       this.partitionCounters.delete(key);
     }
+  }
+
+  /** Per quota entity, as Kafka's kafka.server:type={Produce,Fetch,Request},user=,client-id= byte-rate/throttle-time. */
+  private registerQuotaGauges(registers: Registry[]): void {
+    const broker = this.broker;
+    const labelNames = ['quota_type', 'user', 'client_id'];
+    const quotaGauge = (name: string, help: string, valueOf: (s: QuotaSensor, now: number) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect() {
+          this.reset();
+          const now = Date.now();
+          for (const sensor of broker.quotaManager?.allSensors() ?? []) {
+            this.set({ quota_type: sensor.quotaType, user: sensor.user, client_id: sensor.clientId }, valueOf(sensor, now));
+          }
+        },
+      });
+    quotaGauge('kafkite_client_quota_rate', 'Measured rate per quota entity: bytes/s (Produce, Fetch) or percent of a request thread (Request).', (s, now) => s.rate.measure(now));
+    quotaGauge('kafkite_client_quota_limit', 'The quota that applies to the entity, in the same unit as kafkite_client_quota_rate.', (s) => s.quota);
+    quotaGauge('kafkite_client_quota_throttle_time_ms_total', 'Milliseconds the entity was throttled (its connections muted) so far.', (s) => s.throttleTimeMsTotal);
   }
 
   private registerLogGauges(registers: Registry[]): void {

@@ -41,6 +41,8 @@ import { handler as incrementalAlterConfigs } from './44-incremental-alter-confi
 import { handler as alterPartitionReassignments } from './45-alter-partition-reassignments.js';
 import { handler as listPartitionReassignments } from './46-list-partition-reassignments.js';
 import { handler as offsetDelete } from './47-offset-delete.js';
+import { handler as describeClientQuotas } from './48-describe-client-quotas.js';
+import { handler as alterClientQuotas } from './49-alter-client-quotas.js';
 import { handler as describeUserScramCredentials } from './50-describe-user-scram-credentials.js';
 import { handler as alterUserScramCredentials } from './51-alter-user-scram-credentials.js';
 import { handler as describeCluster } from './60-describe-cluster.js';
@@ -55,7 +57,7 @@ const apiVersions = apiVersionsHandler(() => HANDLERS.values());
 export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
   [
     produce, fetch, listOffsets, metadata, offsetCommit, offsetFetch, findCoordinator, joinGroup, heartbeat, leaveGroup,
-    syncGroup, describeGroups, listGroups, deleteGroups, offsetDelete, apiVersions, createTopics, deleteTopics, deleteRecords, initProducerId,
+    syncGroup, describeGroups, listGroups, deleteGroups, offsetDelete, describeClientQuotas, alterClientQuotas, apiVersions, createTopics, deleteTopics, deleteRecords, initProducerId,
     offsetForLeaderEpoch, describeAcls, createAcls, deleteAcls, describeConfigs, alterConfigs, describeLogDirs, createPartitions, electLeaders,
     incrementalAlterConfigs, alterPartitionReassignments, listPartitionReassignments, describeCluster, describeProducers,
     consumerGroupHeartbeat, consumerGroupDescribe, saslHandshake, saslAuthenticate, describeUserScramCredentials,

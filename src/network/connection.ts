@@ -56,6 +56,9 @@ export class Connection {
   private unprocessed: Buffer | null = null;
   /** The frame being received waits for request memory (queued.max.request.bytes); not read meanwhile. */
   private waitingForMemory = false;
+  /** Throttled by a client quota until muteTimer fires. */
+  private muted = false;
+  private muteTimer: NodeJS.Timeout | undefined;
   /** Request memory held for the frame being received. */
   private reserved = 0;
   private sending = false;
@@ -123,13 +126,26 @@ export class Connection {
     const rest = this.unprocessed;
     this.unprocessed = null;
     if (rest !== null) this.onData(rest);
-    if (!this.paused && !this.waitingForMemory && !this.closed) this.socket.resume();
+    if (!this.paused && !this.waitingForMemory && !this.muted && !this.closed) this.socket.resume();
+  }
+
+  /** Quota throttling (KIP-219): the response goes out at once, then nothing is read for `ms`. */
+  private mute(ms: number): void {
+    if (ms <= 0 || this.closed) return;
+    this.muted = true;
+    this.socket.pause();
+    clearTimeout(this.muteTimer);
+    this.muteTimer = setTimeout(() => {
+      this.muted = false;
+      if (!this.closed) this.resumeReading();
+    }, ms);
+    this.muteTimer.unref();
   }
 
   private onData(chunk: Buffer): void {
     let pos = 0;
     while (pos < chunk.length && !this.closed && !this.failing) {
-      if (this.paused || this.waitingForMemory) {
+      if (this.paused || this.waitingForMemory || this.muted) {
         // socket.pause() stops further chunks, not this one: the rest waits until we resume, so a
         // client pipelining hundreds of small requests in one chunk still gets only maxInFlight decoded.
         this.unprocessed = chunk.subarray(pos);
@@ -283,13 +299,14 @@ export class Connection {
       this.failed(ctx, err);
       return;
     }
+    const quota = { requestBytes: frame.length, handlerMillis: performance.now() - started };
     if (result instanceof Promise) {
       result.then(
-        (res) => this.finish(slot, ctx, res, started),
+        (res) => this.finish(slot, ctx, res, started, quota),
         (err) => this.failed(ctx, err),
       );
     } else {
-      this.finish(slot, ctx, result, started);
+      this.finish(slot, ctx, result, started, quota);
     }
   }
 
@@ -346,8 +363,15 @@ export class Connection {
     }
   }
 
-  private finish(slot: ResponseSlot, ctx: RequestContext, response: unknown, started: number): void {
+  private finish(slot: ResponseSlot, ctx: RequestContext, response: unknown, started: number, quota: { requestBytes: number; handlerMillis: number }): void {
     this.opts.broker.metrics?.observeRequest(ctx.apiKey, performance.now() - started);
+    const throttleMs = this.opts.broker.quotaManager?.throttleTimeMs(ctx.apiKey, ctx.principal, ctx.clientId, quota.requestBytes, response, quota.handlerMillis) ?? 0;
+    if (throttleMs > 0) {
+      if (response !== NO_RESPONSE && typeof (response as { throttleTimeMs?: unknown }).throttleTimeMs === 'number') {
+        (response as { throttleTimeMs: number }).throttleTimeMs = Math.max((response as { throttleTimeMs: number }).throttleTimeMs, throttleMs);
+      }
+      this.mute(throttleMs);
+    }
     if (response === NO_RESPONSE) {
       slot.ready = true;
       this.flush();
