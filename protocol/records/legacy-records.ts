@@ -153,35 +153,54 @@ export function encodeMessageSet(options: LegacyEncodeOptions): Buffer[] {
   if (compression > CompressionType.Lz4) throw new UnsupportedCompressionTypeError(`compression type ${compression} cannot be written with magic ${magic}`);
   const logAppendTime = magic === MAGIC_V1 && options.logAppendTime !== undefined;
   if (compression === CompressionType.None) {
-    return records.map((r) => encodeMessage(magic, r.offset, logAppendTime ? TIMESTAMP_TYPE_LOG_APPEND : 0, logAppendTime ? options.logAppendTime! : r.timestamp, r.key, r.value));
+    const attributes = logAppendTime ? TIMESTAMP_TYPE_LOG_APPEND : 0;
+    return writeMessages(magic, records, (r) => r.offset, attributes, (r) => (logAppendTime ? options.logAppendTime! : r.timestamp));
   }
   const first = records[0]!.offset;
-  const inner = Buffer.concat(records.map((r) => encodeMessage(magic, magic === MAGIC_V1 ? r.offset - first : r.offset, 0, r.timestamp, r.key, r.value)));
+  const messages = writeMessages(magic, records, (r) => (magic === MAGIC_V1 ? r.offset - first : r.offset), 0, (r) => r.timestamp);
+  // The messages are consecutive views of one buffer: the whole inner message set.
+  const inner = Buffer.from(messages[0]!.buffer, messages[0]!.byteOffset, messages.reduce((n, m) => n + m.length, 0));
   let value = compress(compression, inner);
   if (magic === MAGIC_V0 && compression === CompressionType.Lz4) value = breakLz4HeaderChecksum(value);
   const last = records[records.length - 1]!;
   let wrapperTimestamp = NO_TIMESTAMP;
   for (const r of records) if (r.timestamp > wrapperTimestamp) wrapperTimestamp = r.timestamp;
   const attributes = compression | (logAppendTime ? TIMESTAMP_TYPE_LOG_APPEND : 0);
-  return [encodeMessage(magic, last.offset, attributes, logAppendTime ? options.logAppendTime! : wrapperTimestamp, null, value)];
+  const wrapper = { offset: last.offset, timestamp: logAppendTime ? options.logAppendTime! : wrapperTimestamp, key: null, value };
+  return writeMessages(magic, [wrapper], (r) => r.offset, attributes, (r) => r.timestamp);
 }
 
-function encodeMessage(magic: LegacyMagic, offset: number, attributes: number, timestamp: number, key: Buffer | null, value: Buffer | null): Buffer {
-  const size = MESSAGE_OVERHEAD[magic] + (key?.length ?? 0) + (value?.length ?? 0);
-  const buf = Buffer.allocUnsafe(ENTRY_OVERHEAD + size);
-  writeInt64(buf, offset, 0);
-  buf.writeInt32BE(size, 8);
-  buf.writeInt8(magic, MAGIC_OFFSET);
-  buf.writeInt8(attributes, ATTRIBUTES_OFFSET);
-  let pos = TIMESTAMP_OFFSET;
-  if (magic === MAGIC_V1) {
-    writeInt64(buf, timestamp, pos);
-    pos += 8;
+type MessageFields = LegacyEncodeOptions['records'][number];
+
+/** Writes the messages into one buffer (one allocation for the lot) and returns a view of each. */
+function writeMessages(
+  magic: LegacyMagic, records: ReadonlyArray<MessageFields>, offsetOf: (r: MessageFields) => number, attributes: number,
+  timestampOf: (r: MessageFields) => number,
+): Buffer[] {
+  let total = 0;
+  for (const r of records) total += ENTRY_OVERHEAD + MESSAGE_OVERHEAD[magic] + (r.key?.length ?? 0) + (r.value?.length ?? 0);
+  const buf = Buffer.allocUnsafe(total);
+  const views: Buffer[] = [];
+  let start = 0;
+  for (const r of records) {
+    const size = MESSAGE_OVERHEAD[magic] + (r.key?.length ?? 0) + (r.value?.length ?? 0);
+    writeInt64(buf, offsetOf(r), start);
+    buf.writeInt32BE(size, start + 8);
+    buf.writeInt8(magic, start + MAGIC_OFFSET);
+    buf.writeInt8(attributes, start + ATTRIBUTES_OFFSET);
+    let pos = start + TIMESTAMP_OFFSET;
+    if (magic === MAGIC_V1) {
+      writeInt64(buf, timestampOf(r), pos);
+      pos += 8;
+    }
+    pos = writeBytes(buf, pos, r.key);
+    writeBytes(buf, pos, r.value);
+    const end = start + ENTRY_OVERHEAD + size;
+    buf.writeUInt32BE(crc32(buf.subarray(start + MAGIC_OFFSET, end)) >>> 0, start + CRC_OFFSET);
+    views.push(buf.subarray(start, end));
+    start = end;
   }
-  pos = writeBytes(buf, pos, key);
-  writeBytes(buf, pos, value);
-  buf.writeUInt32BE(crc32(buf.subarray(MAGIC_OFFSET)) >>> 0, CRC_OFFSET);
-  return buf;
+  return views;
 }
 
 function writeBytes(buf: Buffer, pos: number, bytes: Buffer | null): number {
