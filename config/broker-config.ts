@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { LogConfig } from '../storage/log-config.js';
-import { ConfigSource, CONFIG_TYPE_IDS, type ConfigEntry, type ConfigSynonym } from './config-entry.js';
+import { ConfigSource, CONFIG_TYPE_IDS, type BrokerPropValue, type ConfigEntry, type ConfigSynonym } from './config-entry.js';
+import { isDynamicBrokerConfig } from './dynamic-broker-configs.js';
 import { ConfigError, UnknownConfigError } from './config-error.js';
 import { describeText, parseConfigValue, defaultValue, type ConfigValue } from './config-value.js';
 import { ALL_BROKER_CONFIG_DEFS, brokerConfigDef, brokerSynonymChain } from './definitions.js';
@@ -31,6 +32,8 @@ export class BrokerConfig {
   readonly logDirs: readonly string[];
   readonly nodeId: number;
   private readonly props: ReadonlyMap<string, string>;
+  private dynamicPerBroker: ReadonlyMap<string, string> = new Map();
+  private dynamicDefault: ReadonlyMap<string, string> = new Map();
   /** listener.name.<listener>.<key> overrides, by lower-cased listener name (Kafka's ListenerName.configPrefix). */
   private readonly listenerProps: ReadonlyMap<string, string>;
   private readonly values = new Map<string, ConfigValue>();
@@ -44,11 +47,8 @@ export class BrokerConfig {
     const entries = props instanceof Map ? [...props] : Object.entries(props);
     this.props = new Map(entries.filter(([name]) => brokerConfigDef(name) !== undefined));
     this.listenerProps = new Map(entries.filter(([name]) => name.startsWith('listener.name.')));
-    for (const def of ALL_BROKER_CONFIG_DEFS) {
-      const raw = this.props.get(def.name);
-      this.values.set(def.name, raw === undefined ? defaultValue(def) : parseConfigValue(def, raw));
-    }
-    this.topics = new TopicConfigResolver(this.props);
+    this.recomputeValues();
+    this.topics = new TopicConfigResolver((name) => this.layers(name));
     [this.listeners, this.advertisedListeners] = this.resolveListeners();
     this.logDirs = this.resolveLogDirs(cwd);
     this.nodeId = this.resolveNodeId();
@@ -101,11 +101,61 @@ export class BrokerConfig {
    * broker-wide form (e.g. `plain.sasl.jaas.config`) give undefined unless the listener sets them.
    */
   listenerValue(listenerName: string, key: string): string | undefined {
-    const own = this.listenerProps.get(`listener.name.${listenerName.toLowerCase()}.${key}`);
+    const prefixed = `listener.name.${listenerName.toLowerCase()}.${key}`;
+    const own = this.dynamicPerBroker.get(prefixed) ?? this.listenerProps.get(prefixed);
     if (own !== undefined) return own;
     const def = brokerConfigDef(key);
     if (!def) return undefined;
-    return this.props.get(key) ?? def.default ?? undefined;
+    return this.layers(key)[0]?.raw ?? def.default ?? undefined;
+  }
+
+  /**
+   * Replaces the dynamic broker configs (Kafka's DynamicBrokerConfig): `perBroker` for this broker id, and
+   * `clusterDefault` for the resource name "". Each value must have been validated (validateDynamic).
+   * Getters, topic log configs and DescribeConfigs see them at once; listeners bound at start-up do not move.
+   */
+  setDynamicConfigs(perBroker: ReadonlyMap<string, string>, clusterDefault: ReadonlyMap<string, string>): void {
+    this.dynamicPerBroker = new Map(perBroker);
+    this.dynamicDefault = new Map(clusterDefault);
+    this.recomputeValues();
+  }
+
+  /** The dynamic configs of one layer: this broker's (perBroker) or the cluster default's. */
+  dynamicConfigs(perBroker: boolean): ReadonlyMap<string, string> {
+    return perBroker ? this.dynamicPerBroker : this.dynamicDefault;
+  }
+
+  /** Throws ConfigError when `name` is not dynamically updatable or `raw` is not a valid value for it. */
+  static validateDynamic(name: string, raw: string): void {
+    if (name.startsWith('listener.name.')) {
+      if (!isDynamicBrokerConfig(name)) throw new ConfigError(name, raw, 'a dynamically updatable broker config');
+      const def = brokerConfigDef(name.replace(/^listener\.name\.[^.]+\./, ''));
+      if (def) parseConfigValue(def, raw);
+      return;
+    }
+    const def = brokerConfigDef(name);
+    if (!def) throw new UnknownConfigError(name, raw, 'broker');
+    if (!isDynamicBrokerConfig(name)) throw new ConfigError(name, raw, 'a dynamically updatable broker config (Kafka: "Cannot update these configs dynamically")');
+    parseConfigValue(def, raw);
+  }
+
+  /** Every layer that sets `name`, highest priority first: dynamic per broker, dynamic default, static. */
+  private layers(name: string): BrokerPropValue[] {
+    const found: BrokerPropValue[] = [];
+    const perBroker = this.dynamicPerBroker.get(name);
+    if (perBroker !== undefined) found.push({ raw: perBroker, source: ConfigSource.DYNAMIC_BROKER_CONFIG });
+    const clusterDefault = this.dynamicDefault.get(name);
+    if (clusterDefault !== undefined) found.push({ raw: clusterDefault, source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG });
+    const configured = this.props.get(name);
+    if (configured !== undefined) found.push({ raw: configured, source: ConfigSource.STATIC_BROKER_CONFIG });
+    return found;
+  }
+
+  private recomputeValues(): void {
+    for (const def of ALL_BROKER_CONFIG_DEFS) {
+      const raw = this.layers(def.name)[0]?.raw;
+      this.values.set(def.name, raw === undefined ? defaultValue(def) : parseConfigValue(def, raw));
+    }
   }
 
   /** The typed value of any known broker config (null when unset without a default). */
@@ -114,17 +164,22 @@ export class BrokerConfig {
     return this.values.get(name)!;
   }
 
-  /** Every broker config for DescribeConfigs. kafkite has no dynamic broker configs, so all are read-only. */
+  /**
+   * Every broker config for DescribeConfigs of this broker id; read-only unless dynamically updatable. Synonyms
+   * are listed layer by layer, as Kafka's ConfigHelper.configSynonyms does.
+   */
   entries(): ConfigEntry[] {
     return ALL_BROKER_CONFIG_DEFS.map((def) => {
       const isSensitive = def.type === 'password';
       const shown = (text: string): string | null => (isSensitive ? null : text);
-      const raw = this.props.get(def.name) ?? def.default;
+      const raw = this.layers(def.name)[0]?.raw ?? def.default;
       const chain = brokerSynonymChain(def.name);
       const synonyms: ConfigSynonym[] = [];
-      for (const name of chain) {
-        const set = this.props.get(name);
-        if (set !== undefined) synonyms.push({ name, value: shown(describeText(brokerConfigDef(name)!, set)), source: ConfigSource.STATIC_BROKER_CONFIG });
+      for (const source of [ConfigSource.DYNAMIC_BROKER_CONFIG, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, ConfigSource.STATIC_BROKER_CONFIG]) {
+        for (const name of chain) {
+          const set = this.layers(name).find((l) => l.source === source);
+          if (set) synonyms.push({ name, value: shown(describeText(brokerConfigDef(name)!, set.raw)), source });
+        }
       }
       for (const name of chain) {
         const fallback = brokerConfigDef(name)!.default;
@@ -135,7 +190,7 @@ export class BrokerConfig {
         value: raw === null ? null : shown(describeText(def, raw)),
         source: synonyms[0]?.source ?? ConfigSource.DEFAULT_CONFIG,
         isSensitive,
-        readOnly: true,
+        readOnly: !isDynamicBrokerConfig(def.name),
         configType: CONFIG_TYPE_IDS[def.type],
         synonyms,
       };

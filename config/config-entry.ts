@@ -4,10 +4,28 @@ import type { ConfigType } from './config-def.js';
 export const ConfigSource = {
   /** A topic-level override (the wire enum calls it TOPIC_CONFIG). */
   DYNAMIC_TOPIC_CONFIG: 1,
+  /** Set for this broker id with AlterConfigs/IncrementalAlterConfigs. */
+  DYNAMIC_BROKER_CONFIG: 2,
+  /** Set for the cluster default (resource name ""). */
+  DYNAMIC_DEFAULT_BROKER_CONFIG: 3,
   STATIC_BROKER_CONFIG: 4,
   DEFAULT_CONFIG: 5,
+  /** A group config set with IncrementalAlterConfigs (Kafka's GROUP_CONFIG). */
+  GROUP_CONFIG: 8,
 } as const;
 export type ConfigSourceId = (typeof ConfigSource)[keyof typeof ConfigSource];
+
+/** A broker config's raw text and the layer it came from (dynamic per broker, dynamic default, or static). */
+export interface BrokerPropValue {
+  readonly raw: string;
+  readonly source: ConfigSourceId;
+}
+
+/** Looks a broker config up through the dynamic layers and server.properties; undefined when none sets it. */
+export type BrokerPropLookup = (name: string) => BrokerPropValue | undefined;
+
+/** Every layer that sets `name`, highest priority first (Kafka lists synonyms layer by layer). */
+export type BrokerPropLayers = (name: string) => BrokerPropValue[];
 
 export const CONFIG_TYPE_IDS: Readonly<Record<ConfigType, number>> = {
   boolean: 1,

@@ -2,7 +2,9 @@
 // explicitly (log.retention.ms > log.retention.minutes ×60000 > log.retention.hours ×3600000), else the default.
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../storage/log-config.js';
 import type { TopicConfigDef } from './config-def.js';
-import { ConfigSource, CONFIG_TYPE_IDS, type ConfigEntry, type ConfigSourceId, type ConfigSynonym } from './config-entry.js';
+import {
+  ConfigSource, CONFIG_TYPE_IDS, type BrokerPropLayers, type ConfigEntry, type ConfigSourceId, type ConfigSynonym,
+} from './config-entry.js';
 import { ConfigError, UnknownConfigError } from './config-error.js';
 import { describeText, longToNumber, parseConfigValue, parseInteger, type ConfigValue } from './config-value.js';
 import { brokerConfigDef, TOPIC_CONFIG_DEFS, topicConfigDef } from './definitions.js';
@@ -17,8 +19,11 @@ interface Resolved {
 const INTEGER_TYPES = new Set(['int', 'short', 'long']);
 
 export class TopicConfigResolver {
-  /** `brokerProps`: the broker configs set explicitly (file, env, overrides), already validated. */
-  constructor(private readonly brokerProps: ReadonlyMap<string, string>) {}
+  /**
+   * `brokerLayers`: the layers that set a broker config (dynamic per broker, dynamic default, static), already
+   * validated; the first one wins, as in Kafka's KafkaConfig with its dynamic configs applied.
+   */
+  constructor(private readonly brokerLayers: BrokerPropLayers) {}
 
   /** Throws ConfigError (INVALID_CONFIG for CreateTopics) for unknown names, bad values, or conflicting ones. */
   validate(overrides: Readonly<Record<string, string>>): void {
@@ -73,9 +78,11 @@ export class TopicConfigResolver {
       if (overrides[def.name] !== undefined) {
         synonyms.push({ name: def.name, value: resolved.text, source: ConfigSource.DYNAMIC_TOPIC_CONFIG });
       }
-      for (const { name } of def.brokerSynonyms) {
-        const raw = this.brokerProps.get(name);
-        if (raw !== undefined) synonyms.push({ name, value: describeText(brokerConfigDef(name)!, raw), source: ConfigSource.STATIC_BROKER_CONFIG });
+      for (const source of [ConfigSource.DYNAMIC_BROKER_CONFIG, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG, ConfigSource.STATIC_BROKER_CONFIG]) {
+        for (const { name } of def.brokerSynonyms) {
+          const layer = this.brokerLayers(name).find((l) => l.source === source);
+          if (layer) synonyms.push({ name, value: describeText(brokerConfigDef(name)!, layer.raw), source });
+        }
       }
       for (const { name } of def.brokerSynonyms) {
         const fallback = brokerConfigDef(name)!.default;
@@ -99,16 +106,17 @@ export class TopicConfigResolver {
       return { value: parseConfigValue(def, override), text: describeText(def, override), source: ConfigSource.DYNAMIC_TOPIC_CONFIG };
     }
     for (const synonym of def.brokerSynonyms) {
-      const raw = this.brokerProps.get(synonym.name);
-      if (raw === undefined) continue;
+      const set = this.brokerLayers(synonym.name)[0];
+      if (set === undefined) continue;
+      const raw = set.raw;
       const brokerDef = brokerConfigDef(synonym.name)!;
       if (!INTEGER_TYPES.has(brokerDef.type)) {
-        return { value: parseConfigValue(brokerDef, raw), text: describeText(brokerDef, raw), source: ConfigSource.STATIC_BROKER_CONFIG };
+        return { value: parseConfigValue(brokerDef, raw), text: describeText(brokerDef, raw), source: set.source };
       }
       let scaled = parseInteger(brokerDef, raw) * BigInt(synonym.multiplier);
       // Kafka's logRetentionTimeMillis: any negative retention means unlimited.
       if (def.name === 'retention.ms' && scaled < 0n) scaled = -1n;
-      return { value: longToNumber(scaled), text: scaled.toString(), source: ConfigSource.STATIC_BROKER_CONFIG };
+      return { value: longToNumber(scaled), text: scaled.toString(), source: set.source };
     }
     // Every topic config has a default in Kafka's tables.
     return { value: parseConfigValue(def, def.default!), text: describeText(def, def.default!), source: ConfigSource.DEFAULT_CONFIG };

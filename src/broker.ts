@@ -3,7 +3,8 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { BrokerConfig } from '../config/broker-config.js';
+import { BrokerConfig } from '../config/broker-config.js';
+import { isPerBrokerOnlyConfig } from '../config/dynamic-broker-configs.js';
 import { CLUSTER_METADATA_TOPIC } from '../storage/log-file-names.js';
 import { LogManager } from '../storage/log-manager.js';
 import type { UnifiedLog } from '../storage/unified-log.js';
@@ -16,6 +17,8 @@ import { TRANSACTION_STATE_TOPIC_NAME } from './coordinator/transaction/transact
 import type { TransactionCoordinator } from './coordinator/transaction/transaction-coordinator.js';
 import { ErrorCode, KafkaError } from './errors.js';
 import { ClusterMetadataLog } from './metadata/cluster-metadata-log.js';
+import { DynamicConfigs } from './metadata/dynamic-configs.js';
+import { consumerGroupTimeouts } from './metadata/group-configs.js';
 import { invalidTopicNameReason, newTopicId, TopicRegistry, type TopicInfo } from './metadata/topic-registry.js';
 import { ProducerIdManager } from './producer-ids.js';
 import { ScramCredentialStore } from './security/scram-credentials.js';
@@ -76,6 +79,8 @@ export class Broker {
   readonly fetchSessions: FetchSessionCache;
   /** SCRAM users, replayed from the metadata log; AlterUserScramCredentials appends to it. */
   readonly scramCredentials: ScramCredentialStore;
+  /** Dynamic broker configs and group configs (ConfigRecords in the metadata log). */
+  readonly dynamicConfigs: DynamicConfigs;
 
   private constructor(
     readonly config: BrokerConfig,
@@ -89,6 +94,7 @@ export class Broker {
   ) {
     this.fetchSessions = new FetchSessionCache(config.maxIncrementalFetchSessionCacheSlots);
     this.scramCredentials = new ScramCredentialStore(metadataLog);
+    this.dynamicConfigs = new DynamicConfigs(metadataLog, config, log);
   }
 
   get nodeId(): number {
@@ -154,11 +160,43 @@ export class Broker {
     broker.quotaManager = new ClientQuotaManager(
       broker.clientQuotas, Number(config.get('quota.window.num')), Number(config.get('quota.window.size.seconds')) * 1000,
     );
+    broker.dynamicConfigs.load();
+    broker.reconfigureLogs();
     broker.reconcileLogs();
     logManager.startup();
     broker.groupCoordinator = await openGroupCoordinator(broker);
     broker.transactionCoordinator = await openTransactionCoordinator(broker);
+    broker.groupCoordinator.useConsumerGroupTimeouts((groupId) => consumerGroupTimeouts(broker!.dynamicConfigs.groupConfigs(groupId), config));
     return broker;
+  }
+
+  /** Re-resolves every log's config: a dynamic broker config its topic inherits may have changed. */
+  reconfigureLogs(): void {
+    for (const topic of this.topics.all()) {
+      const logConfig = this.config.logConfig(topic.configs);
+      for (let p = 0; p < topic.partitions; p++) this.getLog(topic.name, p)?.updateConfig(logConfig);
+    }
+  }
+
+  /**
+   * Alter(Incremental)Configs on a BROKER resource: `next` replaces the dynamic configs of this broker
+   * (perBroker) or of the cluster default. Validated as Kafka's DynamicBrokerConfig.validateConfigs does;
+   * persisted, then live: topics without their own override take the new values at once.
+   */
+  async alterBrokerConfigs(perBroker: boolean, next: ReadonlyMap<string, string>, validateOnly: boolean): Promise<void> {
+    for (const [name, value] of next) {
+      if (!perBroker && isPerBrokerOnlyConfig(name)) {
+        throw new KafkaError(ErrorCode.INVALID_CONFIG, `Cannot update these configs at default cluster level, broker id must be specified: ${name}`);
+      }
+      try {
+        BrokerConfig.validateDynamic(name, value);
+      } catch (err) {
+        throw new KafkaError(ErrorCode.INVALID_CONFIG, (err as Error).message);
+      }
+    }
+    if (validateOnly) return;
+    await this.dynamicConfigs.alterBroker(perBroker, next);
+    this.reconfigureLogs();
   }
 
   /** Every partition the registry knows has a log (a crash between registry write and log creation). */

@@ -135,9 +135,16 @@ function newMemberId(): string {
   return randomBytes(16).toString('base64url');
 }
 
+/** A group's session timeout and heartbeat interval (its group configs, else the broker's). */
+export type ConsumerGroupTimeoutsOf = (groupId: string) => { sessionTimeoutMs: number; heartbeatIntervalMs: number };
+
 export class ConsumerGroupCoordinator {
   private readonly groups = new Map<string, ConsumerGroup>();
   private readonly assignors: ReadonlyMap<string, PartitionAssignor>;
+  /** Read at each heartbeat, so an altered group config applies at the member's next heartbeat (as in Kafka). */
+  timeoutsOf: ConsumerGroupTimeoutsOf = () => ({
+    sessionTimeoutMs: this.config.consumerGroupSessionTimeoutMs, heartbeatIntervalMs: this.config.consumerGroupHeartbeatIntervalMs,
+  });
 
   constructor(
     private readonly config: GroupCoordinatorConfig,
@@ -277,7 +284,7 @@ export class ConsumerGroupCoordinator {
       errorMessage: null,
       memberId: member.memberId,
       memberEpoch: member.memberEpoch,
-      heartbeatIntervalMs: this.config.consumerGroupHeartbeatIntervalMs,
+      heartbeatIntervalMs: this.timeoutsOf(group.groupId).heartbeatIntervalMs,
       assignment: isFullRequest || changed ? { topicPartitions: toTopicPartitions(member.assignedPartitions) } : null,
     };
   }
@@ -534,7 +541,7 @@ export class ConsumerGroupCoordinator {
     member.sessionTimer = setTimeout(() => {
       this.log?.info({ group: group.groupId, member: member.memberId }, 'consumer group member session expired');
       this.fenceMember(group, member);
-    }, this.config.consumerGroupSessionTimeoutMs);
+    }, this.timeoutsOf(group.groupId).sessionTimeoutMs);
     member.sessionTimer.unref();
   }
 

@@ -7,6 +7,7 @@ import type { GroupCoordinatorConfig } from './coordinator-config.js';
 import { readOffsetsTopic, replayOffsetsTopic } from './coordinator-log.js';
 import {
   ConsumerGroupCoordinator, type ConsumerGroupHeartbeatRequest, type ConsumerGroupHeartbeatResult, type DescribedConsumerGroup,
+  type ConsumerGroupTimeoutsOf,
   type TopicsImage,
 } from './consumer-group-coordinator.js';
 import { CONSUMER_GROUP_TYPE } from './consumer-group.js';
@@ -742,6 +743,11 @@ export class GroupCoordinator {
   }
 
   // ---- KIP-848 consumer groups ----
+
+  /** Where the consumer protocol reads each group's session timeout and heartbeat interval (group configs). */
+  useConsumerGroupTimeouts(timeoutsOf: ConsumerGroupTimeoutsOf): void {
+    this.consumerGroups.timeoutsOf = timeoutsOf;
+  }
 
   async consumerGroupHeartbeat(req: ConsumerGroupHeartbeatRequest, topics: TopicsImage): Promise<ConsumerGroupHeartbeatResult> {
     const status = this.validateGroupStatus(req.groupId, false);

@@ -1,9 +1,10 @@
 import type { DescribeConfigsRequest, DescribeConfigsResource } from '../../protocol/generated/DescribeConfigsRequest.js';
 import type { DescribeConfigsResourceResult, DescribeConfigsResponse, DescribeConfigsResult } from '../../protocol/generated/DescribeConfigsResponse.js';
-import { ConfigSource, type ConfigEntry } from '../../config/broker-config.js';
+import { ConfigSource, type BrokerConfig, type ConfigEntry } from '../../config/broker-config.js';
 import { brokerConfigDef, topicConfigDef } from '../../config/definitions.js';
 import { ErrorCode } from '../errors.js';
 import { ResourceType } from '../metadata/config-resources.js';
+import { describeGroupConfigs } from '../metadata/group-configs.js';
 import type { Handler, RequestContext } from './handler.js';
 import { AclOperation, authorizeConfigResource } from '../security/authorization.js';
 
@@ -28,6 +29,16 @@ function toResult(entry: ConfigEntry, request: DescribeConfigsRequest, resourceT
   };
 }
 
+function clusterDefaultEntries(config: BrokerConfig): ConfigEntry[] {
+  const defaults = config.dynamicConfigs(false);
+  return config.entries().filter((e) => defaults.has(e.name)).map((e) => ({
+    ...e,
+    value: e.isSensitive ? null : defaults.get(e.name)!,
+    source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
+    synonyms: e.synonyms.filter((s) => s.source !== ConfigSource.DYNAMIC_BROKER_CONFIG),
+  }));
+}
+
 function describe(resource: DescribeConfigsResource, request: DescribeConfigsRequest, ctx: RequestContext): DescribeConfigsResult {
   const { broker } = ctx;
   const base = { resourceType: resource.resourceType, resourceName: resource.resourceName };
@@ -42,8 +53,10 @@ function describe(resource: DescribeConfigsResource, request: DescribeConfigsReq
     if (resource.resourceName !== '' && resource.resourceName !== String(broker.nodeId)) {
       return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unexpected broker id, expected ${broker.nodeId} or empty string, but received ${resource.resourceName}`, configs: [] };
     }
-    // The empty name means cluster-wide dynamic defaults: kafkite has none.
-    entries = resource.resourceName === '' ? [] : broker.config.entries();
+    // The empty name is the cluster default: only the dynamic defaults set on it (Kafka's ConfigHelper).
+    entries = resource.resourceName === '' ? clusterDefaultEntries(broker.config) : broker.config.entries();
+  } else if (resource.resourceType === ResourceType.GROUP) {
+    entries = describeGroupConfigs(broker.dynamicConfigs.groupConfigs(resource.resourceName), broker.config);
   } else {
     return { ...base, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unsupported resource type ${resource.resourceType}`, configs: [] };
   }

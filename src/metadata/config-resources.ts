@@ -1,4 +1,2 @@
 // Config resource types as Kafka numbers them (ConfigResource.Type), shared by the config APIs.
 export const ResourceType = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8, CLIENT_METRICS: 16, GROUP: 32 } as const;
-
-export const STATIC_BROKER_CONFIGS_MESSAGE = 'kafkite has no dynamic broker configs: set them in server.properties';

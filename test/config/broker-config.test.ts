@@ -347,10 +347,12 @@ describe('entries() for DescribeConfigs', () => {
   }).config;
   const entry = (name: string) => config.entries().find((e) => e.name === name)!;
 
-  it('lists every Kafka and kafkite broker config, read-only', () => {
+  it('lists every Kafka and kafkite broker config, read-only unless dynamically updatable', () => {
     const entries = config.entries();
     expect(entries.length).toBe(343 + 8);
-    expect(entries.every((e) => e.readOnly)).toBe(true);
+    for (const name of ['log.dirs', 'node.id', 'process.roles', 'log.level', 'log.cleaner.enable']) expect(entry(name).readOnly).toBe(true);
+    for (const name of ['log.retention.ms', 'log.retention.hours', 'message.max.bytes', 'log.cleanup.policy', 'log.cleaner.threads',
+      'log.cleaner.min.cleanable.ratio', 'ssl.keystore.location', 'sasl.enabled.mechanisms']) expect(entry(name).readOnly).toBe(false);
     expect(entry('log.level')).toMatchObject({ value: 'info', source: ConfigSource.DEFAULT_CONFIG, configType: 2 });
   });
 

@@ -1,0 +1,105 @@
+// Per-group configs (config resource type GROUP = 32, Kafka 4.0's GroupConfig): the consumer protocol's session
+// timeout and heartbeat interval, bounded by the broker's group.consumer.min/max.* settings, and the share-group
+// ones, accepted and stored. Unset, each takes the broker's group.* value.
+import type { BrokerConfig } from '../../config/broker-config.js';
+import { ConfigSource, CONFIG_TYPE_IDS, type ConfigEntry } from '../../config/config-entry.js';
+import { ErrorCode, KafkaError } from '../errors.js';
+
+interface GroupConfigDef {
+  readonly name: string;
+  readonly type: 'int' | 'string';
+  /** The broker config whose value a group without its own takes. */
+  readonly brokerDefault: string | null;
+  readonly fallback?: string;
+  /** [min, max] broker configs bounding the value, for ints. */
+  readonly bounds?: readonly [string, string];
+  readonly oneOf?: readonly string[];
+}
+
+export const GROUP_CONFIG_DEFS: readonly GroupConfigDef[] = [
+  { name: 'consumer.session.timeout.ms', type: 'int', brokerDefault: 'group.consumer.session.timeout.ms',
+    bounds: ['group.consumer.min.session.timeout.ms', 'group.consumer.max.session.timeout.ms'] },
+  { name: 'consumer.heartbeat.interval.ms', type: 'int', brokerDefault: 'group.consumer.heartbeat.interval.ms',
+    bounds: ['group.consumer.min.heartbeat.interval.ms', 'group.consumer.max.heartbeat.interval.ms'] },
+  { name: 'share.session.timeout.ms', type: 'int', brokerDefault: 'group.share.session.timeout.ms',
+    bounds: ['group.share.min.session.timeout.ms', 'group.share.max.session.timeout.ms'] },
+  { name: 'share.heartbeat.interval.ms', type: 'int', brokerDefault: 'group.share.heartbeat.interval.ms',
+    bounds: ['group.share.min.heartbeat.interval.ms', 'group.share.max.heartbeat.interval.ms'] },
+  { name: 'share.record.lock.duration.ms', type: 'int', brokerDefault: 'group.share.record.lock.duration.ms',
+    bounds: ['group.share.min.record.lock.duration.ms', 'group.share.max.record.lock.duration.ms'] },
+  { name: 'share.auto.offset.reset', type: 'string', brokerDefault: null, fallback: 'latest', oneOf: ['latest', 'earliest'] },
+];
+
+const defs = new Map(GROUP_CONFIG_DEFS.map((d) => [d.name, d]));
+
+export function groupConfigDef(name: string): GroupConfigDef | undefined {
+  return defs.get(name);
+}
+
+function invalid(message: string): KafkaError {
+  return new KafkaError(ErrorCode.INVALID_CONFIG, message);
+}
+
+function defaultOf(def: GroupConfigDef, broker: BrokerConfig): string {
+  return def.brokerDefault === null ? def.fallback! : String(broker.get(def.brokerDefault));
+}
+
+/** Kafka's GroupConfig.validate: known names, typed values within the broker's bounds, heartbeat < session. */
+export function validateGroupConfigs(configs: ReadonlyMap<string, string>, broker: BrokerConfig): void {
+  const effective = new Map<string, number>();
+  for (const [name, raw] of configs) {
+    const def = defs.get(name);
+    if (!def) throw invalid(`Unknown group config name: ${name}`);
+    if (def.type === 'string') {
+      if (def.oneOf && !def.oneOf.includes(raw.toLowerCase())) throw invalid(`Invalid value ${raw} for configuration ${name}: String must be one of: ${def.oneOf.join(', ')}`);
+      continue;
+    }
+    if (!/^-?\d+$/.test(raw.trim())) throw invalid(`Invalid value ${raw} for configuration ${name}: Not a number of type INT`);
+    const value = Number(raw.trim());
+    const [minKey, maxKey] = def.bounds!;
+    if (value < (broker.get(minKey) as number)) throw invalid(`${name} must be greater than or equal to ${minKey}`);
+    if (value > (broker.get(maxKey) as number)) throw invalid(`${name} must be less than or equal to ${maxKey}`);
+  }
+  for (const def of GROUP_CONFIG_DEFS) {
+    if (def.type === 'int') effective.set(def.name, Number(configs.get(def.name) ?? defaultOf(def, broker)));
+  }
+  for (const prefix of ['consumer', 'share']) {
+    if (effective.get(`${prefix}.heartbeat.interval.ms`)! >= effective.get(`${prefix}.session.timeout.ms`)!) {
+      throw invalid(`${prefix}.heartbeat.interval.ms must be less than ${prefix}.session.timeout.ms`);
+    }
+  }
+}
+
+/** DescribeConfigs of a group: its own values (GROUP_CONFIG), else the broker's (DEFAULT_CONFIG). */
+export function describeGroupConfigs(configs: ReadonlyMap<string, string>, broker: BrokerConfig): ConfigEntry[] {
+  return GROUP_CONFIG_DEFS.map((def) => {
+    const own = configs.get(def.name);
+    const fallback = defaultOf(def, broker);
+    const synonyms = [
+      ...(own === undefined ? [] : [{ name: def.name, value: own, source: ConfigSource.GROUP_CONFIG }]),
+      { name: def.name, value: fallback, source: ConfigSource.DEFAULT_CONFIG },
+    ];
+    return {
+      name: def.name,
+      value: own ?? fallback,
+      source: own === undefined ? ConfigSource.DEFAULT_CONFIG : ConfigSource.GROUP_CONFIG,
+      isSensitive: false,
+      readOnly: false,
+      configType: CONFIG_TYPE_IDS[def.type],
+      synonyms,
+    };
+  });
+}
+
+/** What the consumer-protocol coordinator reads at each heartbeat. */
+export interface ConsumerGroupTimeouts {
+  readonly sessionTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+}
+
+export function consumerGroupTimeouts(configs: ReadonlyMap<string, string> | undefined, broker: BrokerConfig): ConsumerGroupTimeouts {
+  return {
+    sessionTimeoutMs: Number(configs?.get('consumer.session.timeout.ms') ?? broker.get('group.consumer.session.timeout.ms')),
+    heartbeatIntervalMs: Number(configs?.get('consumer.heartbeat.interval.ms') ?? broker.get('group.consumer.heartbeat.interval.ms')),
+  };
+}
