@@ -44,6 +44,10 @@ export interface BrokerMetrics {
   bytesFetched(topic: string, partition: number, bytes: number): void;
   /** One log fdatasync (acks=all group commit, flush.ms/flush.messages) and how long it took. */
   observeFlush(millis: number): void;
+  /** The transaction coordinator: a transaction began, completed (committed or aborted), or was aborted by its timeout. */
+  transactionStarted(): void;
+  transactionCompleted(committed: boolean): void;
+  transactionTimedOut(): void;
   /** A SASL authentication (or re-authentication) that succeeded or failed. */
   authentication(listener: string, mechanism: string, success: boolean): void;
 }

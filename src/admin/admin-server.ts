@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { parseAdminListener } from '../../config/listeners.js';
 import type { Broker } from '../broker.js';
 import { groupViews } from './group-views.js';
+import { ongoingTransactions } from './transaction-views.js';
 import { registerConsoleApi } from './console-api.js';
 import { consoleRoot, KAFKITE_VERSION } from './console-files.js';
 import { KafkiteMetrics } from './metrics.js';
@@ -81,6 +82,8 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
     if (groups) return { groups };
     return reply.code(503).send({ error: 'COORDINATOR_LOAD_IN_PROGRESS', message: 'The group coordinator is loading offsets.' });
   });
+
+  app.get('/v1/transactions', async () => ({ transactions: ongoingTransactions(broker) }));
 
   let address = '';
   if (broker.config.consoleEnable) {

@@ -46,6 +46,10 @@ export class KafkiteMetrics implements BrokerMetrics {
   private readonly requestLatency: Histogram<'api'>;
   private readonly flushLatency: Histogram;
   private readonly authentications: Counter<'listener' | 'mechanism' | 'result'>;
+  private readonly transactionsStarted: Counter;
+  private readonly transactionsCommitted: Counter;
+  private readonly transactionsAborted: Counter;
+  private readonly transactionsTimedOut: Counter;
   private readonly partitionCounters = new Map<string, PartitionCounters>();
   private readonly requestSeries = new Map<number, RequestSeries>();
   /** Produce/fetch per second over 15 minutes, for the console. */
@@ -100,6 +104,18 @@ export class KafkiteMetrics implements BrokerMetrics {
       labelNames: ['listener', 'mechanism', 'result'],
       registers,
     });
+    this.transactionsStarted = new Counter({ name: 'kafkite_transactions_started_total', help: 'Transactions begun (first partition added).', registers });
+    this.transactionsCommitted = new Counter({ name: 'kafkite_transactions_committed_total', help: 'Transactions committed (markers written).', registers });
+    this.transactionsAborted = new Counter({
+      name: 'kafkite_transactions_aborted_total',
+      help: 'Transactions aborted (markers written), timed out ones and fenced ones included.',
+      registers,
+    });
+    this.transactionsTimedOut = new Counter({
+      name: 'kafkite_transactions_timed_out_total',
+      help: 'Transactions aborted by the coordinator because transaction.timeout.ms passed.',
+      registers,
+    });
     new Gauge({
       name: 'kafkite_connections',
       help: 'Open client connections.',
@@ -139,6 +155,18 @@ export class KafkiteMetrics implements BrokerMetrics {
 
   observeFlush(millis: number): void {
     this.flushLatency.observe(millis / 1000);
+  }
+
+  transactionStarted(): void {
+    this.transactionsStarted.inc();
+  }
+
+  transactionCompleted(committed: boolean): void {
+    (committed ? this.transactionsCommitted : this.transactionsAborted).inc();
+  }
+
+  transactionTimedOut(): void {
+    this.transactionsTimedOut.inc();
   }
 
   authentication(listener: string, mechanism: string, success: boolean): void {

@@ -234,6 +234,27 @@ describe('transaction coordinator over the wire', () => {
     expect((await produce('wire-hang', 'tx-hang', 0, txnBatch(producerId, producerEpoch, 1, ['late']))).errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
   });
 
+  it('admin HTTP lists ongoing transactions; metrics count started, committed, aborted and timed out ones', async () => {
+    const admin = broker.logs.find((entry) => entry.msg === 'admin http started')!.address as string;
+    const { producerId, producerEpoch } = await initProducerId('wire-admin');
+    await addPartitions('wire-admin', producerId, producerEpoch, [{ name: 'tx-a', partitions: [1, 0] }]);
+    const { transactions } = await (await fetch(`${admin}/v1/transactions`)).json();
+    const listed = transactions.find((t: any) => t.transactionalId === 'wire-admin');
+    expect(listed).toMatchObject({ producerId, producerEpoch, state: 'Ongoing', partitions: [{ topic: 'tx-a', partition: 0 }, { topic: 'tx-a', partition: 1 }] });
+    expect(listed.durationMs).toBeGreaterThanOrEqual(0);
+    // Finished transactions are not listed.
+    expect(transactions.map((t: any) => t.transactionalId)).not.toContain('wire-commit');
+    const metricsText = await (await fetch(`${admin}/metrics`)).text();
+    const metric = (name: string) => Number(metricsText.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1]);
+    expect(metric('kafkite_transactions_started_total')).toBeGreaterThanOrEqual(5);
+    expect(metric('kafkite_transactions_committed_total')).toBeGreaterThanOrEqual(2);
+    expect(metric('kafkite_transactions_aborted_total')).toBeGreaterThanOrEqual(3);
+    expect(metric('kafkite_transactions_timed_out_total')).toBe(1);
+    expect((await endTxn('wire-admin', producerId, producerEpoch, false)).errorCode).toBe(E.NONE);
+    const after = await (await fetch(`${admin}/v1/transactions`)).json();
+    expect(after.transactions.map((t: any) => t.transactionalId)).not.toContain('wire-admin');
+  });
+
   it('answers WriteTxnMarkers as a one-node broker: markers appended, unknown partitions refused', async () => {
     const { producerId, producerEpoch } = await initProducerId('wire-markers');
     await addPartitions('wire-markers', producerId, producerEpoch, [{ name: 'tx-b', partitions: [1] }]);

@@ -8,7 +8,7 @@ import type { GroupCoordinator } from '../group-coordinator.js';
 import { ErrorCode, KafkaError } from '../../errors.js';
 import { LogOffsetsTopic, type OffsetsTopicLogs } from '../log-offsets-topic.js';
 import { OFFSETS_TOPIC_NAME } from '../offsets-topic.js';
-import { TransactionCoordinator, type ProducerIdGenerator, type TransactionConfig, type TransactionMarkerWriter } from './transaction-coordinator.js';
+import { TransactionCoordinator, type ProducerIdGenerator, type TransactionConfig, type TransactionMetrics, type TransactionMarkerWriter } from './transaction-coordinator.js';
 import type { TxnPartitions } from './transaction-metadata.js';
 import { FINALIZED_TRANSACTION_VERSION, transactionLogValueVersion } from './transaction-version.js';
 import { TRANSACTION_STATE_TOPIC_NAME, TransactionStateManager, type TransactionStateTopic } from './transaction-state-manager.js';
@@ -20,6 +20,8 @@ export interface TransactionCoordinatorHost extends CoordinatorHost {
   readonly producerIds: ProducerIdGenerator;
   readonly purgatory: { notify(topic: string, partition: number): void };
   readonly groupCoordinator: Pick<GroupCoordinator, 'onTransactionCompleted'>;
+  /** Set while the admin HTTP runs. */
+  readonly metrics?: TransactionMetrics;
 }
 
 export class TransactionStatePartitionMissingError extends Error {
@@ -138,6 +140,11 @@ export async function openTransactionCoordinator(broker: TransactionCoordinatorH
     broker.producerIds,
     log,
   );
+  coordinator.metrics = {
+    transactionStarted: () => broker.metrics?.transactionStarted(),
+    transactionCompleted: (committed) => broker.metrics?.transactionCompleted(committed),
+    transactionTimedOut: () => broker.metrics?.transactionTimedOut(),
+  };
   await coordinator.startup();
   return coordinator;
 }
