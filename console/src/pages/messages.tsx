@@ -22,7 +22,7 @@ interface Page {
   nextOffset: number;
 }
 
-const PAGE = 50;
+const PAGE = 100;
 
 export function Messages({ topic, partition, readOnly }: { topic: string; partition: number; readOnly: boolean }) {
   const [from, setFrom] = useState<'newest' | 'offset' | 'timestamp'>('newest');
@@ -85,7 +85,7 @@ export function Messages({ topic, partition, readOnly }: { topic: string; partit
           </select>
         </label>
         <label>
-          Value <input required value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+          Offset, timestamp or N <input required value={value} onInput={(e) => setValue(e.currentTarget.value)} />
         </label>
         <label>
           Key contains <input value={keyFilter} onInput={(e) => setKeyFilter(e.currentTarget.value)} />
@@ -171,13 +171,13 @@ export function Messages({ topic, partition, readOnly }: { topic: string; partit
             }}
           >
             <label>
-              Key <input value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+              Message key <input value={key} onInput={(e) => setKey(e.currentTarget.value)} />
             </label>
             <label>
-              Value <input value={val} onInput={(e) => setVal(e.currentTarget.value)} />
+              Message value <input value={val} onInput={(e) => setVal(e.currentTarget.value)} />
             </label>
             <label>
-              Header (name=value) <input value={header} onInput={(e) => setHeader(e.currentTarget.value)} />
+              Message header (name=value) <input value={header} onInput={(e) => setHeader(e.currentTarget.value)} />
             </label>
             <button type="submit">Produce</button>
           </form>
