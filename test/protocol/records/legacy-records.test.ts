@@ -1,9 +1,10 @@
 import { crc32 } from '@node-rs/crc32';
+import fc from 'fast-check';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BatchHeader, CompressionType, batchesIn } from '../../../protocol/records/batch-header.js';
 import { compress } from '../../../protocol/records/compression.js';
-import { CorruptRecordError, UnsupportedCompressionTypeError } from '../../../protocol/records/errors.js';
+import { CorruptRecordError, RecordError, UnsupportedCompressionTypeError } from '../../../protocol/records/errors.js';
 import { decodeMessageSet, encodeMessageSet, xxh32 } from '../../../protocol/records/legacy-records.js';
 import { downConvertBatches, upConvertMessageSet } from '../../../protocol/records/message-conversion.js';
 import { decodeBatch, encodeBatch } from '../../../protocol/records/record-batch.js';
@@ -147,5 +148,35 @@ describe('conversion to and from record batch v2', () => {
     expect(entry!.records[0]!.timestamp).toBe(99_000);
     const zstd = encodeBatch({ baseOffset: 0, records: [{ offset: 0, timestamp: 1, key: null, value: Buffer.from('a'), headers: [] }], compression: CompressionType.Zstd });
     expect(() => downConvertBatches(zstd, 1, 0, 1000, true)).toThrow(UnsupportedCompressionTypeError);
+  });
+});
+
+describe('hostile message sets', () => {
+  const valid = Buffer.concat([
+    ...encodeMessageSet({ magic: 1, compression: CompressionType.Gzip, records: [0, 1, 2].map((o) => ({ offset: o, timestamp: 10 + o, key: null, value: Buffer.from(`v${o}`) })) }),
+    ...encodeMessageSet({ magic: 0, compression: CompressionType.None, records: [{ offset: 0, timestamp: -1, key: Buffer.from('k'), value: null }] }),
+  ]);
+  const onlyRecordErrors = (input: Buffer): void => {
+    try {
+      upConvertMessageSet(input, 1);
+    } catch (e) {
+      if (!(e instanceof RecordError)) throw e;
+    }
+  };
+
+  it('random bytes and mutated message sets fail with a record error, never anything else', () => {
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 400 }), (bytes) => onlyRecordErrors(Buffer.from(bytes))), { numRuns: 500 });
+    fc.assert(fc.property(fc.integer({ min: 0, max: valid.length - 1 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 1, max: valid.length }), (at, byte, cut) => {
+      const mutated = Buffer.from(valid);
+      mutated[at] = byte;
+      onlyRecordErrors(mutated);
+      onlyRecordErrors(mutated.subarray(0, cut));
+      // The same mutation with the first message's CRC made valid again, to reach the parsing behind it.
+      const end = 12 + mutated.readInt32BE(8);
+      if (end <= mutated.length && end > 16) {
+        mutated.writeUInt32BE(crc32(mutated.subarray(16, end)) >>> 0, 12);
+        onlyRecordErrors(mutated);
+      }
+    }), { numRuns: 1000 });
   });
 });
