@@ -16,6 +16,7 @@ const SCRIPTS: Array<{ name: string; file: string; env: Record<string, string> }
   { name: 'produce-matrix', file: 'produce-matrix.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_PRODUCE_SECONDS: FULL ? '4' : '1.5' } },
   { name: 'kcat-throughput', file: 'kcat-throughput.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_KCAT_RECORDS_100: FULL ? '5000000' : '2000000', BENCH_KCAT_RECORDS_1K: FULL ? '1000000' : '400000' } },
   { name: 'fetch-cpu', file: 'fetch-cpu.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_FETCH_MB: FULL ? '2000' : '1000' } },
+  { name: 'security', file: 'security.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_SEC_CONNECTIONS: FULL ? '2000' : '600' } },
   { name: 'read-committed', file: 'read-committed.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_RC_MB: FULL ? '400' : '200' } },
   { name: 'down-conversion', file: 'down-conversion.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_DOWNCONVERSION_MB: FULL ? '500' : '150' } },
   { name: 'e2e-latency', file: 'e2e-latency.js', env: { BENCH_RUNS: '3', BENCH_E2E_SECONDS: FULL ? '10' : '3' } },
@@ -97,6 +98,14 @@ async function main(): Promise<void> {
       figure: `down-conversion CPU/GB, v1 vs v2 consumer (${topic})`, value: `${ratio.cpuV1ToV2} ×`, target: '(figure)', verdict: 'n/a',
       ofLimit: rows.map((row) => `${row.consumer}: ${row.mbPerSec} MB/s, ${row.cpuSecondsPerGb} CPU-s/GB`).join('; '),
     });
+  }
+  const sec = r.security;
+  for (const t of (sec?.throughput ?? []) as any[]) {
+    check(`SASL_SSL / PLAINTEXT produce ${t.recordBytes} B`, t.produceRatio, '×', '≥ 0.5×', t.produceRatio >= 0.5, `SASL_SSL ${t.SASL_SSL.produceRecordsPerSec} rec/s, PLAINTEXT ${t.PLAINTEXT.produceRecordsPerSec} rec/s`);
+    check(`SASL_SSL / PLAINTEXT consume ${t.recordBytes} B`, t.consumeRatio, '×', '≥ 0.5×', t.consumeRatio >= 0.5, `SASL_SSL ${t.SASL_SSL.consumeRecordsPerSec} rec/s, PLAINTEXT ${t.PLAINTEXT.consumeRecordsPerSec} rec/s`);
+  }
+  for (const storm of (sec?.storms ?? []) as any[]) {
+    check(`new SCRAM-SHA-512 connections, ${storm.listener}`, storm.connectionsPerSec, 'conn/s', '≥ 100/s, p99 < 20 ms', storm.connectionsPerSec >= 100 && storm.brokerEventLoopP99Ms < 20, `broker event-loop p99 ${storm.brokerEventLoopP99Ms} ms`);
   }
   const matrix = r['produce-matrix']?.results as any[] | undefined;
   for (const size of [100, 1024]) {
