@@ -99,7 +99,7 @@ describe('admin HTTP token', () => {
     try {
       const address = String(broker.logs.find((l) => l.msg === 'admin http started')!.address).replace('0.0.0.0', '127.0.0.1');
       expect((await fetch(`${address}/health`)).status).toBe(200);
-      for (const route of ['/ready', '/metrics', '/v1/topics', '/v1/groups', '/no-such-route']) {
+      for (const route of ['/ready', '/metrics', '/v1/topics', '/v1/groups']) {
         expect((await fetch(`${address}${route}`)).status, route).toBe(401);
         expect((await fetch(`${address}${route}`, { headers: { authorization: 'Bearer wrong' } })).status, route).toBe(401);
       }
