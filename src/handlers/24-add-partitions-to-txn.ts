@@ -3,6 +3,7 @@ import type { AddPartitionsToTxnResponse, AddPartitionsToTxnTopicResult } from '
 import type { TxnPartitions } from '../coordinator/transaction/transaction-metadata.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler, RequestContext } from './handler.js';
+import { AclOperation, authorizeCluster, authorizeTopic, authorizeTransactionalId } from '../security/authorization.js';
 
 /** v2 introduced PRODUCER_FENCED; v4+ is the batched (broker) form, v5 its transaction version 2 use. */
 const FIRST_PRODUCER_FENCED_VERSION = 2;
@@ -24,6 +25,10 @@ async function addOrVerify(
   ctx: RequestContext, transactionalId: string, producerId: number, producerEpoch: number, topics: ReadonlyArray<AddPartitionsToTxnTopic>,
   verifyOnly: boolean, clientTransactionVersion: number,
 ): Promise<AddPartitionsToTxnTopicResult[]> {
+  // WRITE on the transactional id, then on every topic (KafkaApis.handleAddPartitionsToTxnRequest).
+  if (!authorizeTransactionalId(ctx, AclOperation.WRITE, transactionalId)) return resultsWith(topics, () => ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  const denied = new Set(topics.filter((t) => !authorizeTopic(ctx, AclOperation.WRITE, t.name)).map((t) => t.name));
+  if (denied.size > 0) return resultsWith(topics, (t) => (denied.has(t) ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : ErrorCode.OPERATION_NOT_ATTEMPTED));
   const missing = (topic: string, partition: number): boolean => {
     const info = ctx.broker.topics.get(topic);
     return !info || partition < 0 || partition >= info.partitions;
@@ -63,6 +68,10 @@ export const handler: Handler<AddPartitionsToTxnRequest, AddPartitionsToTxnRespo
         }
       }
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction: [], resultsByTopicV3AndBelow: results };
+    }
+    // The batched form is the broker-to-coordinator request: it needs CLUSTER_ACTION.
+    if (!authorizeCluster(ctx, AclOperation.CLUSTER_ACTION)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, resultsByTransaction: [], resultsByTopicV3AndBelow: [] };
     }
     const clientTransactionVersion = ctx.apiVersion >= FIRST_TV2_VERSION ? 2 : 0;
     const resultsByTransaction = [];

@@ -3,6 +3,7 @@ import type { AddOffsetsToTxnResponse } from '../../protocol/generated/AddOffset
 import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
+import { AclOperation, authorizeGroup, authorizeTransactionalId } from '../security/authorization.js';
 
 const FIRST_PRODUCER_FENCED_VERSION = 2;
 
@@ -13,6 +14,8 @@ export const handler: Handler<AddOffsetsToTxnRequest, AddOffsetsToTxnResponse> =
   minVersion: 0,
   maxVersion: 4,
   async handle(request, ctx) {
+    if (!authorizeTransactionalId(ctx, AclOperation.WRITE, request.transactionalId)) return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
+    if (!authorizeGroup(ctx, AclOperation.READ, request.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
     const partition = ctx.broker.groupCoordinator.partitionFor(request.groupId);
     let errorCode = await ctx.broker.transactionCoordinator.handleAddPartitions(
       request.transactionalId, request.producerId, request.producerEpoch, new Map([[OFFSETS_TOPIC_NAME, new Set([partition])]]),

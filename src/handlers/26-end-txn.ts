@@ -2,6 +2,7 @@ import type { EndTxnRequest } from '../../protocol/generated/EndTxnRequest.js';
 import type { EndTxnResponse } from '../../protocol/generated/EndTxnResponse.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
+import { AclOperation, authorizeTransactionalId } from '../security/authorization.js';
 
 const FIRST_PRODUCER_FENCED_VERSION = 2;
 /** EndTxn v5: transaction version 2, an epoch bump per transaction returned in the response (KIP-890 part 2). */
@@ -13,6 +14,9 @@ export const handler: Handler<EndTxnRequest, EndTxnResponse> = {
   minVersion: 0,
   maxVersion: 5,
   async handle(request, ctx) {
+    if (!authorizeTransactionalId(ctx, AclOperation.WRITE, request.transactionalId)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, producerId: -1, producerEpoch: -1 };
+    }
     const result = await ctx.broker.transactionCoordinator.handleEndTransaction(
       request.transactionalId, request.producerId, request.producerEpoch, request.committed, ctx.apiVersion >= FIRST_TV2_VERSION ? 2 : 0,
     );

@@ -3,6 +3,7 @@ import type { WriteTxnMarkersResponse } from '../../protocol/generated/WriteTxnM
 import { writeMarkerToPartition } from '../coordinator/transaction/open-transaction-coordinator.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
+import { AclOperation, authorizeCluster } from '../security/authorization.js';
 
 /**
  * The coordinator-to-leader request. kafkite's own coordinator writes its markers directly; a request
@@ -15,6 +16,15 @@ export const handler: Handler<WriteTxnMarkersRequest, WriteTxnMarkersResponse> =
   minVersion: 0,
   maxVersion: 1,
   async handle(request, ctx) {
+    // The coordinator-to-leader request needs CLUSTER_ACTION (KafkaApis.handleWriteTxnMarkersRequest).
+    if (!authorizeCluster(ctx, AclOperation.CLUSTER_ACTION)) {
+      return {
+        markers: request.markers.map((m) => ({
+          producerId: m.producerId,
+          topics: m.topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((partitionIndex) => ({ partitionIndex, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED })) })),
+        })),
+      };
+    }
     const now = Date.now();
     const flushes: Array<Promise<void>> = [];
     const markers = request.markers.map((m) => ({

@@ -3,6 +3,7 @@ import type { TxnOffsetCommitResponse } from '../../protocol/generated/TxnOffset
 import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
+import { AclOperation, authorizeGroup, authorizeTopic, authorizeTransactionalId } from '../security/authorization.js';
 
 /**
  * Offsets committed inside a transaction: pending until its COMMIT marker. As in Kafka 4, the group's
@@ -19,6 +20,14 @@ export const handler: Handler<TxnOffsetCommitRequest, TxnOffsetCommitResponse> =
       throttleTimeMs: 0,
       topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
     });
+    // WRITE on the transactional id, READ on the group, then READ on each topic (KafkaApis.handleTxnOffsetCommitRequest).
+    if (!authorizeTransactionalId(ctx, AclOperation.WRITE, request.transactionalId)) return allWith(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    if (!authorizeGroup(ctx, AclOperation.READ, request.groupId)) return allWith(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    const denied = request.topics.filter((t) => !authorizeTopic(ctx, AclOperation.READ, t.name));
+    const deniedTopics = denied.map((t) => ({
+      name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED })),
+    }));
+    if (denied.length === request.topics.length && denied.length > 0) return { throttleTimeMs: 0, topics: deniedTopics };
     const { broker } = ctx;
     const offsetsPartition = broker.groupCoordinator.partitionFor(request.groupId);
     const verified = broker.transactionCoordinator.verifyPartitions(
@@ -37,8 +46,8 @@ export const handler: Handler<TxnOffsetCommitRequest, TxnOffsetCommitResponse> =
       generationId: request.generationId,
       memberId: request.memberId,
       groupInstanceId: request.groupInstanceId,
-      topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ ...p, commitTimestamp: -1 })) })),
+      topics: request.topics.filter((t) => !denied.includes(t)).map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ ...p, commitTimestamp: -1 })) })),
     });
-    return { throttleTimeMs: 0, topics };
+    return { throttleTimeMs: 0, topics: [...topics, ...deniedTopics] };
   },
 };

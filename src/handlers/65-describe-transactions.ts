@@ -3,6 +3,7 @@ import type { DescribeTransactionsResponse, TransactionState } from '../../proto
 import { stateName, TransactionState as S } from '../coordinator/transaction/transaction-state.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
+import { AclOperation, authorizeTopic, authorizeTransactionalId } from '../security/authorization.js';
 
 export const handler: Handler<DescribeTransactionsRequest, DescribeTransactionsResponse> = {
   apiKey: 65,
@@ -11,6 +12,13 @@ export const handler: Handler<DescribeTransactionsRequest, DescribeTransactionsR
   maxVersion: 0,
   handle(request, ctx) {
     const transactionStates = request.transactionalIds.map((transactionalId): TransactionState => {
+      // DESCRIBE on the transactional id; its topics only where the principal may DESCRIBE them (KafkaApis).
+      if (!authorizeTransactionalId(ctx, AclOperation.DESCRIBE, transactionalId)) {
+        return {
+          errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, transactionalId, transactionState: '', transactionTimeoutMs: 0,
+          transactionStartTimeMs: -1, producerId: -1, producerEpoch: -1, topics: [],
+        };
+      }
       const txn = ctx.broker.transactionCoordinator.get(transactionalId);
       if (!txn || txn.state === S.Dead) {
         return {
@@ -26,7 +34,9 @@ export const handler: Handler<DescribeTransactionsRequest, DescribeTransactionsR
         transactionStartTimeMs: txn.txnStartTimestamp,
         producerId: txn.producerId,
         producerEpoch: txn.producerEpoch,
-        topics: [...txn.partitions].map(([topic, ids]) => ({ topic, partitions: [...ids].sort((a, b) => a - b) })),
+        topics: [...txn.partitions]
+          .filter(([topic]) => authorizeTopic(ctx, AclOperation.DESCRIBE, topic, false))
+          .map(([topic, ids]) => ({ topic, partitions: [...ids].sort((a, b) => a - b) })),
       };
     });
     return { throttleTimeMs: 0, transactionStates };

@@ -3,6 +3,7 @@ import type { ListTransactionsResponse } from '../../protocol/generated/ListTran
 import { stateName, stateOfName, TransactionState as S } from '../coordinator/transaction/transaction-state.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
+import { AclOperation, authorize, ResourceType } from '../security/authorization.js';
 
 /**
  * Kafka's TransactionStateManager.listTransactionStates: unknown state names are echoed back and match
@@ -26,6 +27,8 @@ export const handler: Handler<ListTransactionsRequest, ListTransactionsResponse>
       if (request.stateFilters.length > 0 && !states.has(txn.state)) continue;
       if (producerIds.size > 0 && !producerIds.has(txn.producerId)) continue;
       if (durationFilter >= 0 && now - txn.txnStartTimestamp <= durationFilter) continue;
+      // Only the transactional ids the principal may DESCRIBE (KafkaApis.handleListTransactionsRequest).
+      if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, txn.transactionalId, false)) continue;
       transactionStates.push({ transactionalId: txn.transactionalId, producerId: txn.producerId, transactionState: stateName(txn.state) });
     }
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, unknownStateFilters, transactionStates };

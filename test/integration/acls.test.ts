@@ -13,7 +13,7 @@ import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 
 const ZERO_UUID = '0'.repeat(32);
 const AUTHORIZER = 'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer';
-const E = { NONE: 0, TOPIC_AUTH: 29, GROUP_AUTH: 30, CLUSTER_AUTH: 31, INVALID_REQUEST: 42, SECURITY_DISABLED: 54 };
+const E = { NONE: 0, TXN_AUTH: 53, TOPIC_AUTH: 29, GROUP_AUTH: 30, CLUSTER_AUTH: 31, INVALID_REQUEST: 42, SECURITY_DISABLED: 54 };
 const OP = { READ: 3, WRITE: 4, CREATE: 5, DELETE: 6, ALTER: 7, DESCRIBE: 8, CLUSTER_ACTION: 9, DESCRIBE_CONFIGS: 10, ALTER_CONFIGS: 11, IDEMPOTENT_WRITE: 12 };
 const bits = (...ops: number[]) => ops.reduce((m, op) => m | (1 << op), 0);
 const TOPIC_OPS = bits(OP.READ, OP.WRITE, OP.CREATE, OP.DELETE, OP.ALTER, OP.DESCRIBE, OP.DESCRIBE_CONFIGS, OP.ALTER_CONFIGS);
@@ -94,6 +94,7 @@ describe('StandardAuthorizer', () => {
         acl(AclResourceTypes.GROUP, 'g1', AclOperationTypes.READ, { principal: 'User:*' }),
         acl(AclResourceTypes.CLUSTER, 'kafka-cluster', AclOperationTypes.ALTER),
         acl(AclResourceTypes.CLUSTER, 'kafka-cluster', AclOperationTypes.DESCRIBE),
+        acl(AclResourceTypes.TRANSACTIONAL_ID, 'tx-ok', AclOperationTypes.WRITE),
       ],
     });
     // Created twice: still one ACL (AclControlManager ignores duplicates).
@@ -102,7 +103,7 @@ describe('StandardAuthorizer', () => {
       resourceType: AclResourceTypes.ANY, resourcePatternType: ResourcePatternTypes.ANY,
       operation: AclOperationTypes.ANY, permissionType: AclPermissionTypes.ANY,
     });
-    expect(all.resources.flatMap((r) => r.acls)).toHaveLength(7);
+    expect(all.resources.flatMap((r) => r.acls)).toHaveLength(8);
     await admin.disconnect();
 
     // The super user sees everything.
@@ -176,13 +177,31 @@ describe('StandardAuthorizer', () => {
     client.close();
   });
 
+  it('checks transactional ids', async () => {
+    const client = await WireClient.connect(broker!.port);
+    const find = await client.send(10, 4, { key: '', keyType: 1, coordinatorKeys: ['tx-ok', 'tx-denied'] });
+    expect(find.coordinators.map((c: any) => [c.key, c.errorCode])).toEqual([['tx-ok', E.NONE], ['tx-denied', E.TXN_AUTH]]);
+    const init = (transactionalId: string) => client.send(22, 4, { transactionalId, transactionTimeoutMs: 60000, producerId: -1, producerEpoch: -1 });
+    expect((await init('tx-denied')).errorCode).toBe(E.TXN_AUTH);
+    const ok = await init('tx-ok');
+    expect(ok.errorCode).toBe(E.NONE);
+    const end = await client.send(26, 3, { transactionalId: 'tx-denied', producerId: ok.producerId, producerEpoch: ok.producerEpoch, committed: true });
+    expect(end.errorCode).toBe(E.TXN_AUTH);
+    const produce = await client.send(0, 9, {
+      transactionalId: 'tx-denied', acks: -1, timeoutMs: 5000,
+      topicData: [{ name: 'visible', partitionData: [{ index: 0, records: encodeBatch({ baseOffset: 0, records: [{ offset: 0, timestamp: Date.now(), key: null, value: Buffer.from('t'), headers: [] }] }) }] }],
+    });
+    expect(produce.responses[0].partitionResponses[0].errorCode).toBe(E.TXN_AUTH);
+    client.close();
+  });
+
   it('describes with every filter form, refuses invalid ACLs and deletes live', async () => {
     const client = await WireClient.connect(broker!.port);
     const describe = (over: Record<string, unknown>) => client.send(29, 3, {
       resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1, ...over,
     });
     const count = (res: any) => res.resources.flatMap((r: any) => r.acls).length;
-    expect(count(await describe({}))).toBe(7);
+    expect(count(await describe({}))).toBe(8);
     // MATCH: every ACL that applies to topic pre-b (the prefixed ALLOW and the literal DENY).
     expect(count(await describe({ resourceTypeFilter: 2, resourceNameFilter: 'pre-b', patternTypeFilter: 2 }))).toBe(2);
     expect(count(await describe({ resourceTypeFilter: 2, patternTypeFilter: 4 }))).toBe(1);
@@ -204,7 +223,7 @@ describe('StandardAuthorizer', () => {
     });
     expect(deleted.filterResults[0].matchingAcls.map((a: any) => [a.resourceName, a.permissionType])).toEqual([['pre-b', 2]]);
     expect(await fetchError(client, 'pre-b')).toBe(E.NONE);
-    expect(count(await describe({}))).toBe(6);
+    expect(count(await describe({}))).toBe(7);
     client.close();
   });
 });
