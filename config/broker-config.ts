@@ -7,7 +7,7 @@ import type { LogConfig } from '../storage/log-config.js';
 import { ConfigSource, CONFIG_TYPE_IDS, type BrokerPropValue, type ConfigEntry, type ConfigSynonym } from './config-entry.js';
 import { isDynamicBrokerConfig } from './dynamic-broker-configs.js';
 import { ConfigError, UnknownConfigError } from './config-error.js';
-import { describeText, parseConfigValue, defaultValue, type ConfigValue } from './config-value.js';
+import { describeText, parseBytesOrPercent, parseConfigValue, defaultValue, type ConfigValue } from './config-value.js';
 import { ALL_BROKER_CONFIG_DEFS, brokerConfigDef, brokerSynonymChain } from './definitions.js';
 import { propertiesFromEnv } from './env.js';
 import { isInertKey } from './inert-keys.js';
@@ -84,6 +84,8 @@ export class BrokerConfig {
   get zeroCopyEnable(): boolean { return this.boolean('kafkite.zero.copy.enable'); }
   get consoleEnable(): boolean { return this.boolean('kafkite.console.enable'); }
   get consoleReadOnly(): boolean { return this.boolean('kafkite.console.read.only'); }
+  /** Free space each log dir keeps: bytes or a percentage of its filesystem (validated at load). */
+  get storageMinFree(): { bytes: number } | { percent: number } { return parseBytesOrPercent(this.values.get('kafkite.storage.min.free.bytes') as string)!; }
   get clusterId(): string | null { return this.values.get('cluster.id') as string | null; }
   /** Where __cluster_metadata-0 lives; null means the first of log.dirs (Kafka's KafkaConfig.metadataLogDir). */
   get metadataLogDir(): string | null {

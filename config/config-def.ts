@@ -19,7 +19,9 @@ export type Validator =
   /** `{node.id}@{host}:{port}`, comma-separated, may be empty. */
   | { readonly kind: 'voterList' }
   /** `*` or `{partitionId}:{brokerId}`, comma-separated. */
-  | { readonly kind: 'throttledReplicas' };
+  | { readonly kind: 'throttledReplicas' }
+  /** A byte count (`1073741824`) or a percentage of a filesystem's size (`5%`, 0 to 100). */
+  | { readonly kind: 'bytesOrPercent' };
 
 export interface ConfigDef {
   readonly name: string;

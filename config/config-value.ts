@@ -55,6 +55,8 @@ export function expectedText(def: ConfigDef): string {
       return 'a comma-separated list of {node.id}@{host}:{port}';
     case 'throttledReplicas':
       return "'*' or a comma-separated list of {partitionId}:{brokerId}";
+    case 'bytesOrPercent':
+      return 'a number of bytes (such as 1073741824) or a percentage from 0% to 100% (such as 5%)';
   }
 }
 
@@ -143,6 +145,8 @@ function satisfies(v: Validator, value: Exclude<ConfigValue, null>): boolean {
       const items = asList();
       return (items.length === 1 && items[0] === '*') || items.every((item) => /^(\d+:\d+)?$/.test(item));
     }
+    case 'bytesOrPercent':
+      return parseBytesOrPercent(String(value)) !== null;
   }
 }
 
@@ -172,4 +176,13 @@ export function describeText(def: ConfigDef, raw: string): string {
     default:
       return raw.trim();
   }
+}
+
+/** `kafkite.storage.min.free.bytes`-style values: bytes, or a percentage (0-100) of a size; null when malformed. */
+export function parseBytesOrPercent(text: string): { bytes: number } | { percent: number } | null {
+  const t = text.trim();
+  if (/^\d+$/.test(t)) return Number.isSafeInteger(Number(t)) ? { bytes: Number(t) } : null;
+  const m = /^(\d+(?:\.\d+)?)\s*%$/.exec(t);
+  if (m && Number(m[1]) <= 100) return { percent: Number(m[1]) };
+  return null;
 }

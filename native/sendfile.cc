@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -269,8 +270,35 @@ Napi::Value SendChunks(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// raiseOpenFileLimit() -> {soft, hard, error?}: sets RLIMIT_NOFILE's soft limit to its hard limit (as
+// the JVM does for Kafka with -XX:+MaxFDLimit) and returns the limits now in force. Node has no
+// setrlimit of its own. RLIM_INFINITY reads as -1.
+Napi::Value RaiseOpenFileLimit(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object result = Napi::Object::New(env);
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    result.Set("error", Napi::String::New(env, std::strerror(errno)));
+    return result;
+  }
+  if (limit.rlim_cur != limit.rlim_max) {
+    struct rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) {
+      limit = raised;
+    } else {
+      result.Set("error", Napi::String::New(env, std::strerror(errno)));
+    }
+  }
+  auto asNumber = [&](rlim_t v) { return Napi::Number::New(env, v == RLIM_INFINITY ? -1.0 : static_cast<double>(v)); };
+  result.Set("soft", asNumber(limit.rlim_cur));
+  result.Set("hard", asNumber(limit.rlim_max));
+  return result;
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("sendChunks", Napi::Function::New(env, SendChunks, "sendChunks"));
+  exports.Set("raiseOpenFileLimit", Napi::Function::New(env, RaiseOpenFileLimit, "raiseOpenFileLimit"));
   return exports;
 }
 

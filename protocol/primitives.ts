@@ -4,9 +4,12 @@
 
 /** A byte range of a segment file, sent to the socket by the network layer (sendfile or read+write). */
 export interface FileSlice {
+  /** Read it right before each use: storage may close idle files and reopen them on demand. */
   readonly fd: number;
   readonly position: number;
   readonly length: number;
+  /** Keeps `fd` open until the returned function is called, for reads that span event-loop turns. */
+  pin?(): () => void;
 }
 
 /** A `records` field value: bytes in memory, a file range, or a list of both (one partition's batches). */

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { BrokerConfig } from '../config/broker-config.js';
 import { isPerBrokerOnlyConfig } from '../config/dynamic-broker-configs.js';
 import { CLUSTER_METADATA_TOPIC } from '../storage/log-file-names.js';
+import { StorageResourceError } from '../storage/errors.js';
 import { LogManager } from '../storage/log-manager.js';
 import type { UnifiedLog } from '../storage/unified-log.js';
 import type { GroupCoordinator } from './coordinator/group-coordinator.js';
@@ -27,6 +28,7 @@ import { ClientQuotaManager } from './quota/client-quota-manager.js';
 import { ClientQuotaStore } from './quota/client-quotas.js';
 import { FetchPurgatory } from './purgatory.js';
 import { FetchSessionCache } from './fetch-sessions.js';
+import { raiseOpenFileLimit } from './open-file-limit.js';
 
 export interface Endpoint {
   listenerName: string;
@@ -130,7 +132,12 @@ export class Broker {
     });
     // Declared before the log manager so its flush callback can reach the broker's metrics.
     let broker: Broker | undefined = undefined;
+    const openFiles = raiseOpenFileLimit(log);
     const logManager = await LogManager.open({
+      openFileLimit: openFiles.soft,
+      minFreeSpace: config.storageMinFree,
+      // Directories of topics the registry does not have are what a failed or interrupted creation left.
+      isKnownPartition: (topic, partition) => partition < (topics.get(topic)?.partitions ?? 0),
       logDirs: [...config.logDirs],
       logger: log,
       clusterId: config.clusterId ?? topics.clusterId,
@@ -203,13 +210,45 @@ export class Broker {
     this.reconfigureLogs();
   }
 
-  /** Every partition the registry knows has a log (a crash between registry write and log creation). */
+  /** Every partition the registry knows has a log (one removed by hand, or found damaged at start-up). */
   private reconcileLogs(): void {
     for (const topic of this.topics.all()) {
       for (let p = 0; p < topic.partitions; p++) {
-        if (!this.logManager.getLog(topic.name, p)) this.createPartitionLog(topic, p);
+        if (!this.logManager.hasLog(topic.name, p)) this.createPartitionLog(topic, p);
       }
     }
+  }
+
+  /**
+   * Creates partitions [from, to) of a topic, all or none: on a failure the ones made are removed and
+   * the error is a KafkaError (a resource limit such as too many open files is retriable).
+   */
+  private createPartitionLogs(topic: TopicInfo, from: number, to: number, commit: () => void): void {
+    let p = from;
+    try {
+      this.logManager.creatingLogs(() => {
+        for (; p < to; p++) this.createPartitionLog(topic, p);
+      });
+      commit();
+    } catch (err) {
+      for (let q = from; q < p; q++) this.logManager.abandonLog(topic.name, q);
+      const resource = err instanceof StorageResourceError;
+      this.log.warn(
+        { topic: topic.name, partitions: to - from, failedPartition: p, error: (err as Error).message },
+        `cannot create partitions ${from}..${to - 1} of ${topic.name}; the ${p - from} made were removed`,
+      );
+      if (err instanceof KafkaError) throw err;
+      throw new KafkaError(
+        ErrorCode.KAFKA_STORAGE_ERROR,
+        `${resource ? 'Resource limit' : 'Storage error'} while creating partition ${p} of ${topic.name}: ${(err as Error).message}` +
+          (resource ? ' (retriable; nothing was created)' : ''),
+      );
+    }
+  }
+
+  /** Whether the partition's log dir is offline, without loading its log. */
+  isPartitionOffline(topic: string, partition: number): boolean {
+    return this.logManager.isLogOffline(topic, partition);
   }
 
   private createPartitionLog(topic: TopicInfo, partition: number): UnifiedLog {
@@ -255,8 +294,8 @@ export class Broker {
     }
     const topic: TopicInfo = { name, topicId: newTopicId(), partitions, configs: { ...opts.configs } };
     if (opts.validateOnly) return topic;
-    this.topics.add(topic);
-    for (let p = 0; p < partitions; p++) this.createPartitionLog(topic, p);
+    // The registry entry is the commit: written only once every partition exists.
+    this.createPartitionLogs(topic, 0, partitions, () => this.topics.add(topic));
     this.log.info({ topic: name, partitions, topicId: topic.topicId, configs: opts.configs }, 'topic created');
     return topic;
   }
@@ -300,9 +339,15 @@ export class Broker {
     }
     if (validateOnly) return;
     const before = topic.partitions;
-    topic.partitions = count;
-    this.topics.update();
-    for (let p = before; p < count; p++) this.createPartitionLog(topic, p);
+    this.createPartitionLogs(topic, before, count, () => {
+      topic.partitions = count;
+      try {
+        this.topics.update();
+      } catch (err) {
+        topic.partitions = before;
+        throw err;
+      }
+    });
     this.log.info({ topic: name, partitions: count, before }, 'partitions created');
   }
 

@@ -1,10 +1,14 @@
 // Kafka's text checkpoint files: a version line, a count line, then one entry per line.
 // Written to a temp file, fsynced and renamed over the old one so a crash leaves either version intact.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { KafkaStorageError } from './errors.js';
 
 const CHECKPOINT_VERSION = 0;
+
+/** Files written inside syncingOnce(): their fsyncs are left to its end. */
+let unsynced: string[] | null = null;
 
 export function writeFileAtomically(file: string, content: string | Buffer): void {
   const tmp = `${file}.tmp`;
@@ -12,14 +16,54 @@ export function writeFileAtomically(file: string, content: string | Buffer): voi
     const fd = fs.openSync(tmp, 'w');
     try {
       fs.writeSync(fd, typeof content === 'string' ? Buffer.from(content) : content);
-      fs.fsyncSync(fd);
+      if (unsynced === null) fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
     fs.renameSync(tmp, file);
-    fsyncDirectory(path.dirname(file));
+    if (unsynced === null) fsyncDirectory(path.dirname(file));
+    else unsynced.push(file);
   } catch (err) {
     throw new KafkaStorageError(`cannot write ${file}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/**
+ * Runs `fn`, whose writeFileAtomically calls skip their own fsyncs, then makes everything it wrote
+ * durable at once: syncfs(2) of each filesystem (`sync -f`), or, where that is missing, an fsync per
+ * file and directory as usual. Creating a partition writes two small files; 100 partitions then cost
+ * one filesystem sync instead of 400 fsyncs. Callers commit (e.g. register the topic) only after it returns.
+ */
+export function syncingOnce<T>(dirs: readonly string[], fn: () => T): T {
+  if (unsynced !== null) return fn();
+  const written: string[] = [];
+  unsynced = written;
+  let result: T;
+  try {
+    result = fn();
+  } finally {
+    unsynced = null;
+  }
+  if (written.length === 0) return result;
+  try {
+    for (const dir of dirs) execFileSync('sync', ['-f', dir], { stdio: 'ignore' });
+  } catch {
+    try {
+      for (const file of written) fsyncFile(file);
+      for (const dir of new Set(written.map((f) => path.dirname(f)))) fsyncDirectory(dir);
+    } catch (err) {
+      throw new KafkaStorageError(`cannot sync ${written.length} new files: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  return result;
+}
+
+function fsyncFile(file: string): void {
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

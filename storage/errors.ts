@@ -61,3 +61,28 @@ export class KafkaStorageError extends StorageError {
     super(message, options);
   }
 }
+
+/**
+ * A resource limit hit while writing or opening files: the request gets a retriable KAFKA_STORAGE_ERROR
+ * but, unlike an I/O failure, the log dir stays online (the disk is fine; it is full, or we ran out of descriptors).
+ */
+export abstract class StorageResourceError extends KafkaStorageError {}
+
+/** EMFILE/ENFILE: the process or system descriptor limit. */
+export class TooManyOpenFilesError extends StorageResourceError {
+  override name = 'TooManyOpenFilesError';
+}
+
+/** ENOSPC/EDQUOT during a write, or free space below kafkite.storage.min.free.bytes. */
+export class DiskFullError extends StorageResourceError {
+  override name = 'DiskFullError';
+}
+
+/** The errno code (EMFILE, ENOSPC, ...) of an error or of the first error in its cause chain. */
+export function errnoCodeOf(err: unknown): string | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import type { FileSlice } from '../protocol/primitives.js';
 import { BATCH_HEADER_SIZE, BATCH_LENGTH, BatchHeader, LOG_OVERHEAD } from '../protocol/records/batch-header.js';
 import { writeLogSync } from './fault-injection.js';
+import { segmentFiles, type CachedFile } from './file-handle-cache.js';
 
 /** Work done by header hops, for benchmarks: batch headers read and bytes of log skipped over. */
 export const scanCounters = { headerReads: 0, bytesScanned: 0 };
@@ -17,12 +18,34 @@ export interface BatchLocation {
   maxTimestamp: number;
 }
 
+/** A FileSlice whose descriptor comes from the segment-file cache (and can be pinned across async reads). */
+class SegmentFileSlice implements FileSlice {
+  constructor(
+    private readonly handle: CachedFile,
+    readonly position: number,
+    readonly length: number,
+  ) {}
+
+  get fd(): number {
+    return this.handle.fd;
+  }
+
+  pin(): () => void {
+    return this.handle.pin();
+  }
+}
+
 export class FileRecords {
-  private fd_: number | null = null;
+  private readonly handle: CachedFile;
   private size_: number;
 
-  constructor(public file: string, size: number) {
+  constructor(file: string, size: number) {
     this.size_ = size;
+    this.handle = segmentFiles.file(file);
+  }
+
+  get file(): string {
+    return this.handle.path;
   }
 
   static open(file: string): FileRecords {
@@ -38,10 +61,9 @@ export class FileRecords {
     return this.size_;
   }
 
-  /** Opened on first use, so loading thousands of segments opens no files. */
+  /** Opened on use through the segment-file cache, which closes idle files: read it right before each call. */
   get fd(): number {
-    if (this.fd_ === null) this.fd_ = fs.openSync(this.file, 'r+');
-    return this.fd_;
+    return this.handle.fd;
   }
 
   /**
@@ -51,14 +73,15 @@ export class FileRecords {
   append(records: Buffer): number {
     const position = this.size_;
     let written = 0;
+    const fd = this.fd;
     try {
       while (written < records.length) {
-        written += writeLogSync(this.file, this.fd, records, written, records.length - written, position + written);
+        written += writeLogSync(this.file, fd, records, written, records.length - written, position + written);
       }
     } catch (err) {
       if (written > 0) {
         try {
-          fs.ftruncateSync(this.fd, position);
+          fs.ftruncateSync(fd, position);
         } catch {
           // The size we count stays at `position`: nothing past it is ever read.
         }
@@ -140,7 +163,7 @@ export class FileRecords {
   }
 
   slice(position: number, length: number): FileSlice {
-    return { fd: this.fd, position, length };
+    return new SegmentFileSlice(this.handle, position, length);
   }
 
   /** Cuts the file at `size` (recovery of a torn tail). */
@@ -149,26 +172,37 @@ export class FileRecords {
     this.size_ = size;
   }
 
-  /** fdatasync on the thread pool. */
+  /**
+   * fdatasync on the thread pool. The file is opened if the cache closed it: fdatasync works on the
+   * inode, so it also writes out pages dirtied through a descriptor closed since. Pinned meanwhile.
+   */
   flush(): Promise<void> {
-    if (this.fd_ === null) return Promise.resolve();
-    const fd = this.fd_;
-    return new Promise((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+    let release: () => void;
+    try {
+      release = this.handle.pin();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const fd = this.handle.fd;
+    return new Promise((resolve, reject) =>
+      fs.fdatasync(fd, (err) => {
+        release();
+        if (err) reject(err);
+        else resolve();
+      }),
+    );
   }
 
   flushSync(): void {
-    if (this.fd_ !== null) fs.fdatasyncSync(this.fd_);
+    fs.fdatasyncSync(this.fd);
   }
 
   renameTo(file: string): void {
     fs.renameSync(this.file, file);
-    this.file = file;
+    this.handle.path = file;
   }
 
   close(): void {
-    if (this.fd_ !== null) {
-      fs.closeSync(this.fd_);
-      this.fd_ = null;
-    }
+    this.handle.close();
   }
 }

@@ -1,10 +1,12 @@
-// Every partition log of every log dir (Kafka's LogManager): loading with recovery at start-up,
-// creation and deletion, checkpoints, and the background tasks (retention, flush, cleaner).
+// Every partition log of every log dir (Kafka's LogManager): loading with recovery, creation and
+// deletion, checkpoints, and the background tasks (retention, flush, cleaner).
+// Start-up only lists the partition directories: a log is loaded (and recovered) when first used, and
+// the rest in the background, so a restart on 100k partitions is ready in well under a second.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { OffsetCheckpointFile, writeFileAtomically } from './checkpoint-file.js';
+import { OffsetCheckpointFile, syncingOnce, writeFileAtomically } from './checkpoint-file.js';
 import type { LogConfig } from './log-config.js';
 import { LogCleaner } from './log-cleaner.js';
 import {
@@ -17,12 +19,18 @@ import {
   logDirName,
   parseLogDirName,
 } from './log-file-names.js';
-import { KafkaStorageError } from './errors.js';
+import { DiskSpaceMonitor, type MinFreeSpace } from './disk-space-monitor.js';
+import { DiskFullError, KafkaStorageError, StorageResourceError, TooManyOpenFilesError } from './errors.js';
+import { isDescriptorExhaustion, segmentFileCapacity, segmentFiles } from './file-handle-cache.js';
 import { ensureMetaProperties, readPartitionMetadata, writePartitionMetadata } from './meta-properties.js';
 import { UnifiedLog } from './unified-log.js';
 
 /** Kafka's log.flush.offset.checkpoint.interval.ms default. */
 const RECOVERY_POINT_CHECKPOINT_INTERVAL_MS = 60_000;
+/** Background loading after start-up: logs per turn of the event loop, so requests are served in between. */
+const BACKGROUND_LOAD_BATCH = 50;
+/** A repeated resource warning (too many open files) is logged at most this often. */
+const RESOURCE_WARNING_INTERVAL_MS = 60_000;
 
 export interface LogManagerOptions {
   logDirs: readonly string[];
@@ -40,18 +48,50 @@ export interface LogManagerOptions {
   onFlushed?: (millis: number) => void;
   /** After a transaction marker is appended to a partition (its last stable offset may have moved). */
   onTransactionMarker?: (topic: string, partition: number) => void;
+  /** RLIMIT_NOFILE's soft limit: the segment-file cache gets a share of it. */
+  openFileLimit?: number;
+  /**
+   * Whether a partition directory found at start-up belongs to a topic that exists (the broker's
+   * registry). The others are leftovers of a topic creation that failed or crashed, and are removed.
+   */
+  isKnownPartition?: (topic: string, partition: number) => boolean;
+  /** kafkite.storage.min.free.bytes; without it appends are only stopped by an actual ENOSPC. */
+  minFreeSpace?: MinFreeSpace;
+}
+
+/** A partition directory found at start-up and not loaded yet, with its checkpointed offsets. */
+interface UnloadedLog {
+  name: string;
+  dir: string;
+  logDir: string;
+  topic: string;
+  partition: number;
+  recoveryPoint: number;
+  logStartOffset: number;
 }
 
 export class LogManager {
   private readonly logs = new Map<string, UnifiedLog>();
+  private readonly unloaded = new Map<string, UnloadedLog>();
   private readonly logDirOf = new Map<UnifiedLog, string>();
+  /** Partitions (loaded or not) per log dir, for placing new ones. */
+  private readonly partitionCounts = new Map<string, number>();
+  private readonly hadCleanShutdown = new Map<string, boolean>();
+  private backgroundLoad: NodeJS.Immediate | null = null;
+  private lastResourceWarning = 0;
+  private readonly staleStartOffsetCheckpoints = new Set<string>();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly pendingDirDeletes = new Map<() => void, NodeJS.Timeout>();
   /** Log dirs taken offline by an I/O error, with the error (Kafka's offline log dirs). */
   private readonly offlineDirs = new Map<string, KafkaStorageError>();
   readonly cleaner: LogCleaner;
+  /** Free space of each log dir's filesystem against kafkite.storage.min.free.bytes. */
+  readonly diskSpace: DiskSpaceMonitor;
 
   private constructor(private readonly opts: LogManagerOptions) {
+    if (opts.openFileLimit !== undefined) segmentFiles.capacity = segmentFileCapacity(opts.openFileLimit);
+    for (const dir of opts.logDirs) fs.mkdirSync(dir, { recursive: true });
+    this.diskSpace = new DiskSpaceMonitor(opts.logDirs, opts.minFreeSpace ?? { bytes: 0 }, opts.logger);
     this.cleaner = new LogCleaner({
       logger: opts.logger,
       backoffMs: opts.cleanerBackoffMs ?? 15_000,
@@ -60,26 +100,28 @@ export class LogManager {
     });
   }
 
-  /** Loads and recovers every partition directory of every log dir. */
+  /** Lists every partition directory of every log dir; logs load when first used (see getLog) or in the background. */
   static async open(opts: LogManagerOptions): Promise<LogManager> {
     const manager = new LogManager(opts);
-    for (const dir of opts.logDirs) manager.loadLogDir(dir);
+    for (const dir of opts.logDirs) manager.scanLogDir(dir);
     return manager;
   }
 
-  private loadLogDir(logDir: string): void {
+  private scanLogDir(logDir: string): void {
     fs.mkdirSync(logDir, { recursive: true });
     const metaFile = path.join(logDir, META_PROPERTIES_FILE);
-    if (!fs.existsSync(metaFile) && fs.readdirSync(logDir).some((name) => parseLogDirName(name) !== null)) {
+    const entries = fs.readdirSync(logDir, { withFileTypes: true });
+    if (!fs.existsSync(metaFile) && entries.some((e) => parseLogDirName(e.name) !== null)) {
       this.opts.logger.warn(`${metaFile} is missing in a log dir holding partitions; writing a new one for cluster ${this.opts.clusterId}`);
     }
     ensureMetaProperties(logDir, this.opts.clusterId, this.opts.nodeId);
     const marker = path.join(logDir, CLEAN_SHUTDOWN_FILE);
-    const hadCleanShutdown = fs.existsSync(marker);
+    this.hadCleanShutdown.set(logDir, fs.existsSync(marker));
     const recoveryPoints = this.readCheckpoint(path.join(logDir, RECOVERY_POINT_CHECKPOINT_FILE));
     const logStartOffsets = this.readCheckpoint(path.join(logDir, LOG_START_OFFSET_CHECKPOINT_FILE));
-    const started = Date.now();
-    for (const entry of fs.readdirSync(logDir, { withFileTypes: true })) {
+    const leftovers: string[] = [];
+    let count = 0;
+    for (const entry of entries) {
       if (!entry.isDirectory()) continue;
       const full = path.join(logDir, entry.name);
       if (entry.name.endsWith(DELETE_DIR_SUFFIX)) {
@@ -88,21 +130,88 @@ export class LogManager {
       }
       const parsed = parseLogDirName(entry.name);
       if (parsed === null) continue;
-      try {
-        const log = this.loadLog(full, parsed.topic, parsed.partition, readPartitionMetadata(full) ?? '0'.repeat(32), {
-          recoveryPoint: recoveryPoints.get(entry.name) ?? 0,
-          logStartOffset: logStartOffsets.get(entry.name) ?? 0,
-          hadCleanShutdown,
-        });
-        this.logs.set(entry.name, log);
-        this.logDirOf.set(log, logDir);
-      } catch (err) {
-        // One damaged partition must not keep the broker from starting.
-        this.opts.logger.error({ err }, `Cannot load ${full}: ${(err as Error).message}`);
+      if (this.opts.isKnownPartition && !this.opts.isKnownPartition(parsed.topic, parsed.partition)) {
+        leftovers.push(entry.name);
+        fs.rmSync(full, { recursive: true, force: true });
+        continue;
       }
+      this.unloaded.set(entry.name, {
+        name: entry.name,
+        dir: full,
+        logDir,
+        topic: parsed.topic,
+        partition: parsed.partition,
+        recoveryPoint: recoveryPoints.get(entry.name) ?? 0,
+        logStartOffset: logStartOffsets.get(entry.name) ?? 0,
+      });
+      count++;
+    }
+    this.partitionCounts.set(logDir, count);
+    if (leftovers.length > 0) {
+      this.opts.logger.warn({ logDir, partitions: leftovers }, `Removed ${leftovers.length} partition dir(s) of topics that do not exist (a topic creation that failed or was interrupted)`);
     }
     fs.rmSync(marker, { force: true });
-    this.opts.logger.info(`Loaded ${this.logsInDir(logDir).length} logs from ${logDir} in ${Date.now() - started} ms${hadCleanShutdown ? '' : ' (with recovery)'}`);
+    this.opts.logger.info(`Found ${count} logs in ${logDir}${this.hadCleanShutdown.get(logDir) ? '' : ' (with recovery, as each loads)'}`);
+  }
+
+  /** Loads a log found at start-up. A damaged one is left out (logged), as one bad partition must not stop the broker. */
+  private loadUnloaded(pending: UnloadedLog): UnifiedLog | undefined {
+    let log: UnifiedLog;
+    try {
+      log = this.loadLog(pending.dir, pending.topic, pending.partition, readPartitionMetadata(pending.dir) ?? '0'.repeat(32), {
+        recoveryPoint: pending.recoveryPoint,
+        logStartOffset: pending.logStartOffset,
+        hadCleanShutdown: this.hadCleanShutdown.get(pending.logDir) ?? false,
+      });
+    } catch (err) {
+      if (isDescriptorExhaustion(err) || err instanceof StorageResourceError) {
+        // Not the partition's fault: it stays listed and loads at its next use.
+        this.resourceWarning(err instanceof StorageResourceError ? err : new TooManyOpenFilesError((err as Error).message, { cause: err }));
+        return undefined;
+      }
+      this.unloaded.delete(pending.name);
+      this.partitionCounts.set(pending.logDir, (this.partitionCounts.get(pending.logDir) ?? 1) - 1);
+      this.opts.logger.error({ err }, `Cannot load ${pending.dir}: ${(err as Error).message}`);
+      return undefined;
+    }
+    this.unloaded.delete(pending.name);
+    this.logs.set(pending.name, log);
+    this.logDirOf.set(log, pending.logDir);
+    const offline = this.offlineDirs.get(pending.logDir);
+    if (offline) log.markOffline(`log dir ${pending.logDir} is offline (${offline.message})`);
+    return log;
+  }
+
+  /** Loads the logs nobody asked for yet, a batch per event-loop turn (retention and the cleaner need them). */
+  private loadInBackground(): void {
+    if (this.unloaded.size === 0) return;
+    const started = Date.now();
+    const total = this.unloaded.size;
+    const step = () => {
+      this.backgroundLoad = null;
+      let n = 0;
+      for (const pending of this.unloaded.values()) {
+        if (n++ >= BACKGROUND_LOAD_BATCH) break;
+        // A resource failure leaves it listed: stop for this turn rather than spin on it.
+        if (this.loadUnloaded(pending) === undefined && this.unloaded.has(pending.name)) break;
+      }
+      if (this.unloaded.size > 0) this.backgroundLoad = setImmediate(step);
+      else this.opts.logger.info(`Loaded ${total} logs in the background in ${Date.now() - started} ms`);
+    };
+    this.backgroundLoad = setImmediate(step);
+  }
+
+  /** One warning per minute at most for running out of descriptors, naming the limit. */
+  private resourceWarning(err: StorageResourceError): void {
+    if (!(err instanceof TooManyOpenFilesError)) return;
+    const now = Date.now();
+    if (now - this.lastResourceWarning < RESOURCE_WARNING_INTERVAL_MS) return;
+    this.lastResourceWarning = now;
+    this.opts.logger.warn(
+      { openFileLimit: this.opts.openFileLimit ?? null, segmentFilesOpen: segmentFiles.size, segmentFileCapacity: segmentFiles.capacity, error: err.message },
+      `Too many open files: the process hit RLIMIT_NOFILE (soft limit ${this.opts.openFileLimit ?? 'unknown'}); ` +
+        'requests that need a file get a retriable KAFKA_STORAGE_ERROR, log dirs stay online. Raise the limit (ulimit -n) or close connections',
+    );
   }
 
   /** A damaged checkpoint reads as empty: every log is then fully re-validated, which is safe. */
@@ -132,15 +241,40 @@ export class LogManager {
       logger: this.opts.logger,
       ...state,
       onLogStartOffsetChange: () => {
-        if (log) this.checkpointLogStartOffsets(this.logDirOf.get(log)!);
+        if (log) this.checkpointLogStartOffsetsOrWarn(this.logDirOf.get(log)!);
       },
       onStorageError: (err) => {
         if (log) this.markLogDirOffline(this.logDirOf.get(log)!, err);
+      },
+      onResourceError: (err) => {
+        if (log) this.onResourceError(this.logDirOf.get(log)!, err);
+      },
+      checkFreeSpace: (bytes) => {
+        if (log) this.diskSpace.checkAppend(this.logDirOf.get(log)!, bytes);
       },
       onFlushed: this.opts.onFlushed,
       onTransactionMarker: () => this.opts.onTransactionMarker?.(topic, partition),
     });
     return log;
+  }
+
+  private onResourceError(logDir: string, err: StorageResourceError): void {
+    if (err instanceof DiskFullError) this.diskSpace.reportDiskFull(logDir);
+    else this.resourceWarning(err);
+  }
+
+  /**
+   * The log start offset moved (DeleteRecords, retention): checkpointed now, and again by the periodic
+   * task if this write fails (a full disk must not fail the DeleteRecords that frees it).
+   */
+  private checkpointLogStartOffsetsOrWarn(logDir: string): void {
+    try {
+      this.checkpointLogStartOffsets(logDir);
+      this.staleStartOffsetCheckpoints.delete(logDir);
+    } catch (err) {
+      this.staleStartOffsetCheckpoints.add(logDir);
+      this.opts.logger.warn({ logDir, error: (err as Error).message }, 'log start offset checkpoint not written; retried later');
+    }
   }
 
   /**
@@ -168,10 +302,31 @@ export class LogManager {
     return this.offlineDirs;
   }
 
+  /** The partition's log, loaded now if it was not yet. */
   getLog(topic: string, partition: number): UnifiedLog | undefined {
-    return this.logs.get(logDirName(topic, partition));
+    const name = logDirName(topic, partition);
+    const log = this.logs.get(name);
+    if (log) return log;
+    const pending = this.unloaded.get(name);
+    return pending ? this.loadUnloaded(pending) : undefined;
   }
 
+  /** Whether the partition has a log, loaded or not (loads nothing). */
+  hasLog(topic: string, partition: number): boolean {
+    const name = logDirName(topic, partition);
+    return this.logs.has(name) || this.unloaded.has(name);
+  }
+
+  /** Whether the partition's log is offline, without loading it. */
+  isLogOffline(topic: string, partition: number): boolean {
+    const name = logDirName(topic, partition);
+    const log = this.logs.get(name);
+    if (log) return log.isOffline;
+    const pending = this.unloaded.get(name);
+    return pending !== undefined && this.offlineDirs.has(pending.logDir);
+  }
+
+  /** The logs loaded so far (the others have not changed since start-up). */
   allLogs(): Iterable<UnifiedLog> {
     return this.logs.values();
   }
@@ -180,18 +335,42 @@ export class LogManager {
     return [...this.logs.values()].filter((l) => this.logDirOf.get(l) === logDir);
   }
 
+  private unloadedInDir(logDir: string): UnloadedLog[] {
+    return [...this.unloaded.values()].filter((u) => u.logDir === logDir);
+  }
+
   /** Creates the partition in the log dir holding the fewest partitions (or returns the existing log). */
   createLog(topic: string, partition: number, topicId: string, config: LogConfig): UnifiedLog {
     const name = logDirName(topic, partition);
-    const existing = this.logs.get(name);
+    const existing = this.getLog(topic, partition);
     if (existing) return existing;
     const online = this.opts.logDirs.filter((d) => !this.offlineDirs.has(d));
     if (online.length === 0) throw new KafkaStorageError(`cannot create ${name}: every log dir is offline`);
-    const counts = online.map((d) => ({ d, n: this.logsInDir(d).length }));
+    const counts = online.map((d) => ({ d, n: this.partitionCounts.get(d) ?? 0 }));
     const logDir = counts.reduce((a, b) => (b.n < a.n ? b : a)).d;
     const dir = path.join(logDir, name);
-    fs.mkdirSync(dir, { recursive: true });
-    writePartitionMetadata(dir, topicId);
+    let log: UnifiedLog | undefined;
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+      writePartitionMetadata(dir, topicId);
+      log = this.newLog(dir, logDir, topic, partition, topicId, config);
+    } catch (err) {
+      // Nothing half made stays behind: the directory goes, and the caller learns why.
+      fs.rmSync(dir, { recursive: true, force: true });
+      if (isDescriptorExhaustion(err) || err instanceof TooManyOpenFilesError) {
+        const error = err instanceof TooManyOpenFilesError ? err : new TooManyOpenFilesError(`cannot create ${name}: ${(err as Error).message}`, { cause: err });
+        this.resourceWarning(error);
+        throw error;
+      }
+      throw err;
+    }
+    this.logs.set(name, log);
+    this.logDirOf.set(log, logDir);
+    this.partitionCounts.set(logDir, (this.partitionCounts.get(logDir) ?? 0) + 1);
+    return log;
+  }
+
+  private newLog(dir: string, logDir: string, topic: string, partition: number, topicId: string, config: LogConfig): UnifiedLog {
     let log: UnifiedLog | undefined;
     log = UnifiedLog.load({
       dir,
@@ -204,14 +383,14 @@ export class LogManager {
       logStartOffset: 0,
       hadCleanShutdown: true,
       onLogStartOffsetChange: () => {
-        if (log) this.checkpointLogStartOffsets(logDir);
+        if (log) this.checkpointLogStartOffsetsOrWarn(logDir);
       },
       onStorageError: (err) => this.markLogDirOffline(logDir, err),
+      onResourceError: (err) => this.onResourceError(logDir, err),
+      checkFreeSpace: (bytes) => this.diskSpace.checkAppend(logDir, bytes),
       onFlushed: this.opts.onFlushed,
       onTransactionMarker: () => this.opts.onTransactionMarker?.(topic, partition),
     });
-    this.logs.set(name, log);
-    this.logDirOf.set(log, logDir);
     return log;
   }
 
@@ -221,11 +400,22 @@ export class LogManager {
    */
   async deleteLog(topic: string, partition: number): Promise<void> {
     const name = logDirName(topic, partition);
+    const pending = this.unloaded.get(name);
+    if (pending) {
+      // Never loaded: nothing can be reading it, so it goes at once.
+      this.unloaded.delete(name);
+      this.partitionCounts.set(pending.logDir, (this.partitionCounts.get(pending.logDir) ?? 1) - 1);
+      const renamed = path.join(pending.logDir, `${name}.${crypto.randomUUID().replaceAll('-', '')}${DELETE_DIR_SUFFIX}`);
+      fs.renameSync(pending.dir, renamed);
+      fs.rmSync(renamed, { recursive: true, force: true });
+      return;
+    }
     const log = this.logs.get(name);
     if (!log) return;
     const logDir = this.logDirOf.get(log)!;
     this.logs.delete(name);
     this.logDirOf.delete(log);
+    this.partitionCounts.set(logDir, (this.partitionCounts.get(logDir) ?? 1) - 1);
     this.cleaner.abort(log);
     const renamed = path.join(logDir, `${name}.${crypto.randomUUID().replaceAll('-', '')}${DELETE_DIR_SUFFIX}`);
     fs.renameSync(log.dir, renamed);
@@ -237,6 +427,32 @@ export class LogManager {
       fs.rmSync(renamed, { recursive: true, force: true });
     };
     this.pendingDirDeletes.set(remove, setTimeout(remove, log.config.fileDeleteDelayMs).unref());
+  }
+
+  /**
+   * Runs `fn` (creating logs) with one filesystem sync at the end instead of fsyncs per file: the files
+   * of every log it made are durable when it returns, so the caller can then commit the topic.
+   */
+  creatingLogs<T>(fn: () => T): T {
+    return syncingOnce(this.opts.logDirs, fn);
+  }
+
+  /** Removes a log made moments ago whose topic creation failed: closed and deleted at once. */
+  abandonLog(topic: string, partition: number): void {
+    const name = logDirName(topic, partition);
+    const log = this.logs.get(name);
+    if (!log) return;
+    const logDir = this.logDirOf.get(log)!;
+    this.logs.delete(name);
+    this.logDirOf.delete(log);
+    this.partitionCounts.set(logDir, (this.partitionCounts.get(logDir) ?? 1) - 1);
+    try {
+      log.closeAndDelete();
+      fs.rmSync(log.dir, { recursive: true, force: true });
+    } catch (err) {
+      // What stays is not in the registry, so the next start removes it.
+      this.opts.logger.warn({ dir: log.dir, error: (err as Error).message }, 'cannot remove the partition dir of a failed topic creation');
+    }
   }
 
   // ---- background tasks ----
@@ -259,7 +475,12 @@ export class LogManager {
     every(RECOVERY_POINT_CHECKPOINT_INTERVAL_MS, () => {
       for (const d of this.opts.logDirs) this.checkpointRecoveryPoints(d);
     });
+    every(Math.min(this.opts.retentionCheckIntervalMs, 10_000), () => {
+      for (const d of [...this.staleStartOffsetCheckpoints]) this.checkpointLogStartOffsetsOrWarn(d);
+    });
+    this.diskSpace.start();
     if (this.opts.cleanerEnable ?? true) this.cleaner.startup(() => this.allLogs());
+    this.loadInBackground();
   }
 
   /** Retention: deletes expired segments of every log. Returns the number of segments deleted. */
@@ -273,39 +494,63 @@ export class LogManager {
   }
 
   private async flushDirtyLogs(now: number): Promise<void> {
-    await Promise.all([...this.logs.values()].map((log) => log.flushIfDue(now)));
+    const due: Promise<void>[] = [];
+    for (const log of this.logs.values()) if (log.hasUnflushedData) due.push(log.flushIfDue(now));
+    await Promise.all(due);
   }
 
+  /** Logs not loaded yet keep the offsets they were checkpointed with. */
   private checkpointRecoveryPoints(logDir: string): void {
     if (this.offlineDirs.has(logDir)) return;
-    new OffsetCheckpointFile(path.join(logDir, RECOVERY_POINT_CHECKPOINT_FILE)).write(
-      this.logsInDir(logDir).map((l) => ({ topic: l.topic, partition: l.partition, offset: l.recoveryPoint })),
-    );
+    new OffsetCheckpointFile(path.join(logDir, RECOVERY_POINT_CHECKPOINT_FILE)).write([
+      ...this.logsInDir(logDir).map((l) => ({ topic: l.topic, partition: l.partition, offset: l.recoveryPoint })),
+      ...this.unloadedInDir(logDir).map((u) => ({ topic: u.topic, partition: u.partition, offset: u.recoveryPoint })),
+    ]);
   }
 
   private checkpointLogStartOffsets(logDir: string): void {
     if (this.offlineDirs.has(logDir)) return;
     // Kafka only lists logs whose start offset is above their first segment's base; listing all is equivalent.
-    new OffsetCheckpointFile(path.join(logDir, LOG_START_OFFSET_CHECKPOINT_FILE)).write(
-      this.logsInDir(logDir).map((l) => ({ topic: l.topic, partition: l.partition, offset: l.logStartOffset })),
-    );
+    new OffsetCheckpointFile(path.join(logDir, LOG_START_OFFSET_CHECKPOINT_FILE)).write([
+      ...this.logsInDir(logDir).map((l) => ({ topic: l.topic, partition: l.partition, offset: l.logStartOffset })),
+      ...this.unloadedInDir(logDir).map((u) => ({ topic: u.topic, partition: u.partition, offset: u.logStartOffset })),
+    ]);
   }
 
   /** Stops the tasks, flushes and closes every log, writes the checkpoints and the clean-shutdown marker. */
   async shutdown(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
     this.timers.length = 0;
+    if (this.backgroundLoad) clearImmediate(this.backgroundLoad);
+    this.backgroundLoad = null;
+    this.diskSpace.stop();
     await this.cleaner.shutdown();
     for (const [remove, timer] of this.pendingDirDeletes) {
       clearTimeout(timer);
       remove();
     }
-    await Promise.all([...this.logs.values()].map((l) => l.close()));
-    // An offline dir gets no checkpoints and no clean-shutdown marker: the next start recovers it.
+    // One at a time: a flush pins its file in the descriptor cache, and closing takes little time per log.
+    const unclean = new Set<string>();
+    for (const log of this.logs.values()) {
+      try {
+        await log.close();
+      } catch (err) {
+        unclean.add(this.logDirOf.get(log)!);
+        this.opts.logger.warn({ topic: log.topic, partition: log.partition, error: (err as Error).message }, 'log not closed cleanly; it is recovered at the next start');
+      }
+    }
+    // An offline dir gets no checkpoints and no clean-shutdown marker: the next start recovers it. So
+    // does a dir where closing a log or writing a checkpoint failed (a full disk).
     for (const logDir of this.opts.logDirs.filter((d) => !this.offlineDirs.has(d))) {
-      this.checkpointRecoveryPoints(logDir);
-      this.checkpointLogStartOffsets(logDir);
-      writeFileAtomically(path.join(logDir, CLEAN_SHUTDOWN_FILE), JSON.stringify({ version: 0, brokerEpoch: -1 }));
+      try {
+        this.checkpointRecoveryPoints(logDir);
+        this.checkpointLogStartOffsets(logDir);
+        // Logs never loaded after an unclean start were never recovered: the next start must still recover them.
+        const unrecovered = !this.hadCleanShutdown.get(logDir) && this.unloadedInDir(logDir).length > 0;
+        if (!unrecovered && !unclean.has(logDir)) writeFileAtomically(path.join(logDir, CLEAN_SHUTDOWN_FILE), JSON.stringify({ version: 0, brokerEpoch: -1 }));
+      } catch (err) {
+        this.opts.logger.warn({ logDir, error: (err as Error).message }, 'checkpoints not written at shutdown; the log dir is recovered at the next start');
+      }
     }
   }
 }

@@ -68,14 +68,26 @@ export class LogSegment {
     this.txnIndex = txnIndex ?? new TransactionIndex(txnIndexFile(dir, baseOffset, suffix), baseOffset);
   }
 
+  /** Creates the segment's files; a failure (full disk, no descriptors) removes the ones already made. */
   static create(dir: string, baseOffset: number, config: SegmentConfig, logger?: Logger, suffix = ''): LogSegment {
     const log = FileRecords.create(logFile(dir, baseOffset, suffix));
-    const txnIndex = TransactionIndex.create(txnIndexFile(dir, baseOffset, suffix), baseOffset);
-    const segment = new LogSegment(dir, baseOffset, log, config, logger, suffix, txnIndex);
-    segment.offsetIndex_ = new OffsetIndex(segment.offsetIndexFile, baseOffset, config.maxIndexSize);
-    segment.timeIndex_ = new TimeIndex(segment.timeIndexFile, baseOffset, config.maxIndexSize);
-    segment.offsetIndex_.writeAll();
-    segment.timeIndex_.writeAll();
+    let segment: LogSegment | undefined;
+    try {
+      const txnIndex = TransactionIndex.create(txnIndexFile(dir, baseOffset, suffix), baseOffset);
+      segment = new LogSegment(dir, baseOffset, log, config, logger, suffix, txnIndex);
+      segment.offsetIndex_ = new OffsetIndex(segment.offsetIndexFile, baseOffset, config.maxIndexSize);
+      segment.timeIndex_ = new TimeIndex(segment.timeIndexFile, baseOffset, config.maxIndexSize);
+      segment.offsetIndex_.writeAll();
+      segment.timeIndex_.writeAll();
+    } catch (err) {
+      if (segment) {
+        segment.deleteFiles();
+      } else {
+        log.close();
+        fs.rmSync(log.file, { force: true });
+      }
+      throw err;
+    }
     return segment;
   }
 

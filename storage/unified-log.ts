@@ -9,7 +9,7 @@ import type { BatchHeader } from '../protocol/records/batch-header.js';
 import { decodeEndTxnMarker, encodeControlKey, encodeEndTxnMarkerValue, type EndTxnMarker } from '../protocol/records/end-txn-marker.js';
 import { NO_SEQUENCE, decodeBatch, encodeBatch } from '../protocol/records/record-batch.js';
 import { LeaderEpochCheckpointFile } from './checkpoint-file.js';
-import { KafkaStorageError, OffsetOutOfRangeError } from './errors.js';
+import { DiskFullError, errnoCodeOf, KafkaStorageError, OffsetOutOfRangeError, StorageResourceError, TooManyOpenFilesError } from './errors.js';
 import { LeaderEpochFileCache } from './leader-epoch-file-cache.js';
 import type { LogConfig } from './log-config.js';
 import {
@@ -72,6 +72,10 @@ export interface UnifiedLogOptions {
   onFlushed?: (millis: number) => void;
   /** After a transaction marker is appended: the LSO may have moved, so read_committed fetches waiting for data wake. */
   onTransactionMarker?: () => void;
+  /** A write hit a resource limit (full disk, no descriptors left): retriable, the log dir stays online. */
+  onResourceError?: (error: StorageResourceError) => void;
+  /** Before each client append of `bytes`: throws DiskFullError when the log dir is short of space. */
+  checkFreeSpace?: (bytes: number) => void;
 }
 
 export function segmentConfigOf(config: LogConfig): SegmentConfig {
@@ -104,11 +108,15 @@ export class UnifiedLog {
   /** Base offset of the first segment recovery re-validated at load (its .txnindex is rebuilt), or null. */
   private recoveredFrom: number | null = null;
   private nextFlush: Promise<void> | null = null;
+  /** The offset of the newest producer snapshot (or where state replay began): close() skips an unchanged one. */
+  private lastSnapshotOffset = -1;
   private readonly pendingDeletes = new Map<LogSegment, NodeJS.Timeout>();
   private readonly onLogStartOffsetChange: () => void;
   private readonly onStorageError: (error: KafkaStorageError) => void;
   private readonly onFlushed: (millis: number) => void;
   private readonly onTransactionMarker: () => void;
+  private readonly onResourceError: (error: StorageResourceError) => void;
+  private readonly checkFreeSpace: (bytes: number) => void;
   /** Set when its log dir failed: every append, read and flush answers KAFKA_STORAGE_ERROR. */
   private offlineReason: string | null = null;
 
@@ -123,6 +131,8 @@ export class UnifiedLog {
     this.onStorageError = opts.onStorageError ?? (() => {});
     this.onFlushed = opts.onFlushed ?? (() => {});
     this.onTransactionMarker = opts.onTransactionMarker ?? (() => {});
+    this.onResourceError = opts.onResourceError ?? (() => {});
+    this.checkFreeSpace = opts.checkFreeSpace ?? (() => {});
     this.leaderEpochCache = new LeaderEpochFileCache(new LeaderEpochCheckpointFile(path.join(opts.dir, LEADER_EPOCH_CHECKPOINT_FILE)));
   }
 
@@ -170,6 +180,11 @@ export class UnifiedLog {
     return this.segments.sizeInBytes;
   }
 
+  /** Appended records not yet fdatasynced. */
+  get hasUnflushedData(): boolean {
+    return this.nextOffset > this.recoveryPoint_ || this.dirNeedsSync;
+  }
+
   get isOffline(): boolean {
     return this.offlineReason !== null;
   }
@@ -185,8 +200,18 @@ export class UnifiedLog {
     }
   }
 
-  /** Wraps an I/O failure as KAFKA_STORAGE_ERROR and reports it, which takes the log dir offline. */
-  private storageFailure(what: string, err: unknown): KafkaStorageError {
+  /**
+   * Wraps an I/O failure as KAFKA_STORAGE_ERROR and reports it, which takes the log dir offline. A
+   * resource limit is no disk failure: EMFILE/ENFILE anywhere, and ENOSPC/EDQUOT in an append (whose
+   * partial write is cut off again, so nothing acknowledged is at risk), are reported as such and the
+   * log dir stays online. An ENOSPC from fdatasync is different: written-back pages may be lost.
+   */
+  private storageFailure(what: string, err: unknown, inAppend = false): KafkaStorageError {
+    const resource = resourceErrorOf(what, err, inAppend);
+    if (resource !== null) {
+      this.onResourceError(resource);
+      return resource;
+    }
     const error = err instanceof KafkaStorageError ? err : new KafkaStorageError(`${what}: ${(err as Error).message}`, { cause: err });
     this.onStorageError(error);
     return error;
@@ -308,6 +333,7 @@ export class UnifiedLog {
       try {
         this.producerStateManager.loadSnapshot(file);
         from = Math.max(offset, this.logStartOffset_);
+        this.lastSnapshotOffset = offset;
         break;
       } catch (err) {
         this.logger.warn(`Ignoring producer snapshot ${file}: ${(err as Error).message}`);
@@ -357,6 +383,7 @@ export class UnifiedLog {
   /** Snapshot at the log end offset; keeps the newest two, as replay only ever needs the latest. */
   private takeProducerSnapshot(): void {
     this.producerStateManager.writeSnapshot(producerSnapshotFile(this.dir, this.nextOffset));
+    this.lastSnapshotOffset = this.nextOffset;
     const offsets = this.snapshotOffsets();
     for (const offset of offsets.slice(0, -2)) fs.rmSync(producerSnapshotFile(this.dir, offset), { force: true });
   }
@@ -403,6 +430,7 @@ export class UnifiedLog {
 
   private append(records: Buffer, now: number, origin: AppendOrigin, marker?: EndTxnMarker): AppendResult {
     this.checkOnline();
+    if (origin === 'client') this.checkFreeSpace(records.length);
     const batches = LogValidator.validate(records, this.config, origin, {
       topicPartition: `${this.topic}-${this.partition}`, now, readRecords: (batch) => decodeBatch(batch).records,
     });
@@ -445,7 +473,7 @@ export class UnifiedLog {
       segment.append(records, appended);
     } catch (err) {
       // Nothing was counted: the log end offset, producer state and indexes are as before the append.
-      throw this.storageFailure(segment ? `append to ${segment.log.file} failed` : `roll of ${this.topic}-${this.partition} failed`, err);
+      throw this.storageFailure(segment ? `append to ${segment.log.file} failed` : `roll of ${this.topic}-${this.partition} failed`, err, true);
     }
     this.nextOffset = offset;
     for (const batch of batches) {
@@ -483,13 +511,22 @@ export class UnifiedLog {
     return active;
   }
 
-  /** Starts a new active segment at the log end offset (no-op when the active one is empty and starts there). */
+  /**
+   * Starts a new active segment at the log end offset (no-op when the active one is empty and starts there).
+   * The new segment is made before the old one stops being active, so a failure (a full disk) changes nothing.
+   */
   roll(): LogSegment {
     const active = this.segments.activeSegment;
     if (active.baseOffset === this.nextOffset) return active;
-    active.onBecomeInactiveSegment();
-    this.takeProducerSnapshot();
     const segment = LogSegment.create(this.dir, this.nextOffset, segmentConfigOf(this.config), this.logger);
+    try {
+      this.takeProducerSnapshot();
+    } catch (err) {
+      // Only an optimisation of start-up (producer state is replayed from an older snapshot or the log):
+      // a full disk must not stop retention, which rolls to free space.
+      this.logger.warn({ topic: this.topic, partition: this.partition, error: (err as Error).message }, 'producer snapshot not written');
+    }
+    active.onBecomeInactiveSegment();
     segment.openForAppend();
     this.segments.add(segment);
     this.dirNeedsSync = true;
@@ -531,7 +568,8 @@ export class UnifiedLog {
     const flushing = (async () => {
       const started = performance.now();
       try {
-        await Promise.all(dirty.map((s) => s.flush()));
+        // One at a time: each flush pins its file in the descriptor cache.
+        for (const s of dirty) await s.flush();
         if (syncDir) await fsyncDirectoryAsync(this.dir);
         if (target > this.recoveryPoint_) this.recoveryPoint_ = target;
         this.lastFlushTime = Date.now();
@@ -745,7 +783,16 @@ export class UnifiedLog {
       segment.deleteFiles();
     }
     this.pendingDeletes.clear();
-    this.takeProducerSnapshot();
+    // As Kafka's ProducerStateManager.takeSnapshot: only when something was appended since the last one
+    // (an untouched log, of 100k, costs no file write at shutdown).
+    if (this.nextOffset > Math.max(this.lastSnapshotOffset, this.logStartOffset_)) {
+      try {
+        this.takeProducerSnapshot();
+      } catch (err) {
+        // A full disk: the next start replays producer state from the log instead.
+        this.logger.warn({ topic: this.topic, partition: this.partition, error: (err as Error).message }, 'producer snapshot not written at close');
+      }
+    }
     for (const s of this.segments.values()) s.close();
   }
 
@@ -760,7 +807,15 @@ export class UnifiedLog {
   }
 }
 
-/** Compacted topics: every (non-control) record needs a key. Decodes the batch, which only compacted topics pay. */
+/** The resource-limit error an I/O failure stands for, or null when it is a real disk failure. */
+function resourceErrorOf(what: string, err: unknown, inAppend: boolean): StorageResourceError | null {
+  if (err instanceof StorageResourceError) return err;
+  const code = errnoCodeOf(err);
+  if (code === 'EMFILE' || code === 'ENFILE') return new TooManyOpenFilesError(`${what}: ${(err as Error).message}`, { cause: err });
+  if (inAppend && (code === 'ENOSPC' || code === 'EDQUOT')) return new DiskFullError(`${what}: the disk is full (${(err as Error).message})`, { cause: err });
+  return null;
+}
+
 function fsyncDirectoryAsync(dir: string): Promise<void> {
   return new Promise((resolve, reject) => {
     fs.open(dir, 'r', (err, fd) => {

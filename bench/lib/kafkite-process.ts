@@ -19,6 +19,8 @@ export interface KafkiteProcessOptions {
   env?: Record<string, string>;
   /** Node flags, e.g. ['--cpu-prof']. */
   nodeArgs?: string[];
+  /** RLIMIT_NOFILE (soft and hard) for the broker, set with the shell's `ulimit -n` before it starts. */
+  openFileLimit?: number;
 }
 
 export interface KafkiteProcess {
@@ -46,7 +48,11 @@ export async function spawnKafkite(opts: KafkiteProcessOptions): Promise<Kafkite
   ];
   for (const o of overrides) args.push('--override', o);
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, argv] =
+    opts.openFileLimit === undefined
+      ? [process.execPath, args]
+      : ['/bin/sh', ['-c', `ulimit -n ${opts.openFileLimit} && exec "$0" "$@"`, process.execPath, ...args]];
+  const child = spawn(command, argv, { cwd: REPO_ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: Array<Record<string, unknown>> = [];
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));

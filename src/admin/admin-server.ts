@@ -64,8 +64,11 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
 
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async (_request, reply) => {
-    if (opts.isReady()) return { status: 'ready' };
-    return reply.code(503).send({ status: 'not ready' });
+    if (!opts.isReady()) return reply.code(503).send({ status: 'not ready' });
+    // Still serving reads, so still ready (200) for a load balancer; degraded says writes are refused.
+    const diskFull = broker.logManager.diskSpace.fullLogDirs;
+    if (diskFull.length > 0) return { status: 'degraded', reason: 'disk full: produce requests are refused', diskFullLogDirs: diskFull };
+    return { status: 'ready' };
   });
   app.get('/metrics', async (_request, reply) => {
     const text = await metrics.scrape();

@@ -2,6 +2,8 @@
 // in Prometheus style. Counters are bumped on the request path; log and group gauges are read from the
 // broker at scrape time, so they cost nothing between scrapes and vanish with deleted partitions.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { DiskSpaceStatus } from '../../storage/disk-space-monitor.js';
+import { segmentFiles } from '../../storage/file-handle-cache.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
 import type { Broker, BrokerMetrics } from '../broker.js';
 import { HANDLERS } from '../handlers/index.js';
@@ -216,7 +218,7 @@ export class KafkiteMetrics implements BrokerMetrics {
   /** Counters of deleted partitions go, as Kafka removes a partition's metrics with it. */
   private forgetDeletedPartitions(): void {
     for (const [key, { labels }] of this.partitionCounters) {
-      if (this.broker.getLog(labels.topic, Number(labels.partition))) continue;
+      if (this.broker.logManager.hasLog(labels.topic, Number(labels.partition))) continue;
       this.bytesIn.remove(labels);
       this.recordsIn.remove(labels);
       this.bytesOut.remove(labels);
@@ -268,6 +270,36 @@ export class KafkiteMetrics implements BrokerMetrics {
     logGauge('kafkite_log_segments', 'Log segments on disk.', (log) => log.segments.size);
     // Kafka's Partition LastStableOffsetLag: how far read_committed consumers trail the high watermark.
     logGauge('kafkite_last_stable_offset_lag', 'High watermark minus the last stable offset (records held back by open transactions).', (log) => log.highWatermark - log.lastStableOffset);
+    const diskGauge = (name: string, help: string, valueOf: (s: DiskSpaceStatus) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['log_dir'],
+        registers,
+        collect() {
+          this.reset();
+          for (const s of broker.logManager.diskSpace.status()) this.set({ log_dir: s.logDir }, valueOf(s));
+        },
+      });
+    diskGauge('kafkite_log_dir_free_bytes', "Free bytes on the log dir's filesystem (as of the last check).", (s) => s.freeBytes);
+    diskGauge('kafkite_log_dir_min_free_bytes', 'kafkite.storage.min.free.bytes for the log dir, in bytes.', (s) => s.thresholdBytes);
+    diskGauge('kafkite_log_dir_disk_full', '1 while produce is refused because the log dir is short of space.', (s) => (s.full ? 1 : 0));
+    new Gauge({
+      name: 'kafkite_open_segment_files',
+      help: 'Segment files (.log, .index, .timeindex) open in the descriptor cache.',
+      registers,
+      collect() {
+        this.set(segmentFiles.size);
+      },
+    });
+    new Gauge({
+      name: 'kafkite_segment_file_cache_capacity',
+      help: 'Most segment files kept open at once (a share of RLIMIT_NOFILE).',
+      registers,
+      collect() {
+        this.set(segmentFiles.capacity);
+      },
+    });
     new Gauge({
       name: 'kafkite_consumer_group_lag',
       help: "High watermark minus the group's committed offset, per partition.",

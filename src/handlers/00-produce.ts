@@ -1,6 +1,7 @@
 import type { ProduceRequest } from '../../protocol/generated/ProduceRequest.js';
 import type { PartitionProduceResponse, ProduceResponse } from '../../protocol/generated/ProduceResponse.js';
 import { upConvertMessageSet } from '../../protocol/records/message-conversion.js';
+import { StorageResourceError } from '../../storage/errors.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
 import { ErrorCode } from '../errors.js';
 import { NO_RESPONSE, type Handler, type RequestContext } from './handler.js';
@@ -68,7 +69,9 @@ function appendAll(
       } catch (err) {
         const code = errorCodeOf(err);
         const fields = { topic: topicData.name, partition: p.index, clientId: ctx.clientId, error: (err as Error).message };
-        if (code === ErrorCode.KAFKA_STORAGE_ERROR) ctx.log.error(fields, 'append failed');
+        // A full disk or the descriptor limit is logged once by storage, not per request.
+        if (err instanceof StorageResourceError) ctx.log.debug(fields, 'produce refused: resource limit');
+        else if (code === ErrorCode.KAFKA_STORAGE_ERROR) ctx.log.error(fields, 'append failed');
         else ctx.log.debug(fields, 'produce rejected');
         // Kafka's RecordValidationException lists the rejected records (LogValidator's recordErrors).
         const recordErrors = (err as { recordErrors?: Array<{ batchIndex: number; message: string }> }).recordErrors ?? [];

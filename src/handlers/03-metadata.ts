@@ -16,7 +16,7 @@ function partitionsOf(topic: TopicInfo, broker: Broker): MetadataResponsePartiti
   const nodeId = broker.nodeId;
   return Array.from({ length: topic.partitions }, (_, partitionIndex) => {
     // A partition whose log dir failed has no leader left: Kafka answers LEADER_NOT_AVAILABLE, the replica offline.
-    const offline = broker.getLog(topic.name, partitionIndex)?.isOffline ?? false;
+    const offline = broker.isPartitionOffline(topic.name, partitionIndex);
     return {
       errorCode: offline ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
       partitionIndex,

@@ -19,14 +19,18 @@ function writeAll(socket: Socket, buffers: ReadonlyArray<Buffer>): void {
   socket.uncork();
 }
 
+/** Reads on the thread pool; the slice's file is pinned meanwhile so its descriptor cannot be closed and reused. */
 function readSlice(slice: FileSlice): Promise<Buffer> {
   const buf = Buffer.allocUnsafe(slice.length);
   if (slice.length === 0) return Promise.resolve(buf);
-  return new Promise((resolve, reject) => {
+  return new Promise<Buffer>((resolve, reject) => {
+    const release = slice.pin?.() ?? (() => {});
+    const fd = slice.fd;
     const step = (filled: number): void => {
-      read(slice.fd, buf, filled, slice.length - filled, slice.position + filled, (err, n) => {
+      read(fd, buf, filled, slice.length - filled, slice.position + filled, (err, n) => {
+        if (err || n === 0 || filled + n >= slice.length) release();
         if (err) return reject(err);
-        if (n === 0) return reject(new Error(`short read of fd ${slice.fd} at ${slice.position + filled}`));
+        if (n === 0) return reject(new Error(`short read of fd ${fd} at ${slice.position + filled}`));
         if (filled + n < slice.length) return step(filled + n);
         resolve(buf);
       });
@@ -40,6 +44,15 @@ function readSlice(slice: FileSlice): Promise<Buffer> {
  * thread-pool round trip (async read or sendfile) costs more than copying a few pages.
  */
 export const SMALL_RESPONSE_FILE_BYTES = 64 * 1024;
+
+/** Pins every slice's file (see FileSlice.pin) until the returned function is called. */
+export function pinSlices(chunks: ReadonlyArray<Buffer | FileSlice>): () => void {
+  const releases: Array<() => void> = [];
+  for (const c of chunks) if (!Buffer.isBuffer(c) && c.pin) releases.push(c.pin());
+  return () => {
+    for (const release of releases) release();
+  };
+}
 
 export function fileBytesOf(chunks: ReadonlyArray<Buffer | FileSlice>): number {
   let bytes = 0;

@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { FileSlice } from '../../protocol/primitives.js';
-import { CopyingResponseSender, fileBytesOf, SMALL_RESPONSE_FILE_BYTES, type ResponseSender } from './response-sender.js';
+import { CopyingResponseSender, fileBytesOf, pinSlices, SMALL_RESPONSE_FILE_BYTES, type ResponseSender } from './response-sender.js';
 
 export interface SendfileAddon {
   /**
@@ -19,6 +19,8 @@ export interface SendfileAddon {
     chunks: ReadonlyArray<Buffer | FileSlice>,
     callback: (err: (NodeJS.ErrnoException & { bytesSent: number }) | null, bytesSent: number) => void,
   ): void;
+  /** Raises RLIMIT_NOFILE's soft limit to the hard one; the limits in force after (-1: unlimited). Absent in older builds. */
+  raiseOpenFileLimit?(): { soft: number; hard: number; error?: string };
 }
 
 // Relative to this module: src/network/ when run from source, dist/src/network/ when compiled.
@@ -82,9 +84,15 @@ export class SendfileResponseSender implements ResponseSender {
     // The addon writes to the kernel directly: bytes an earlier send left in Node's queue go first.
     if (socket.writableLength > 0) await writesFlushed(socket);
     if (socket.destroyed) throw new Error('socket closed before sendfile');
-    await new Promise<void>((resolve, reject) => {
-      this.addon.sendChunks(fd, chunks, (err) => (err ? reject(err) : resolve()));
-    });
+    // Pinned while the addon dup()s them: reading one slice's fd must not close another's (a reused number).
+    const release = pinSlices(chunks);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        this.addon.sendChunks(fd, chunks, (err) => (err ? reject(err) : resolve()));
+      });
+    } finally {
+      release();
+    }
   }
 }
 

@@ -335,6 +335,18 @@ describe('logDirs and nodeId', () => {
     expect(new BrokerConfig().nodeId).toBe(1);
   });
 
+  it('takes kafkite.storage.min.free.bytes as bytes or a percentage', () => {
+    expect(new BrokerConfig({}).storageMinFree).toEqual({ bytes: 1073741824 });
+    expect(new BrokerConfig({ 'kafkite.storage.min.free.bytes': '0' }).storageMinFree).toEqual({ bytes: 0 });
+    expect(new BrokerConfig({ 'kafkite.storage.min.free.bytes': '5%' }).storageMinFree).toEqual({ percent: 5 });
+    expect(new BrokerConfig({ 'kafkite.storage.min.free.bytes': '2.5%' }).storageMinFree).toEqual({ percent: 2.5 });
+    for (const bad of ['1GB', '-1', '101%', '%', '']) {
+      const err = configError(() => new BrokerConfig({ 'kafkite.storage.min.free.bytes': bad }));
+      expect(err.key).toBe('kafkite.storage.min.free.bytes');
+      expect(err.message).toContain('a number of bytes');
+    }
+  });
+
   it('rejects node.id and broker.id that differ, and ids below -1', () => {
     expect(configError(() => new BrokerConfig({ 'node.id': '1', 'broker.id': '2' })).message).toContain('the same value as broker.id (2)');
     expect(configError(() => new BrokerConfig({ 'broker.id': '-2' })).key).toBe('broker.id');
@@ -349,7 +361,7 @@ describe('entries() for DescribeConfigs', () => {
 
   it('lists every Kafka and kafkite broker config, read-only unless dynamically updatable', () => {
     const entries = config.entries();
-    expect(entries.length).toBe(343 + 8);
+    expect(entries.length).toBe(343 + 9);
     for (const name of ['log.dirs', 'node.id', 'process.roles', 'log.level', 'log.cleaner.enable']) expect(entry(name).readOnly).toBe(true);
     for (const name of ['log.retention.ms', 'log.retention.hours', 'message.max.bytes', 'log.cleanup.policy', 'log.cleaner.threads',
       'log.cleaner.min.cleanable.ratio', 'ssl.keystore.location', 'sasl.enabled.mechanisms']) expect(entry(name).readOnly).toBe(false);

@@ -1,7 +1,8 @@
-// A disk that fills up or fails under a real broker with two log dirs: the producer gets
-// KAFKA_STORAGE_ERROR, the failed dir goes offline as Kafka takes a log dir offline (produce and fetch
-// answer KAFKA_STORAGE_ERROR, Metadata shows the replica offline), no partial batch stays, the other
-// dir keeps serving, and a restart brings back every acknowledged record.
+// A disk that fails or fills up under a real broker with two log dirs. An I/O error (EIO) takes the
+// failed dir offline as Kafka does (produce and fetch answer KAFKA_STORAGE_ERROR, Metadata shows the
+// replica offline); an ENOSPC during an append is no disk failure (issue 13): the producer gets a
+// retriable KAFKA_STORAGE_ERROR saying the disk is full and the dir stays online for reads. Either way
+// no partial batch stays, the other dir keeps serving, and a restart brings back every acknowledged record.
 // Two ways to fail: a real full tmpfs (needs mount privileges; skipped without them) and the
 // KAFKITE_FAULT_INJECTION hook (storage/fault-injection.ts), which works anywhere.
 import { execFileSync } from 'node:child_process';
@@ -44,6 +45,7 @@ interface Setup {
   dirA: string;
   dirB: string;
   env?: Record<string, string>;
+  overrides?: string[];
 }
 
 function twoLogDirs(): Setup {
@@ -57,7 +59,7 @@ function twoLogDirs(): Setup {
 }
 
 async function start(setup: Setup, port = 0): Promise<BrokerProcess> {
-  broker = await startBroker({ dataDir: setup.root, port, overrides: [`log.dirs=${setup.dirA},${setup.dirB}`], env: setup.env });
+  broker = await startBroker({ dataDir: setup.root, port, overrides: [`log.dirs=${setup.dirA},${setup.dirB}`, ...(setup.overrides ?? [])], env: setup.env });
   return broker;
 }
 
@@ -66,7 +68,7 @@ function partitionsIn(dir: string): number[] {
 }
 
 /** Produces numbered 1 KB records round-robin until a partition in B fails; returns what was acknowledged. */
-async function produceUntilFailure(client: WireClient, inB: number[]): Promise<{ acked: Map<number, string[]>; failed: number; errorCode: number }> {
+async function produceUntilFailure(client: WireClient, inB: number[]): Promise<{ acked: Map<number, string[]>; failed: number; errorCode: number; errorMessage: string | null }> {
   const acked = new Map<number, string[]>(Array.from({ length: PARTITIONS }, (_, p) => [p, []]));
   for (let round = 0; round < 2000; round++) {
     for (let p = 0; p < PARTITIONS; p++) {
@@ -74,7 +76,7 @@ async function produceUntilFailure(client: WireClient, inB: number[]): Promise<{
       const res = await produce(client, TOPIC, p, recordBatch(values));
       if (res.errorCode !== 0) {
         expect(inB).toContain(p);
-        return { acked, failed: p, errorCode: res.errorCode };
+        return { acked, failed: p, errorCode: res.errorCode, errorMessage: res.errorMessage };
       }
       acked.get(p)!.push(...values);
     }
@@ -82,8 +84,11 @@ async function produceUntilFailure(client: WireClient, inB: number[]): Promise<{
   throw new Error('the disk never failed');
 }
 
-/** `beforeRestart` heals the disk (the fault hook is simply not passed to the restarted broker). */
-async function runScenario(setup: Setup, describeFault: string, beforeRestart = () => {}): Promise<void> {
+/**
+ * `offline`: an I/O failure (the dir goes offline) rather than a full disk (the dir stays online for reads).
+ * `beforeRestart` heals the disk (the fault hook is simply not passed to the restarted broker).
+ */
+async function runScenario(setup: Setup, describeFault: string, offline: boolean, beforeRestart = () => {}): Promise<void> {
   const first = await start(setup);
   const port = first.port;
   const client = await connectWithRetry(port);
@@ -93,8 +98,9 @@ async function runScenario(setup: Setup, describeFault: string, beforeRestart = 
   expect(inA.length).toBeGreaterThan(0);
   expect(inB.length).toBeGreaterThan(0);
 
-  const { acked, failed, errorCode } = await produceUntilFailure(client, inB);
+  const { acked, failed, errorCode, errorMessage } = await produceUntilFailure(client, inB);
   expect(errorCode).toBe(56); // KAFKA_STORAGE_ERROR
+  if (!offline) expect(errorMessage).toMatch(/disk is full/);
   const ackedCount = [...acked.values()].reduce((n, v) => n + v.length, 0);
 
   // The failed write left no partial batch: the file ends on a batch boundary.
@@ -105,21 +111,33 @@ async function runScenario(setup: Setup, describeFault: string, beforeRestart = 
     expect(whole).toBe(bytes.length);
   }
 
-  // Dir B is offline: produce and fetch answer KAFKA_STORAGE_ERROR, Metadata shows no leader and the replica offline.
-  for (const p of inB) {
-    expect((await produce(client, TOPIC, p, recordBatch(['after failure']))).errorCode).toBe(56);
-    expect((await fetchPartition(client, TOPIC, p, 0)).errorCode).toBe(56);
-  }
   const metadata = await client.send(3, 12, { topics: [{ topicId: '0'.repeat(32), name: TOPIC }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
   const nodeId = metadata.brokers[0].nodeId;
-  for (const part of metadata.topics[0].partitions) {
-    if (inB.includes(part.partitionIndex)) expect(part).toMatchObject({ errorCode: 5, leaderId: -1, offlineReplicas: [nodeId] });
-    else expect(part).toMatchObject({ errorCode: 0, leaderId: nodeId, offlineReplicas: [] });
-  }
   const logDirs = await client.send(35, 4, { topics: null });
-  expect(logDirs.results.find((r: { logDir: string }) => r.logDir === setup.dirB)).toMatchObject({ errorCode: 56, topics: [] });
+  if (offline) {
+    // Dir B is offline: produce and fetch answer KAFKA_STORAGE_ERROR, Metadata shows no leader and the replica offline.
+    for (const p of inB) {
+      expect((await produce(client, TOPIC, p, recordBatch(['after failure']))).errorCode).toBe(56);
+      expect((await fetchPartition(client, TOPIC, p, 0)).errorCode).toBe(56);
+    }
+    for (const part of metadata.topics[0].partitions) {
+      if (inB.includes(part.partitionIndex)) expect(part).toMatchObject({ errorCode: 5, leaderId: -1, offlineReplicas: [nodeId] });
+      else expect(part).toMatchObject({ errorCode: 0, leaderId: nodeId, offlineReplicas: [] });
+    }
+    expect(logDirs.results.find((r: { logDir: string }) => r.logDir === setup.dirB)).toMatchObject({ errorCode: 56, topics: [] });
+    expect(first.logs).toContainEqual(expect.objectContaining({ msg: expect.stringContaining(`Log dir ${setup.dirB} is offline`) }));
+  } else {
+    // Dir B is full, not failed: writes are refused, everything acknowledged reads back, nothing is offline.
+    for (const p of inB) {
+      expect((await produce(client, TOPIC, p, recordBatch(['after failure']))).errorCode).toBe(56);
+      expect((await readPartition(client, TOPIC, p)).values).toEqual(acked.get(p));
+    }
+    for (const part of metadata.topics[0].partitions) expect(part).toMatchObject({ errorCode: 0, leaderId: nodeId, offlineReplicas: [] });
+    expect(logDirs.results.find((r: { logDir: string }) => r.logDir === setup.dirB)).toMatchObject({ errorCode: 0 });
+    expect(first.logs.some((l) => String(l.msg).includes('is offline'))).toBe(false);
+    expect(first.logs.filter((l) => String(l.msg).startsWith('The disk is full'))).toHaveLength(1);
+  }
   expect(logDirs.results.find((r: { logDir: string }) => r.logDir === setup.dirA)).toMatchObject({ errorCode: 0 });
-  expect(first.logs).toContainEqual(expect.objectContaining({ msg: expect.stringContaining(`Log dir ${setup.dirB} is offline`) }));
 
   // Dir A keeps serving: appends and reads.
   for (const p of inA) {
@@ -130,7 +148,7 @@ async function runScenario(setup: Setup, describeFault: string, beforeRestart = 
   }
   client.close();
 
-  // SIGTERM still exits cleanly; the offline dir gets no clean-shutdown marker, so it is recovered at the next start.
+  // SIGTERM still exits cleanly; an offline dir gets no clean-shutdown marker, so it is recovered at the next start.
   expect(await first.stop()).toBe(0);
   setup.env = undefined;
   beforeRestart();
@@ -147,22 +165,23 @@ async function runScenario(setup: Setup, describeFault: string, beforeRestart = 
 }
 
 describe('disk errors', () => {
-  it('ENOSPC from the fault-injection hook takes the log dir offline; the other keeps serving', async () => {
+  it('ENOSPC from the fault-injection hook refuses writes to that log dir, which stays online for reads', async () => {
     const setup = twoLogDirs();
     setup.env = { KAFKITE_FAULT_INJECTION: `${setup.dirB}/:ENOSPC:40000` };
-    await runScenario(setup, 'injected ENOSPC after 40000 bytes');
+    setup.overrides = ['kafkite.storage.min.free.bytes=0'];
+    await runScenario(setup, 'injected ENOSPC after 40000 bytes', false);
   });
 
-  it('EIO from the fault-injection hook does the same', async () => {
+  it('EIO from the fault-injection hook takes the log dir offline; the other keeps serving', async () => {
     const setup = twoLogDirs();
     setup.env = { KAFKITE_FAULT_INJECTION: `${setup.dirB}/:EIO:25000` };
-    await runScenario(setup, 'injected EIO after 25000 bytes');
+    await runScenario(setup, 'injected EIO after 25000 bytes', true);
   });
 
   it('halts the broker when its only log dir fails, as Kafka does; a restart recovers every acknowledged record', async () => {
     const root = mkdtempSync(join(tmpdir(), 'kafkite-disk-'));
     cleanups.push(() => rmSync(root, { recursive: true, force: true }));
-    const first = await startBroker({ dataDir: root, env: { KAFKITE_FAULT_INJECTION: `${join(root, TOPIC)}-:ENOSPC:30000` } });
+    const first = await startBroker({ dataDir: root, env: { KAFKITE_FAULT_INJECTION: `${join(root, TOPIC)}-:EIO:30000` } });
     broker = first;
     const exited = new Promise<number | null>((r) => first.child.once('exit', (code) => r(code)));
     const client = await connectWithRetry(first.port);
@@ -192,10 +211,11 @@ describe('disk errors', () => {
     again.close();
   });
 
-  it.skipIf(!canMountTmpfs())('a real full tmpfs (ENOSPC) does the same', async () => {
+  it.skipIf(!canMountTmpfs())('a real full tmpfs (ENOSPC, no free-space threshold) refuses writes and stays online', async () => {
     const setup = twoLogDirs();
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', setup.dirB]);
     cleanups.push(() => execFileSync('umount', ['-l', setup.dirB]));
-    await runScenario(setup, 'tmpfs of 256 KiB', () => execFileSync('mount', ['-o', 'remount,size=64m', setup.dirB]));
+    setup.overrides = ['kafkite.storage.min.free.bytes=0'];
+    await runScenario(setup, 'tmpfs of 256 KiB', false, () => execFileSync('mount', ['-o', 'remount,size=64m', setup.dirB]));
   });
 });
