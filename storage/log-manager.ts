@@ -151,7 +151,7 @@ export class LogManager {
       this.opts.logger.warn({ logDir, partitions: leftovers }, `Removed ${leftovers.length} partition dir(s) of topics that do not exist (a topic creation that failed or was interrupted)`);
     }
     fs.rmSync(marker, { force: true });
-    this.opts.logger.info(`Found ${count} logs in ${logDir}${this.hadCleanShutdown.get(logDir) ? '' : ' (with recovery, as each loads)'}`);
+    this.opts.logger.info(`Found ${count} logs in ${logDir}${this.hadCleanShutdown.get(logDir) ? '' : ' (with recovery)'}`);
   }
 
   /** Loads a log found at start-up. A damaged one is left out (logged), as one bad partition must not stop the broker. */
