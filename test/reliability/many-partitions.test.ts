@@ -1,5 +1,5 @@
 // Many partitions under a low RLIMIT_NOFILE (issue 13 part 3, scaled down): the broker runs with
-// `ulimit -n 256` and gets 800 partitions (2,400 segment files) in one CreateTopics request, serves
+// `ulimit -n 1024` and gets 900 partitions (2,700 segment files) in one CreateTopics request, serves
 // produce and fetch on a random subset, restarts on that data dir, and, when the descriptors really run
 // out (the test holds hundreds of connections open), answers a retriable KAFKA_STORAGE_ERROR, leaves
 // no half-made topic behind, logs one warning naming the limit and keeps its log dir online.
@@ -9,9 +9,9 @@ import { WireClient } from '../../bench/lib/wire-client.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { connectWithRetry, produce, readPartition, recordBatch, sleep } from './support.js';
 
-const LIMIT = 256;
-const TOPICS = 8;
-const PARTITIONS = 100;
+const LIMIT = 1024;
+const TOPICS = 6;
+const PARTITIONS = 150;
 
 let broker: BrokerProcess | undefined;
 const clients: WireClient[] = [];
@@ -67,7 +67,7 @@ async function produceAndCheck(client: WireClient, targets: Array<[string, numbe
 }
 
 describe(`many partitions with RLIMIT_NOFILE ${LIMIT}`, () => {
-  it('creates 800 partitions in one request, serves a random subset, restarts, and survives running out of descriptors', async () => {
+  it('creates 900 partitions in one request, serves a random subset, restarts, and survives running out of descriptors', async () => {
     broker = await startBroker({ openFileLimit: LIMIT });
     const { dataDir, port } = broker;
     const pid = broker.child.pid!;
