@@ -17,7 +17,7 @@ export interface IndexProbe {
 }
 
 /** One batch header visited by the forward scan. */
-export interface ScannedBatch {
+interface ScannedBatch {
   baseOffset: number;
   lastOffset: number;
   position: number;

@@ -25,12 +25,21 @@ export function duration(ms: number): string {
 
 export type Encoding = 'text' | 'json' | 'hex';
 
-export function decodeBase64(b64: string | null): Uint8Array | null {
+function decodeBase64(b64: string | null): Uint8Array | null {
   if (b64 === null) return null;
   const bin = atob(b64);
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
   return out;
+}
+
+/** What a table cell shows at most; the JSON download has everything. */
+const SHOWN_CHARS = 400;
+
+/** A value for a table cell: cut at SHOWN_CHARS so a page of big records lays out quickly. */
+export function cell(b64: string | null, encoding: Encoding): string {
+  const text = render(b64, encoding);
+  return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text;
 }
 
 export function render(b64: string | null, encoding: Encoding): string {

@@ -6,7 +6,7 @@ import { decodeBatch, type KafkaRecord } from '../../protocol/records/record-bat
 import { traceLookup, type LookupResult, type LookupTarget } from '../../storage/tools/lookup.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
 
-export interface SegmentDetail {
+interface SegmentDetail {
   file: string;
   baseOffset: number;
   /** -1 for an empty segment. */

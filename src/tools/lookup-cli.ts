@@ -44,7 +44,7 @@ export async function runLookup(args: string[]): Promise<void> {
   process.stdout.write(json ? `${JSON.stringify(result, null, 2)}\n` : formatLookup(result).join('\n') + '\n');
 }
 
-export function formatLookup(r: LookupResult): string[] {
+function formatLookup(r: LookupResult): string[] {
   const lines = [
     `Lookup of ${'offset' in r.target ? `offset ${r.target.offset}` : `timestamp ${r.target.timestamp}`} ` +
       `(log start ${r.logStartOffset}, log end ${r.logEndOffset}, max bytes ${r.maxBytes})`,

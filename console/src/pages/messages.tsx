@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, enc } from '../api';
-import { type Encoding, render, time } from '../format';
+import { cell, type Encoding, render, time } from '../format';
 import { ActionResult, Section, useAction } from './common';
 
 interface BrowsedRecord {
@@ -135,15 +135,15 @@ export function Messages({ topic, partition, readOnly }: { topic: string; partit
                     <td>{r.offset}</td>
                     <td>{time(r.timestamp)}</td>
                     <td>
-                      <pre>{render(r.key, encoding)}</pre>
+                      <pre>{cell(r.key, encoding)}</pre>
                     </td>
                     <td>
-                      <pre>{render(r.value, encoding)}</pre>
+                      <pre>{cell(r.value, encoding)}</pre>
                     </td>
                     <td>
                       {r.headers.map((h, i) => (
                         <div key={i}>
-                          {h.key}: {render(h.value, encoding)}
+                          {h.key}: {cell(h.value, encoding)}
                         </div>
                       ))}
                     </td>

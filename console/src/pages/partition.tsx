@@ -160,7 +160,7 @@ function StepView({ step }: { step: Step }) {
   }
 }
 
-export function LookupTrace({ topic, partition }: { topic: string; partition: number }) {
+function LookupTrace({ topic, partition }: { topic: string; partition: number }) {
   const [mode, setMode] = useState<'offset' | 'timestamp'>('offset');
   const [value, setValue] = useState('0');
   const [result, setResult] = useState<Lookup | null>(null);
