@@ -148,6 +148,18 @@ describe('ConsumerGroupHeartbeat', () => {
     expect(coordinator.consumerGroupDescribe(['g'], topics)[0]).toMatchObject({ groupState: 'Empty', groupEpoch: 2, members: [] });
   });
 
+  it("takes a group's own session timeout and heartbeat interval (group configs) at the member's next heartbeat", async () => {
+    setup();
+    await start({ consumerGroupSessionTimeoutMs: 60_000 });
+    const first = await hb({});
+    expect(first.heartbeatIntervalMs).toBe(5000);
+    coordinator.useConsumerGroupTimeouts((groupId) => (groupId === 'g' ? { sessionTimeoutMs: 50, heartbeatIntervalMs: 20 } : { sessionTimeoutMs: 60_000, heartbeatIntervalMs: 5000 }));
+    const next = await hb({ memberId: first.memberId!, memberEpoch: first.memberEpoch, topicPartitions: owning(first) });
+    expect(next.heartbeatIntervalMs).toBe(20);
+    await sleep(150);
+    expect(coordinator.consumerGroupDescribe(['g'], topics)[0]).toMatchObject({ groupState: 'Empty', members: [] });
+  });
+
   it('removes a member that does not revoke within its rebalance timeout', async () => {
     setup();
     await start();
