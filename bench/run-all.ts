@@ -17,6 +17,7 @@ const SCRIPTS: Array<{ name: string; file: string; env: Record<string, string> }
   { name: 'kcat-throughput', file: 'kcat-throughput.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_KCAT_RECORDS_100: FULL ? '5000000' : '2000000', BENCH_KCAT_RECORDS_1K: FULL ? '1000000' : '400000' } },
   { name: 'fetch-cpu', file: 'fetch-cpu.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_FETCH_MB: FULL ? '2000' : '1000' } },
   { name: 'security', file: 'security.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_SEC_CONNECTIONS: FULL ? '2000' : '600' } },
+  { name: 'transactions', file: 'transactions.js', env: { BENCH_RUNS: FULL ? '9' : '5', BENCH_TXN_SECONDS: '1' } },
   { name: 'read-committed', file: 'read-committed.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_RC_MB: FULL ? '400' : '200' } },
   { name: 'down-conversion', file: 'down-conversion.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_DOWNCONVERSION_MB: FULL ? '500' : '150' } },
   { name: 'e2e-latency', file: 'e2e-latency.js', env: { BENCH_RUNS: '3', BENCH_E2E_SECONDS: FULL ? '10' : '3' } },
@@ -85,6 +86,13 @@ async function main(): Promise<void> {
     const [on, off] = fetch.modes;
     check('fetch CPU/GB sendfile vs fallback', fetch.sendfileToFallbackRatio, '×', '≤ 0.5×', fetch.sendfileToFallbackRatio <= 0.5,
       `sendfile ${on.cpuSecondsPerGb} CPU-s/GB = ${round(on.cpuSecondsPerGb / (sendfileLimit?.cpuSecondsPerGb ?? NaN), 1)}× the bare sendfile loop (fallback ${off.cpuSecondsPerGb})`);
+  }
+  const txn = r.transactions;
+  const txn100 = txn?.results.find((row: any) => row.recordsPerTxn === 100);
+  if (txn100) {
+    check('transactional / idempotent produce, 100 rec/txn', txn100.ratio, '×', '≥ 0.7×', txn100.ratio >= 0.7,
+      (txn.results as any[]).map((row) => `${row.recordsPerTxn}/txn: ${row.ratio}×`).join(', '));
+    check('EndTxn(commit) p99', txn.commitP99Ms, 'ms', '≤ 10 ms', txn.commitP99Ms <= 10, `p50 ${txn.commitP50Ms} ms`);
   }
   const rc = r['read-committed'];
   if (rc) {

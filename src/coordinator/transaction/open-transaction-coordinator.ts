@@ -76,9 +76,11 @@ class LogTransactionStateTopic implements TransactionStateTopic {
   get numPartitions(): number {
     return this.logs.numPartitions;
   }
-  async append(partition: number, records: Parameters<TransactionStateTopic['append']>[1]): Promise<void> {
+  async append(partition: number, records: Parameters<TransactionStateTopic['append']>[1], durable = true): Promise<void> {
     await this.records.append(partition, records);
-    await this.logs.getOrCreate(partition).flush();
+    const flushed = this.logs.getOrCreate(partition).flush();
+    if (durable) await flushed;
+    else flushed.catch(() => {});
   }
   readAll(partition: number): ReturnType<TransactionStateTopic['readAll']> {
     return this.records.readAll(partition);

@@ -283,7 +283,9 @@ export class TransactionCoordinator {
   private async completeTransaction(txn: TransactionMetadata, commit: boolean): Promise<void> {
     try {
       await this.markers.writeMarkers(txn.producerId, txn.producerEpoch, COORDINATOR_EPOCH, commit, txn.partitions);
-      await this.txnManager.appendTransaction(txn, txn.prepareComplete(Date.now()));
+      // Complete* need not be on disk before the answer: lost, the transaction is still prepared at the
+      // next start and its markers are written again (the markers themselves are on disk by now).
+      await this.txnManager.appendTransaction(txn, txn.prepareComplete(Date.now()), false);
     } catch (err) {
       this.log?.error({ err, transactionalId: txn.transactionalId }, 'failed to complete transaction; it stays prepared');
       this.retryCompletion(txn, commit);

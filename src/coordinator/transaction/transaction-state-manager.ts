@@ -12,8 +12,8 @@ export const TRANSACTION_STATE_TOPIC_NAME = '__transaction_state';
 /** The coordinator's view of __transaction_state (the broker implements it on its logs). */
 export interface TransactionStateTopic {
   readonly numPartitions: number;
-  /** Appends the records as one batch and resolves once they are on disk. */
-  append(partition: number, records: ReadonlyArray<CoordinatorRecord>): Promise<void>;
+  /** Appends the records as one batch and resolves once they are on disk (or, `durable` false, once appended; the flush follows). */
+  append(partition: number, records: ReadonlyArray<CoordinatorRecord>, durable?: boolean): Promise<void>;
   readAll(partition: number): Promise<CoordinatorRecord[]>;
 }
 
@@ -63,13 +63,13 @@ export class TransactionStateManager {
 
   /**
    * Writes the transit (pending on `metadata`) and applies it. On a failed write the pending state is
-   * cleared and the error rethrown: nothing changed.
+   * cleared and the error rethrown: nothing changed. `durable` false: applied once appended, flushed after.
    */
-  async appendTransaction(metadata: TransactionMetadata, transit: TxnTransitMetadata): Promise<void> {
+  async appendTransaction(metadata: TransactionMetadata, transit: TxnTransitMetadata, durable = true): Promise<void> {
     const partition = this.partitionFor(metadata.transactionalId);
     const key = transactionLogKey(metadata.transactionalId);
     try {
-      await this.topic.append(partition, [{ key, value: transactionLogValue(transit, this.valueVersion) }]);
+      await this.topic.append(partition, [{ key, value: transactionLogValue(transit, this.valueVersion) }], durable);
     } catch (err) {
       metadata.abortPendingTransition();
       this.log?.error({ err, transactionalId: metadata.transactionalId, partition }, 'failed to write transaction state');
