@@ -293,6 +293,24 @@ describe('.txnindex life cycle and recovery', () => {
     expect(txnIndexBytes()).toEqual(expectedEntry(7, 3, 5, 6));
   });
 
+  it('rebuilds open transactions from the log after a crash (no snapshot)', () => {
+    dir = tempDir();
+    sequences.clear();
+    const crashed = openLog(dir, config());
+    crashed.appendAsLeader(txnBatch(7, 2), 0); // 0-1
+    crashed.appendAsLeader(txnBatch(8, 1), 0); // 2
+    crashed.appendTransactionMarker(7, 0, 2, false, 0); // 3
+    // No close: as after kill -9, only what reached the files is there, and no snapshot was written.
+    expect(fs.readdirSync(partitionDir()).filter((f) => f.endsWith('.snapshot'))).toEqual([]);
+    log = openLog(dir, config(), { recoveryPoint: 0, hadCleanShutdown: false });
+    expect(log.hasOngoingTransaction(8)).toBe(true);
+    expect(log.hasOngoingTransaction(7)).toBe(false);
+    expect(log.lastStableOffset).toBe(2);
+    expect(log.producerStateManager.activeProducers.get(7)!.coordinatorEpoch).toBe(2);
+    expect(txnIndexBytes()).toEqual(expectedEntry(7, 0, 3, 2));
+    for (const seg of crashed.segments.values()) seg.close();
+  });
+
   it('deletes a segment\'s .txnindex with the segment', async () => {
     dir = tempDir();
     sequences.clear();
