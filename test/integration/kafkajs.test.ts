@@ -90,14 +90,17 @@ describe('kafkajs', () => {
     const topic = 'kafkajs-offsets';
     const producer = kafka.producer();
     await producer.connect();
-    await producer.send({ topic, messages: [{ value: 'a', timestamp: '1000' }, { value: 'b', timestamp: '2000' }, { value: 'c', timestamp: '3000' }] });
+    // Recent timestamps: records from 1970 are past log.retention.ms, and a retention pass between the two
+    // admin calls would delete them (the low offset then jumps to 3).
+    const base = Date.now() - 60_000;
+    await producer.send({ topic, messages: ['a', 'b', 'c'].map((value, i) => ({ value, timestamp: String(base + i * 1000) })) });
     await producer.disconnect();
     const admin = kafka.admin();
     await admin.connect();
     try {
       const [offsets] = await admin.fetchTopicOffsets(topic);
       expect(offsets).toMatchObject({ partition: 0, low: '0', high: '3' });
-      const [byTime] = await admin.fetchTopicOffsetsByTimestamp(topic, 1500);
+      const [byTime] = await admin.fetchTopicOffsetsByTimestamp(topic, base + 500);
       expect(byTime).toMatchObject({ partition: 0, offset: '1' });
     } finally {
       await admin.disconnect();
