@@ -1,0 +1,120 @@
+// The transaction coordinator on an in-memory __transaction_state: Kafka's record bytes, the state
+// machine, and what a restart finds (a transaction left prepared is completed at start-up).
+import { describe, expect, it } from 'vitest';
+import type { CoordinatorRecord } from '../../src/coordinator/offsets-topic.js';
+import { TransactionCoordinator, type TransactionMarkerWriter } from '../../src/coordinator/transaction/transaction-coordinator.js';
+import { decodeTransactionLogValue, transactionLogKey, transactionLogValue } from '../../src/coordinator/transaction/transaction-log.js';
+import type { TxnPartitions } from '../../src/coordinator/transaction/transaction-metadata.js';
+import { TransactionStateManager, type TransactionStateTopic } from '../../src/coordinator/transaction/transaction-state-manager.js';
+import { TransactionState } from '../../src/coordinator/transaction/transaction-state.js';
+
+class MemoryTransactionStateTopic implements TransactionStateTopic {
+  readonly numPartitions = 3;
+  readonly partitions = new Map<number, CoordinatorRecord[]>();
+  async append(partition: number, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
+    const list = this.partitions.get(partition) ?? [];
+    list.push(...records);
+    this.partitions.set(partition, list);
+  }
+  async readAll(partition: number): Promise<CoordinatorRecord[]> {
+    return [...(this.partitions.get(partition) ?? [])];
+  }
+}
+
+class RecordingMarkers implements TransactionMarkerWriter {
+  readonly written: Array<{ producerId: number; producerEpoch: number; commit: boolean; partitions: string[] }> = [];
+  fail = false;
+  async writeMarkers(producerId: number, producerEpoch: number, _coordinatorEpoch: number, commit: boolean, partitions: TxnPartitions): Promise<void> {
+    if (this.fail) throw new Error('disk gone');
+    this.written.push({ producerId, producerEpoch, commit, partitions: [...partitions].flatMap(([t, ids]) => [...ids].map((p) => `${t}-${p}`)) });
+  }
+}
+
+const CONFIG = { transactionMaxTimeoutMs: 900_000, abortTimedOutTransactionsIntervalMs: 3_600_000, transactionalIdExpirationMs: 1000, removeExpiredTransactionalIdsIntervalMs: 3_600_000 };
+
+async function open(topic: MemoryTransactionStateTopic, markers = new RecordingMarkers(), firstId = 100) {
+  let next = firstId;
+  const coordinator = new TransactionCoordinator(CONFIG, new TransactionStateManager(topic, 1), markers, { nextId: () => next++ });
+  await coordinator.startup();
+  return { coordinator, markers };
+}
+
+describe('TransactionLogKey/Value', () => {
+  it('writes Kafka\'s layout: int16 version, then the fields; v1 with tagged fields', () => {
+    expect(transactionLogKey('tx')).toEqual(Buffer.from([0, 0, 0, 2, 0x74, 0x78]));
+    const transit = {
+      producerId: 7, previousProducerId: -1, nextProducerId: -1, producerEpoch: 3, lastProducerEpoch: -1, txnTimeoutMs: 60000,
+      state: TransactionState.Ongoing, partitions: new Map([['t', new Set([1, 0])]]), txnStartTimestamp: 1000, txnLastUpdateTimestamp: 2000,
+      clientTransactionVersion: 0,
+    };
+    const v0 = transactionLogValue(transit, 0);
+    expect(v0.toString('hex')).toBe(
+      '0000' + '0000000000000007' + '0003' + '0000ea60' + '01' + '00000001' + '000174' + '00000002' + '00000000' + '00000001' + '00000000000007d0' + '00000000000003e8',
+    );
+    for (const version of [0, 1]) {
+      const decoded = decodeTransactionLogValue(transactionLogValue({ ...transit, previousProducerId: 5, clientTransactionVersion: 2 }, version));
+      expect(decoded).toMatchObject({ producerId: 7, producerEpoch: 3, txnTimeoutMs: 60000, state: TransactionState.Ongoing, txnStartTimestamp: 1000, txnLastUpdateTimestamp: 2000 });
+      expect(decoded.partitions).toEqual(new Map([['t', new Set([0, 1])]]));
+      expect(decoded.previousProducerId).toBe(version === 1 ? 5 : -1);
+      expect(decoded.clientTransactionVersion).toBe(version === 1 ? 2 : 0);
+    }
+    // Empty transactions store null partitions.
+    const empty = transactionLogValue({ ...transit, state: TransactionState.Empty, partitions: new Map() }, 0);
+    expect(empty.readInt32BE(2 + 8 + 2 + 4 + 1)).toBe(-1);
+  });
+});
+
+describe('TransactionCoordinator', () => {
+  it('completes a transaction left in PrepareCommit at start-up: markers, then CompleteCommit', async () => {
+    const topic = new MemoryTransactionStateTopic();
+    const markers = new RecordingMarkers();
+    const { coordinator } = await open(topic, markers);
+    const init = await coordinator.handleInitProducerId('tx', 60_000, null);
+    expect(init).toEqual({ errorCode: 0, producerId: 100, producerEpoch: 0 });
+    expect(await coordinator.handleAddPartitions('tx', 100, 0, new Map([['out', new Set([0, 1])]]))).toBe(0);
+    // The markers cannot be written: the transaction stays PrepareCommit (as after a crash between the two phases).
+    markers.fail = true;
+    expect((await coordinator.handleEndTransaction('tx', 100, 0, true, 0)).errorCode).toBe(0);
+    expect(coordinator.get('tx')!.state).toBe(TransactionState.PrepareCommit);
+    expect(await coordinator.handleAddPartitions('tx', 100, 0, new Map([['out', new Set([0])]]))).toBe(51); // CONCURRENT_TRANSACTIONS
+    coordinator.shutdown();
+
+    const restarted = await open(topic);
+    expect(restarted.markers.written).toEqual([{ producerId: 100, producerEpoch: 0, commit: true, partitions: ['out-0', 'out-1'] }]);
+    expect(restarted.coordinator.get('tx')!.state).toBe(TransactionState.CompleteCommit);
+    // The next InitProducerId continues from the persisted epoch.
+    expect(await restarted.coordinator.handleInitProducerId('tx', 60_000, null)).toEqual({ errorCode: 0, producerId: 100, producerEpoch: 1 });
+    restarted.coordinator.shutdown();
+  });
+
+  it('follows Kafka\'s transitions: INVALID_TXN_STATE, retries, fencing, a timed-out transaction aborted with a bumped epoch', async () => {
+    const topic = new MemoryTransactionStateTopic();
+    const { coordinator, markers } = await open(topic);
+    await coordinator.handleInitProducerId('tx', 60_000, null);
+    expect((await coordinator.handleEndTransaction('tx', 100, 0, true, 0)).errorCode).toBe(48); // Empty: INVALID_TXN_STATE
+    expect((await coordinator.handleEndTransaction('tx', 999, 0, true, 0)).errorCode).toBe(49); // wrong producer id
+    await coordinator.handleAddPartitions('tx', 100, 0, new Map([['out', new Set([2])]]));
+    expect((await coordinator.handleEndTransaction('tx', 100, 1, false, 0)).errorCode).toBe(90); // an epoch from the future: fenced
+    await coordinator.abortTimedOutTransactions(Date.now() + 61_000);
+    expect(coordinator.get('tx')).toMatchObject({ state: TransactionState.CompleteAbort, producerEpoch: 1 });
+    expect(markers.written.at(-1)).toEqual({ producerId: 100, producerEpoch: 1, commit: false, partitions: ['out-2'] });
+    expect(await coordinator.handleAddPartitions('tx', 100, 0, new Map([['out', new Set([2])]]))).toBe(90);
+    // KIP-360 with the stale epoch: fenced; with the current one: bumped.
+    expect((await coordinator.handleInitProducerId('tx', 60_000, { producerId: 100, producerEpoch: 0 })).errorCode).toBe(90);
+    expect(await coordinator.handleInitProducerId('tx', 60_000, { producerId: 100, producerEpoch: 1 })).toEqual({ errorCode: 0, producerId: 100, producerEpoch: 2 });
+    // Transaction version 2 (EndTxn v5): every EndTxn bumps the epoch, and a retry gets the same answer.
+    await coordinator.handleAddPartitions('tx', 100, 2, new Map([['out', new Set([0])]]), 2);
+    expect(await coordinator.handleEndTransaction('tx', 100, 2, true, 2)).toEqual({ errorCode: 0, producerId: 100, producerEpoch: 3 });
+    expect(await coordinator.handleEndTransaction('tx', 100, 2, true, 2)).toEqual({ errorCode: 0, producerId: 100, producerEpoch: 3 });
+    expect(markers.written.at(-1)).toEqual({ producerId: 100, producerEpoch: 3, commit: true, partitions: ['out-0'] });
+    // transactional.id.expiration.ms: a finished id is removed with a tombstone.
+    await coordinator.removeExpiredTransactionalIds(Date.now() + 2000);
+    expect(coordinator.get('tx')).toBeUndefined();
+    const records = await topic.readAll(coordinator.partitionFor('tx'));
+    expect(records.at(-1)!.value).toBeNull();
+    coordinator.shutdown();
+    const reloaded = await open(topic);
+    expect(reloaded.coordinator.get('tx')).toBeUndefined();
+    reloaded.coordinator.shutdown();
+  });
+});
