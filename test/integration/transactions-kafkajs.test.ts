@@ -1,5 +1,6 @@
 // kafkajs transactions against the real broker: commit, abort, sendOffsets in a consume-transform-produce
-// loop, and read_committed consumers that never see aborted records.
+// loop, and read_committed consumers that never see aborted records; @platformatic/kafka's transactions too.
+import { Producer as PlatformaticProducer, stringSerializers } from '@platformatic/kafka';
 import { Kafka, logLevel, type EachMessagePayload, type Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
@@ -13,7 +14,7 @@ beforeAll(async () => {
   const admin = kafka.admin();
   await admin.connect();
   await admin.createTopics({
-    topics: ['txn-commit', 'txn-mixed', 'ctp-in', 'ctp-out'].map((topic) => ({ topic, numPartitions: 2 })),
+    topics: ['txn-commit', 'txn-mixed', 'txn-platformatic', 'ctp-in', 'ctp-out'].map((topic) => ({ topic, numPartitions: 2 })),
   });
   await admin.disconnect();
 });
@@ -78,6 +79,24 @@ describe('kafkajs transactions', () => {
     await producer.disconnect();
     expect(await readAll('txn-mixed', false, 2)).toEqual(['committed-1', 'committed-2']);
     expect(await readAll('txn-mixed', true, 5)).toEqual(['aborted-1', 'aborted-2', 'aborted-3', 'committed-1', 'committed-2']);
+  });
+
+  it('@platformatic/kafka: a committed and an aborted transaction, read back with read_committed', async () => {
+    const producer = new PlatformaticProducer({
+      clientId: 'pk-txn', bootstrapBrokers: [broker.bootstrap], serializers: stringSerializers, idempotent: true, transactionalId: 'pk-txn',
+    });
+    try {
+      const committed = await producer.beginTransaction();
+      await committed.send({ messages: [{ topic: 'txn-platformatic', key: 'a', value: 'pk-committed-1' }, { topic: 'txn-platformatic', key: 'b', value: 'pk-committed-2' }] });
+      await committed.commit();
+      const aborted = await producer.beginTransaction();
+      await aborted.send({ messages: [{ topic: 'txn-platformatic', key: 'a', value: 'pk-aborted' }] });
+      await aborted.abort();
+    } finally {
+      await producer.close();
+    }
+    expect(await readAll('txn-platformatic', false, 2)).toEqual(['pk-committed-1', 'pk-committed-2']);
+    expect(await readAll('txn-platformatic', true, 3)).toEqual(['pk-aborted', 'pk-committed-1', 'pk-committed-2']);
   });
 
   it('consume-transform-produce: sendOffsets commits the input offsets with the output, exactly once', async () => {
