@@ -19,6 +19,7 @@ class MemoryTransactionStateTopic implements TransactionStateTopic {
   async readAll(partition: number): Promise<CoordinatorRecord[]> {
     return [...(this.partitions.get(partition) ?? [])];
   }
+  async flush(): Promise<void> {}
 }
 
 class RecordingMarkers implements TransactionMarkerWriter {

@@ -82,6 +82,9 @@ class LogTransactionStateTopic implements TransactionStateTopic {
     if (durable) await flushed;
     else flushed.catch(() => {});
   }
+  flush(partition: number): Promise<void> {
+    return this.logs.get(partition)?.flush() ?? Promise.resolve();
+  }
   readAll(partition: number): ReturnType<TransactionStateTopic['readAll']> {
     return this.records.readAll(partition);
   }

@@ -268,11 +268,21 @@ export class TransactionCoordinator {
       throw err;
     }
     try {
-      await this.txnManager.appendTransaction(txn, transit);
+      await this.txnManager.appendTransaction(txn, transit, false);
     } catch {
       return fail(E.COORDINATOR_NOT_AVAILABLE);
     }
+    // One flush round: the Prepare* record and the markers reach the disk together, and the answer waits
+    // for both. A Prepare* found at start-up gets its markers again; Complete* (after the markers) never
+    // reaches the disk without the Prepare* before it in the same log.
+    const prepared = this.txnManager.flush(txn.transactionalId);
+    prepared.catch(() => {});
     await this.completeTransaction(txn, commit);
+    try {
+      await prepared;
+    } catch {
+      return fail(E.COORDINATOR_NOT_AVAILABLE);
+    }
     return current();
   }
 

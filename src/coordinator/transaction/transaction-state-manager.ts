@@ -15,6 +15,8 @@ export interface TransactionStateTopic {
   /** Appends the records as one batch and resolves once they are on disk (or, `durable` false, once appended; the flush follows). */
   append(partition: number, records: ReadonlyArray<CoordinatorRecord>, durable?: boolean): Promise<void>;
   readAll(partition: number): Promise<CoordinatorRecord[]>;
+  /** Resolves once everything appended to the partition so far is on disk. */
+  flush(partition: number): Promise<void>;
 }
 
 export class TransactionStateManager {
@@ -76,6 +78,11 @@ export class TransactionStateManager {
       throw err;
     }
     metadata.completeTransitionTo(transit);
+  }
+
+  /** Resolves once the transactional id's records written so far are on disk. */
+  flush(transactionalId: string): Promise<void> {
+    return this.topic.flush(this.partitionFor(transactionalId));
   }
 
   /** transactional.id.expiration.ms: a tombstone, then the id is forgotten (Kafka's Dead state). */
