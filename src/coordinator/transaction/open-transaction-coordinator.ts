@@ -24,11 +24,11 @@ export interface TransactionCoordinatorHost extends CoordinatorHost {
   readonly metrics?: TransactionMetrics;
 }
 
-export class TransactionStatePartitionMissingError extends Error {
+class TransactionStatePartitionMissingError extends Error {
   override name = 'TransactionStatePartitionMissingError';
 }
 
-export function transactionConfigOf(config: BrokerConfig): TransactionConfig {
+function transactionConfigOf(config: BrokerConfig): TransactionConfig {
   return {
     transactionMaxTimeoutMs: config.get('transaction.max.timeout.ms') as number,
     abortTimedOutTransactionsIntervalMs: config.get('transaction.abort.timed.out.transaction.cleanup.interval.ms') as number,

@@ -12,7 +12,7 @@ import { stateName, TransactionState as S, isExpirable } from './transaction-sta
 import type { TransactionStateManager } from './transaction-state-manager.js';
 
 /** The coordinator epoch of the one __transaction_state leader kafkite has: it never changes. */
-export const COORDINATOR_EPOCH = 0;
+const COORDINATOR_EPOCH = 0;
 
 export interface TransactionConfig {
   transactionMaxTimeoutMs: number;

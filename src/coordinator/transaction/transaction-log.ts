@@ -8,7 +8,7 @@ import { TransactionState } from './transaction-state.js';
 
 const KEY_VERSION = 0;
 
-export class TransactionLogRecordError extends Error {
+class TransactionLogRecordError extends Error {
   override name = 'TransactionLogRecordError';
 }
 

@@ -33,14 +33,8 @@ export interface TxnTransitMetadata {
   clientTransactionVersion: number;
 }
 
-export function copyPartitions(p: TxnPartitions): TxnPartitions {
+function copyPartitions(p: TxnPartitions): TxnPartitions {
   return new Map([...p].map(([topic, ids]) => [topic, new Set(ids)]));
-}
-
-export function partitionCount(p: TxnPartitions): number {
-  let n = 0;
-  for (const ids of p.values()) n += ids.size;
-  return n;
 }
 
 export class TransactionMetadata {

@@ -12,7 +12,7 @@ export enum TransactionState {
   PrepareEpochFence = 7,
 }
 
-export const TRANSACTION_STATE_NAMES: ReadonlyMap<TransactionState, string> = new Map([
+const TRANSACTION_STATE_NAMES: ReadonlyMap<TransactionState, string> = new Map([
   [TransactionState.Empty, 'Empty'],
   [TransactionState.Ongoing, 'Ongoing'],
   [TransactionState.PrepareCommit, 'PrepareCommit'],
