@@ -24,6 +24,8 @@ const SCRIPTS: Array<{ name: string; file: string; env: Record<string, string> }
   { name: 'storage-lookup', file: 'storage-lookup.js', env: { STORAGE_BENCH_MAX_MB: '1024', STORAGE_BENCH_READS: FULL ? '5000' : '2000' } },
   { name: 'console', file: 'console.js', env: { BENCH_CONSOLE_MB: FULL ? '1024' : '256', BENCH_CONSOLE_IDLE_SECONDS: FULL ? '20' : '10' } },
   { name: 'startup', file: 'startup.js', env: { BENCH_RUNS: FULL ? '5' : '3' } },
+  // 100,000 partitions (1,000 × 100) with BENCH_FULL=1; 10,000 (100 × 100) otherwise, to stay within minutes.
+  { name: 'many-partitions', file: 'many-partitions.js', env: { BENCH_MP_TOPICS: FULL ? '1000' : '100', BENCH_MP_PER_TOPIC: '100' } },
 ];
 
 function runScript(file: string, env: Record<string, string>): Promise<any> {

@@ -183,9 +183,14 @@ export class Broker {
 
   /** Re-resolves every log's config: a dynamic broker config its topic inherits may have changed. */
   reconfigureLogs(): void {
-    for (const topic of this.topics.all()) {
-      const logConfig = this.config.logConfig(topic.configs);
-      for (let p = 0; p < topic.partitions; p++) this.getLog(topic.name, p)?.updateConfig(logConfig);
+    // Loaded logs only: the others (lazy loading) take their config when they load.
+    const configs = new Map<string, ReturnType<BrokerConfig['logConfig']>>();
+    for (const log of this.logManager.allLogs()) {
+      const topic = this.topics.get(log.topic);
+      if (!topic) continue;
+      let logConfig = configs.get(topic.name);
+      if (!logConfig) configs.set(topic.name, (logConfig = this.config.logConfig(topic.configs)));
+      log.updateConfig(logConfig);
     }
   }
 
