@@ -17,8 +17,8 @@ import { TopicConfigResolver } from './topic-config.js';
 
 export { ConfigError, UnknownConfigError } from './config-error.js';
 export { PropertiesSyntaxError } from './properties.js';
-export { ConfigSource, type ConfigEntry, type ConfigSynonym } from './config-entry.js';
-export type { Endpoint, SecurityProtocol } from './listeners.js';
+export { ConfigSource, type ConfigEntry } from './config-entry.js';
+export type { Endpoint } from './listeners.js';
 export type { ConfigValue } from './config-value.js';
 
 /** Where Kafka would put an empty advertised host (InetAddress.getLocalHost().getCanonicalHostName()). */

@@ -21,9 +21,6 @@ export interface BrokerPropValue {
   readonly source: ConfigSourceId;
 }
 
-/** Looks a broker config up through the dynamic layers and server.properties; undefined when none sets it. */
-export type BrokerPropLookup = (name: string) => BrokerPropValue | undefined;
-
 /** Every layer that sets `name`, highest priority first (Kafka lists synonyms layer by layer). */
 export type BrokerPropLayers = (name: string) => BrokerPropValue[];
 

@@ -28,7 +28,7 @@ const TYPE_NOUNS: Record<ConfigType, string> = {
 const DOUBLE_PATTERN = /^[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)$/;
 
 /** What an accepted value looks like, for ConfigError's `expected`. */
-export function expectedText(def: ConfigDef): string {
+function expectedText(def: ConfigDef): string {
   const noun = TYPE_NOUNS[def.type];
   const v = def.validator;
   if (!v) return noun;

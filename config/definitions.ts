@@ -3,7 +3,7 @@ import type { BrokerConfigDef, TopicConfigDef } from './config-def.js';
 import { BROKER_CONFIG_DEFS, TOPIC_CONFIG_DEFS } from './definitions.generated.js';
 
 /** kafkite's own broker configs; known keys like Kafka's, never reported as unknown. */
-export const KAFKITE_CONFIG_DEFS: readonly BrokerConfigDef[] = [
+const KAFKITE_CONFIG_DEFS: readonly BrokerConfigDef[] = [
   {
     name: 'log.level',
     type: 'string',

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ConfigError } from './config-error.js';
 
 /** Where the apache/kafka image expects keystores and their credential files. */
-export const DOCKER_SECRETS_DIR = '/etc/kafka/secrets';
+const DOCKER_SECRETS_DIR = '/etc/kafka/secrets';
 
 // Variables the image's own scripts read, so they are never broker properties.
 const EXCLUDED = new Set([
@@ -54,7 +54,7 @@ function readSecret(variable: string, path: string): string {
  * The `KafkaServer` sections of a JAAS file (a listener's own `<listener>.KafkaServer` too), as the
  * sasl.jaas.config values they amount to.
  */
-export function jaasFileProperties(text: string): Map<string, string> {
+function jaasFileProperties(text: string): Map<string, string> {
   const props = new Map<string, string>();
   for (const m of text.replace(/\/\*[\s\S]*?\*\//g, '').matchAll(/([A-Za-z0-9_.\-]+)\s*\{([\s\S]*?)\}\s*;/g)) {
     const [, section, body] = m as unknown as [string, string, string];

@@ -3,7 +3,7 @@
 // listener names are upper-cased and mapped to a security protocol.
 import { ConfigError } from './config-error.js';
 
-export const SECURITY_PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'] as const;
+const SECURITY_PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'] as const;
 export type SecurityProtocol = (typeof SECURITY_PROTOCOLS)[number];
 
 export interface Endpoint {

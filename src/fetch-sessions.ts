@@ -4,8 +4,8 @@ import { randomInt } from 'node:crypto';
 import { ErrorCode } from './errors.js';
 
 /** Session epochs as KIP-227 defines them. */
-export const INITIAL_EPOCH = 0;
-export const FINAL_EPOCH = -1;
+const INITIAL_EPOCH = 0;
+const FINAL_EPOCH = -1;
 const NO_SESSION_ID = 0;
 
 /** What the client asked for on one partition, as the session remembers it. */

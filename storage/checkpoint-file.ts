@@ -67,7 +67,7 @@ function fsyncFile(file: string): void {
   }
 }
 
-export function fsyncDirectory(dir: string): void {
+function fsyncDirectory(dir: string): void {
   const fd = fs.openSync(dir, 'r');
   try {
     fs.fsyncSync(fd);

@@ -2,7 +2,7 @@
 // codecs' errors are the protocol layer's own; the log throws them too.
 export { CorruptRecordError, InvalidRecordError, RecordTooLargeError } from '../protocol/records/errors.js';
 
-export abstract class StorageError extends Error {
+abstract class StorageError extends Error {
   abstract readonly code: number;
 }
 

@@ -21,7 +21,7 @@ export const CLEANER_OFFSET_CHECKPOINT_FILE = 'cleaner-offset-checkpoint';
 export const CLUSTER_METADATA_TOPIC = '__cluster_metadata';
 
 /** The 20-digit zero-padded offset that names segment files. */
-export function filenamePrefixFromOffset(offset: number): string {
+function filenamePrefixFromOffset(offset: number): string {
   return String(offset).padStart(20, '0');
 }
 

@@ -13,11 +13,11 @@ export interface MetaProperties {
 }
 
 /** Kafka's Uuid.toString: URL-safe base64 without padding. */
-export function uuidToBase64(hex: string): string {
+function uuidToBase64(hex: string): string {
   return Buffer.from(hex, 'hex').toString('base64url');
 }
 
-export function uuidFromBase64(text: string): string {
+function uuidFromBase64(text: string): string {
   return Buffer.from(text, 'base64url').toString('hex');
 }
 

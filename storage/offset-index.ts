@@ -2,7 +2,7 @@
 import { AbstractIndex } from './abstract-index.js';
 import type { IndexProbe, LookupTrace } from './lookup-trace.js';
 
-export const OFFSET_INDEX_ENTRY_SIZE = 8;
+const OFFSET_INDEX_ENTRY_SIZE = 8;
 
 export interface OffsetPosition {
   offset: number;

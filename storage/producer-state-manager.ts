@@ -16,7 +16,7 @@ import {
   TransactionCoordinatorFencedError,
 } from './errors.js';
 
-export const NUM_BATCHES_TO_RETAIN = 5;
+const NUM_BATCHES_TO_RETAIN = 5;
 const NO_SEQUENCE = -1;
 const INT32_MAX = 0x7fffffff;
 
@@ -61,7 +61,7 @@ export interface ProducerBatch {
   isControl: boolean;
 }
 
-export function lastSequence(batch: Pick<ProducerBatch, 'baseSequence' | 'lastOffsetDelta'>): number {
+function lastSequence(batch: Pick<ProducerBatch, 'baseSequence' | 'lastOffsetDelta'>): number {
   if (batch.baseSequence === NO_SEQUENCE) return NO_SEQUENCE;
   const last = batch.baseSequence + batch.lastOffsetDelta;
   return last > INT32_MAX ? last - INT32_MAX - 1 : last;

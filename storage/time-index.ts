@@ -4,7 +4,7 @@ import { AbstractIndex } from './abstract-index.js';
 import type { IndexProbe, LookupTrace } from './lookup-trace.js';
 import { readInt64, writeInt64 } from '../protocol/primitives.js';
 
-export const TIME_INDEX_ENTRY_SIZE = 12;
+const TIME_INDEX_ENTRY_SIZE = 12;
 
 export interface TimestampOffset {
   timestamp: number;

@@ -9,7 +9,7 @@ import { readInt64, writeInt64 } from '../protocol/primitives.js';
 import { CorruptRecordError } from './errors.js';
 
 export const ABORTED_TXN_VERSION = 0;
-export const ABORTED_TXN_SIZE = 34;
+const ABORTED_TXN_SIZE = 34;
 
 export interface AbortedTxn {
   producerId: number;
@@ -24,7 +24,7 @@ export interface FetchAbortedTxn {
   firstOffset: number;
 }
 
-export function encodeAbortedTxn(txn: AbortedTxn): Buffer {
+function encodeAbortedTxn(txn: AbortedTxn): Buffer {
   const buf = Buffer.alloc(ABORTED_TXN_SIZE);
   buf.writeInt16BE(ABORTED_TXN_VERSION, 0);
   writeInt64(buf, txn.producerId, 2);

@@ -33,10 +33,10 @@ import type { FetchAbortedTxn } from './transaction-index.js';
 /** Single-node kafkite: this broker leads every partition at epoch 0. */
 export const LEADER_EPOCH = 0;
 
-export const EARLIEST_TIMESTAMP = -2;
-export const LATEST_TIMESTAMP = -1;
-export const MAX_TIMESTAMP = -3;
-export const EARLIEST_LOCAL_TIMESTAMP = -4;
+const EARLIEST_TIMESTAMP = -2;
+const LATEST_TIMESTAMP = -1;
+const MAX_TIMESTAMP = -3;
+const EARLIEST_LOCAL_TIMESTAMP = -4;
 
 export interface AppendResult {
   firstOffset: number;

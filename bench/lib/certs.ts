@@ -27,7 +27,7 @@ export interface TestCertificates {
   cleanup(): void;
 }
 
-export const STORE_PASSWORD = 'password';
+const STORE_PASSWORD = 'password';
 
 function openssl(dir: string, ...args: string[]): void {
   execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });

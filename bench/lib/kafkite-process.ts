@@ -44,6 +44,8 @@ export async function spawnKafkite(opts: KafkiteProcessOptions): Promise<Kafkite
     'advertised.listeners=',
     // config/server.properties binds the admin HTTP on 9644; spawned brokers take a free port instead.
     'admin.listener=http://127.0.0.1:0',
+    // The 1 GiB default would refuse produce on a CI disk with less free; the full-disk tests set their own.
+    'kafkite.storage.min.free.bytes=16777216',
     ...(opts.overrides ?? []),
   ];
   for (const o of overrides) args.push('--override', o);

@@ -7,7 +7,7 @@ type Hash = 'sha256' | 'sha512';
 const HASH: Record<string, Hash> = { 'SCRAM-SHA-256': 'sha256', 'SCRAM-SHA-512': 'sha512' };
 const MECHANISM_TYPE: Record<string, number> = { 'SCRAM-SHA-256': 1, 'SCRAM-SHA-512': 2 };
 
-export function saltedPassword(mechanism: string, password: string, salt: Buffer, iterations: number): Promise<Buffer> {
+function saltedPassword(mechanism: string, password: string, salt: Buffer, iterations: number): Promise<Buffer> {
   const hash = HASH[mechanism]!;
   return new Promise((resolve, reject) =>
     pbkdf2(password, salt, iterations, hash === 'sha256' ? 32 : 64, hash, (err, key) => (err ? reject(err) : resolve(key))),

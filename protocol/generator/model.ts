@@ -3,7 +3,7 @@
 import type { FieldSpec, MessageSpec } from './spec.js';
 import { VersionRange } from './versions.js';
 
-export const PRIMITIVE_TYPES = [
+const PRIMITIVE_TYPES = [
   'bool', 'int8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'float64', 'string', 'bytes', 'records', 'uuid',
 ] as const;
 export type PrimitiveType = (typeof PRIMITIVE_TYPES)[number];
@@ -12,7 +12,7 @@ export type ElementType = { kind: 'primitive'; name: PrimitiveType } | { kind: '
 export type TypeRef = ElementType | { kind: 'array'; element: ElementType };
 
 /** A field's value when absent: a primitive value, or a marker for the type's empty value. */
-export type DefaultValue = number | boolean | string | null | 'empty';
+type DefaultValue = number | boolean | string | null | 'empty';
 
 export interface FieldDef {
   /** JSON name with the first letter lower-cased. */
@@ -50,7 +50,7 @@ export interface MessageDef {
   readonly structs: StructDef[];
 }
 
-export function lowerFirst(name: string): string {
+function lowerFirst(name: string): string {
   return name.charAt(0).toLowerCase() + name.slice(1);
 }
 

@@ -35,7 +35,7 @@ export interface MessageSpec {
 }
 
 /** Removes `//` comments, leaving string literals (which may contain "//") untouched. */
-export function stripLineComments(text: string): string {
+function stripLineComments(text: string): string {
   let out = '';
   let inString = false;
   for (let i = 0; i < text.length; i++) {

@@ -3,9 +3,9 @@
 import { crc32c } from '@node-rs/crc32';
 import { readInt64, writeInt64 } from '../primitives.js';
 
-export const BASE_OFFSET = 0;
+const BASE_OFFSET = 0;
 export const BATCH_LENGTH = 8;
-export const PARTITION_LEADER_EPOCH = 12;
+const PARTITION_LEADER_EPOCH = 12;
 export const MAGIC = 16;
 export const CRC = 17;
 export const ATTRIBUTES = 21;

@@ -3,8 +3,8 @@
 //   value: version int16 (0), coordinatorEpoch int32
 // They sit alone in a control batch (attributes: control and transactional flags, no sequence).
 
-export const CONTROL_RECORD_KEY_VERSION = 0;
-export const END_TXN_MARKER_VERSION = 0;
+const CONTROL_RECORD_KEY_VERSION = 0;
+const END_TXN_MARKER_VERSION = 0;
 export const ABORT_CONTROL_TYPE = 0;
 export const COMMIT_CONTROL_TYPE = 1;
 

@@ -12,8 +12,8 @@ import { COMPRESSION_MASK, CompressionType } from './batch-header.js';
 import { DEFAULT_MAX_DECOMPRESSED_BYTES, compress, decompress } from './compression.js';
 import { CorruptRecordError, InvalidRecordError, UnsupportedCompressionTypeError } from './errors.js';
 
-export const MAGIC_V0 = 0;
-export const MAGIC_V1 = 1;
+const MAGIC_V0 = 0;
+const MAGIC_V1 = 1;
 export type LegacyMagic = typeof MAGIC_V0 | typeof MAGIC_V1;
 
 /** offset + message_size, as for batches. */
@@ -28,7 +28,7 @@ const TIMESTAMP_TYPE_LOG_APPEND = 0x08;
 /** v0 messages have no timestamp (Kafka's RecordBatch.NO_TIMESTAMP). */
 const NO_TIMESTAMP = -1;
 
-export interface LegacyRecord {
+interface LegacyRecord {
   offset: number;
   magic: LegacyMagic;
   /** NO_TIMESTAMP (-1) for v0. */

@@ -29,15 +29,15 @@ import {
 import { DEFAULT_MAX_DECOMPRESSED_BYTES, compress, decompress } from './compression.js';
 import { CorruptRecordError } from './errors.js';
 
-export const CURRENT_MAGIC = 2;
+const CURRENT_MAGIC = 2;
 /** Kafka's RecordBatch.NO_PRODUCER_ID, NO_PRODUCER_EPOCH, NO_SEQUENCE, NO_PARTITION_LEADER_EPOCH, NO_TIMESTAMP. */
-export const NO_PRODUCER_ID = -1;
-export const NO_PRODUCER_EPOCH = -1;
+const NO_PRODUCER_ID = -1;
+const NO_PRODUCER_EPOCH = -1;
 export const NO_SEQUENCE = -1;
-export const NO_PARTITION_LEADER_EPOCH = -1;
-export const NO_TIMESTAMP = -1;
+const NO_PARTITION_LEADER_EPOCH = -1;
+const NO_TIMESTAMP = -1;
 
-export interface KafkaRecordHeader {
+interface KafkaRecordHeader {
   key: string;
   value: Buffer | null;
 }

@@ -3,7 +3,7 @@ import type { Broker } from '../broker.js';
 import type { TopicInfo } from '../metadata/topic-registry.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
 
-export interface SegmentView {
+interface SegmentView {
   baseOffset: number;
   sizeBytes: number;
   /** null while the segment's indexes are not loaded (Kafka loads them lazily; a view should not force it). */
@@ -11,7 +11,7 @@ export interface SegmentView {
   timeIndexEntries: number | null;
 }
 
-export interface PartitionView {
+interface PartitionView {
   partition: number;
   logStartOffset: number;
   logEndOffset: number;

@@ -59,7 +59,7 @@ export interface ConsumerGroupHeartbeatRequest {
   apiVersion: number;
 }
 
-export interface TopicPartitions {
+interface TopicPartitions {
   topicId: string;
   partitions: number[];
 }
@@ -73,7 +73,7 @@ export interface ConsumerGroupHeartbeatResult {
   assignment: { topicPartitions: TopicPartitions[] } | null;
 }
 
-export interface DescribedTopicPartitions {
+interface DescribedTopicPartitions {
   topicId: string;
   topicName: string;
   partitions: number[];
@@ -113,7 +113,7 @@ const ASSIGNORS: ReadonlyMap<string, PartitionAssignor> = new Map(
   [new UniformAssignor(), new RangeAssignor()].map((a) => [a.name, a]),
 );
 
-export class UnknownAssignorError extends Error {
+class UnknownAssignorError extends Error {
   override name = 'UnknownAssignorError';
 }
 

@@ -39,7 +39,7 @@ export interface MemberMetadata {
   serverAssignor: string | null;
 }
 
-export function consumerGroupKey(type: ConsumerGroupRecordType, groupId: string, memberId: string | null = null): Buffer {
+function consumerGroupKey(type: ConsumerGroupRecordType, groupId: string, memberId: string | null = null): Buffer {
   const w = new Writer(64).int16(type).string(groupId, false);
   if (MEMBER_KEYED.has(type)) w.string(memberId ?? '', false);
   return w.toBuffer();

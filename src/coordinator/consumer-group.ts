@@ -16,7 +16,7 @@ export enum ConsumerGroupState {
 
 export const CONSUMER_GROUP_TYPE = 'consumer';
 
-export class PartitionOwnershipError extends Error {
+class PartitionOwnershipError extends Error {
   override name = 'PartitionOwnershipError';
 }
 

@@ -32,7 +32,7 @@ export const DEFAULT_GROUP_COORDINATOR_CONFIG: Readonly<GroupCoordinatorConfig> 
 });
 
 /** Kafka accepts an assignor's class name or its short name (UniformAssignor → "uniform"). */
-export function assignorNameOf(classOrName: string): string {
+function assignorNameOf(classOrName: string): string {
   const simpleName = classOrName.slice(classOrName.lastIndexOf('.') + 1);
   return simpleName.endsWith('Assignor') ? simpleName.slice(0, -'Assignor'.length).toLowerCase() : simpleName;
 }

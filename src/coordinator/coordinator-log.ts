@@ -3,7 +3,7 @@ import type { OffsetAndMetadata } from './offset-store.js';
 import type { CoordinatorRecord, OffsetsTopic } from './offsets-topic.js';
 import { decodeGroupMetadataValue, decodeKey, decodeOffsetCommitValue, type GroupMetadata } from './records.js';
 
-export interface LoadedOffset {
+interface LoadedOffset {
   group: string;
   topic: string;
   partition: number;

@@ -20,7 +20,7 @@ const VALID_PREVIOUS_STATES: Record<GroupState, ReadonlyArray<GroupState>> = {
   ],
 };
 
-export class IllegalGroupStateError extends Error {
+class IllegalGroupStateError extends Error {
   override name = 'IllegalGroupStateError';
 }
 

@@ -18,7 +18,7 @@ export interface CoordinatorHost {
   createTopic(name: string, opts: { partitions: number; replicationFactor: number; configs: Record<string, string>; validateOnly: boolean }): unknown;
 }
 
-export class OffsetsTopicPartitionMissingError extends Error {
+class OffsetsTopicPartitionMissingError extends Error {
   override name = 'OffsetsTopicPartitionMissingError';
 }
 

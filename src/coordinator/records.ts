@@ -9,7 +9,7 @@ const OFFSET_COMMIT_KEY_VERSION = 1;
 const GROUP_METADATA_KEY_VERSION = 2;
 const FIRST_FLEXIBLE_VALUE_VERSION = 4;
 
-export class CoordinatorRecordError extends Error {
+class CoordinatorRecordError extends Error {
   override name = 'CoordinatorRecordError';
 }
 
@@ -19,7 +19,7 @@ export type CoordinatorKey =
   /** A record type this broker does not manage (e.g. KIP-848 consumer groups); skipped on load. */
   | { type: 'other'; version: number };
 
-export interface GroupMetadataMember {
+interface GroupMetadataMember {
   memberId: string;
   groupInstanceId: string | null;
   clientId: string;

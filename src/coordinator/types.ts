@@ -102,7 +102,7 @@ export interface OffsetCommitRequest {
   }>;
 }
 
-export interface PartitionError {
+interface PartitionError {
   partitionIndex: number;
   errorCode: number;
 }

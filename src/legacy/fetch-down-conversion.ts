@@ -13,11 +13,11 @@ import { ErrorCode } from '../errors.js';
 export const FIRST_V2_FETCH_VERSION = 4;
 
 /** Kafka's FetchRequest: v0-1 read magic 0, v2-3 magic 1. */
-export function magicForFetchVersion(version: number): LegacyMagic {
+function magicForFetchVersion(version: number): LegacyMagic {
   return version <= 1 ? 0 : 1;
 }
 
-export class DownConversionDisabledError extends Error {
+class DownConversionDisabledError extends Error {
   override name = 'DownConversionDisabledError';
   readonly code = ErrorCode.UNSUPPORTED_VERSION;
 }

@@ -15,7 +15,7 @@ import { CLUSTER_METADATA_TOPIC, logDirName } from '../../storage/log-file-names
 import { UnifiedLog } from '../../storage/unified-log.js';
 
 /** MetadataRecordSerde's DEFAULT_FRAME_VERSION. */
-export const METADATA_FRAME_VERSION = 1;
+const METADATA_FRAME_VERSION = 1;
 
 export interface MetadataRecord {
   /** The record spec's apiKey (e.g. 6 = AccessControlEntryRecord). */
@@ -25,13 +25,13 @@ export interface MetadataRecord {
 }
 
 /** A record in the metadata log that cannot be unframed (a frame version this code does not know, a cut value). */
-export class MetadataRecordError extends Error {
+class MetadataRecordError extends Error {
   override name = 'MetadataRecordError';
 }
 
 const READ_CHUNK_BYTES = 1024 * 1024;
 
-export function frameMetadataRecord(r: MetadataRecord): Buffer {
+function frameMetadataRecord(r: MetadataRecord): Buffer {
   const w = new Writer(r.body.length + 8);
   w.uvarint(METADATA_FRAME_VERSION).uvarint(r.type).uvarint(r.version).raw(r.body);
   return w.toBuffer();

@@ -9,7 +9,7 @@ import type { ClusterMetadataLog, MetadataRecord } from './cluster-metadata-log.
 import { ResourceType } from './config-resources.js';
 import { validateGroupConfigs } from './group-configs.js';
 
-export const CONFIG_RECORD_TYPE = 4;
+const CONFIG_RECORD_TYPE = 4;
 
 export interface ConfigRecord {
   readonly resourceType: number;
@@ -19,12 +19,12 @@ export interface ConfigRecord {
 }
 
 /** ConfigRecord v0 (flexible): int8, compact string ×2, compact nullable string, tagged fields. */
-export function encodeConfigRecord(r: ConfigRecord): Buffer {
+function encodeConfigRecord(r: ConfigRecord): Buffer {
   return new Writer(64).int8(r.resourceType).string(r.resourceName, true).string(r.name, true).nullableString(r.value, true)
     .taggedFields().toBuffer();
 }
 
-export function decodeConfigRecord(body: Buffer): ConfigRecord {
+function decodeConfigRecord(body: Buffer): ConfigRecord {
   const r = new Reader(body);
   const record = { resourceType: r.int8(), resourceName: r.string(true), name: r.string(true), value: r.nullableString(true) };
   r.skipTaggedFields();

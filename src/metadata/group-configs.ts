@@ -16,7 +16,7 @@ interface GroupConfigDef {
   readonly oneOf?: readonly string[];
 }
 
-export const GROUP_CONFIG_DEFS: readonly GroupConfigDef[] = [
+const GROUP_CONFIG_DEFS: readonly GroupConfigDef[] = [
   { name: 'consumer.session.timeout.ms', type: 'int', brokerDefault: 'group.consumer.session.timeout.ms',
     bounds: ['group.consumer.min.session.timeout.ms', 'group.consumer.max.session.timeout.ms'] },
   { name: 'consumer.heartbeat.interval.ms', type: 'int', brokerDefault: 'group.consumer.heartbeat.interval.ms',

@@ -4,11 +4,11 @@
 import { Reader, Writer } from '../../protocol/primitives.js';
 import type { ClusterMetadataLog } from '../metadata/cluster-metadata-log.js';
 
-export const CLIENT_QUOTA_RECORD = 14;
+const CLIENT_QUOTA_RECORD = 14;
 
 export const USER = 'user';
 export const CLIENT_ID = 'client-id';
-export const IP = 'ip';
+const IP = 'ip';
 
 /** The quota keys of each entity type, and whether the value must be a whole number (Kafka's QuotaConfig). */
 const USER_CLIENT_KEYS: ReadonlyMap<string, boolean> = new Map([
@@ -36,7 +36,7 @@ export interface QuotaFilterComponent {
   match: string | null;
 }
 
-export function entityOf(data: readonly QuotaEntityData[]): QuotaEntity {
+function entityOf(data: readonly QuotaEntityData[]): QuotaEntity {
   const entity = new Map<string, string | null>();
   for (const e of data) {
     if (entity.has(e.entityType)) throw new InvalidQuotaError(`Duplicate entity type ${e.entityType}`);
@@ -46,7 +46,7 @@ export function entityOf(data: readonly QuotaEntityData[]): QuotaEntity {
 }
 
 /** A stable key for an entity, e.g. "client-id=\u0000|user=alice" (\u0000 for the default). */
-export function entityKey(entity: QuotaEntity): string {
+function entityKey(entity: QuotaEntity): string {
   return [...entity.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([t, n]) => `${t}=${n ?? '\u0000'}`).join('|');
 }
 

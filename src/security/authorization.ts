@@ -21,7 +21,7 @@ export interface AuthContext {
 export const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 
 /** The client's IP without the port (and IPv4 without the IPv6 mapping), as Kafka's InetAddress gives it. */
-export function hostOf(remoteAddress: string): string {
+function hostOf(remoteAddress: string): string {
   const colon = remoteAddress.lastIndexOf(':');
   const ip = colon >= 0 ? remoteAddress.slice(0, colon) : remoteAddress;
   return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;

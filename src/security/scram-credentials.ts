@@ -14,18 +14,18 @@ export interface ScramMechanism {
   readonly minIterations: number;
 }
 
-export const SCRAM_MECHANISMS: readonly ScramMechanism[] = [
+const SCRAM_MECHANISMS: readonly ScramMechanism[] = [
   { name: 'SCRAM-SHA-256', type: 1, hash: 'sha256', keyLength: 32, minIterations: 4096 },
   { name: 'SCRAM-SHA-512', type: 2, hash: 'sha512', keyLength: 64, minIterations: 4096 },
 ];
 /** ScramControlManager.MAX_ITERATIONS. */
-export const MAX_ITERATIONS = 16384;
+const MAX_ITERATIONS = 16384;
 
 export function scramMechanismByName(name: string): ScramMechanism | undefined {
   return SCRAM_MECHANISMS.find((m) => m.name === name);
 }
 
-export function scramMechanismByType(type: number): ScramMechanism | undefined {
+function scramMechanismByType(type: number): ScramMechanism | undefined {
   return SCRAM_MECHANISMS.find((m) => m.type === type);
 }
 
@@ -69,8 +69,8 @@ export const ScramFormatter = {
   },
 };
 
-export const USER_SCRAM_CREDENTIAL_RECORD = 11;
-export const REMOVE_USER_SCRAM_CREDENTIAL_RECORD = 22;
+const USER_SCRAM_CREDENTIAL_RECORD = 11;
+const REMOVE_USER_SCRAM_CREDENTIAL_RECORD = 22;
 
 export interface UserScramCredentialRecord extends ScramCredential {
   readonly name: string;

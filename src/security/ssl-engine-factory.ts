@@ -15,7 +15,7 @@ export class SslConfigError extends Error {
   }
 }
 
-export type ClientAuth = 'none' | 'requested' | 'required';
+type ClientAuth = 'none' | 'requested' | 'required';
 
 export interface ListenerSsl {
   /** Key, chain, CAs, ciphers and protocol bounds, checked by building a context once at start-up. */

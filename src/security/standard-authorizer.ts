@@ -33,7 +33,7 @@ import {
 import { principalToString, type KafkaPrincipal } from './principal.js';
 
 /** authorizer.class.name values that mean "Kafka's ACL authorizer" (KRaft's and the ZooKeeper-era one). */
-export const AUTHORIZER_CLASS_NAMES: readonly string[] = [
+const AUTHORIZER_CLASS_NAMES: readonly string[] = [
   'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
   'kafka.security.authorizer.AclAuthorizer',
   'kafka.security.auth.SimpleAclAuthorizer',

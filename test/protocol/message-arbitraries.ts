@@ -3,21 +3,21 @@
 import fc from 'fast-check';
 import type { FieldSchema, MessageSchema } from '../../protocol/generated/schemas.js';
 
-export const ZERO_UUID = '0'.repeat(32);
+const ZERO_UUID = '0'.repeat(32);
 
-export interface Range {
+interface Range {
   lowest: number;
   highest: number;
 }
 
-export function parseRange(text: string | undefined): Range {
+function parseRange(text: string | undefined): Range {
   if (text === undefined || text === 'none') return { lowest: 0, highest: -1 };
   if (text.endsWith('+')) return { lowest: Number(text.slice(0, -1)), highest: Infinity };
   const [lo, hi] = text.split('-');
   return { lowest: Number(lo), highest: Number(hi ?? lo) };
 }
 
-export function inRange(version: number, text: string | undefined): boolean {
+function inRange(version: number, text: string | undefined): boolean {
   const range = parseRange(text);
   return version >= range.lowest && version <= range.highest;
 }
@@ -43,7 +43,7 @@ function integerDefault(text: string): number {
 }
 
 /** What Kafka's generated code reads for a field its version does not carry. */
-export function defaultOf(field: FieldSchema): unknown {
+function defaultOf(field: FieldSchema): unknown {
   const d = field.default;
   if (field.type.startsWith('[]')) return d === 'null' ? null : [];
   if (field.fields) return d === 'null' ? null : defaultStruct(field.fields);

@@ -25,7 +25,7 @@ export function recordBatch(values: string[], producer?: ProducerIdentity & { ba
   });
 }
 
-export function produceRequest(topic: string, partition: number, records: Buffer, acks = -1) {
+function produceRequest(topic: string, partition: number, records: Buffer, acks = -1) {
   return { transactionalId: null, acks, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] };
 }
 
@@ -120,7 +120,7 @@ export function memoryOf(pid: number): { rssMiB: number; hwmMiB: number } {
 }
 
 /** ApiVersions v3 and Metadata v12 on a fresh connection: the broker is alive and serving. */
-export async function brokerAnswers(port: number): Promise<boolean> {
+async function brokerAnswers(port: number): Promise<boolean> {
   let client: WireClient | undefined;
   try {
     client = await WireClient.connect(port);

@@ -7,7 +7,7 @@ import { PlainSaslServer } from './plain-sasl-server.js';
 import type { SaslServer } from './sasl-server.js';
 import { ScramSaslServer } from './scram-sasl-server.js';
 
-export const SUPPORTED_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
+const SUPPORTED_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
 
 export class SaslConfigError extends Error {
   override name = 'SaslConfigError';
