@@ -7,12 +7,12 @@
 // subtracted from a whole run over a big input; consume reads the produced topic from page cache
 // (offset beginning, exit at end) into /dev/null. Each figure is the median of BENCH_RUNS runs,
 // each on a fresh topic. MB = 10^6 bytes of record values.
-import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BenchBroker } from './lib/broker-process.js';
-import { median, printJson, printTable, round, seconds } from './lib/stats.js';
+import { timeKcat, writeInput } from './lib/kcat.js';
+import { median, printJson, printTable, round } from './lib/stats.js';
 import { createTopic } from './loadgen.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -22,40 +22,6 @@ const CASES = [
   { recordBytes: 1024, records: Number(process.env.BENCH_KCAT_RECORDS_1K ?? 600_000) },
 ];
 const PRODUCER_SETTINGS = ['acks=1', 'linger.ms=5', 'batch.num.messages=10000', 'queue.buffering.max.messages=1000000'];
-
-export class KcatError extends Error {
-  override name = 'KcatError';
-}
-
-/** Runs kcat with stdin from `inputPath` (or nothing) and stdout to /dev/null; resolves with the wall seconds. */
-function timeKcat(args: string[], inputPath: string | null): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const stdin = inputPath ? openSync(inputPath, 'r') : 'ignore';
-    const started = process.hrtime.bigint();
-    const child = spawn('kcat', args, { stdio: [stdin, 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr!.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (typeof stdin === 'number') closeSync(stdin);
-      if (code !== 0) reject(new KcatError(`kcat ${args.join(' ')} exited with ${code}: ${stderr}`));
-      else resolve(seconds(started));
-    });
-  });
-}
-
-/** A file of `records` lines of exactly `recordBytes` bytes each (kcat -P sends one record per line). */
-function writeInput(dir: string, recordBytes: number, records: number): string {
-  const path = join(dir, `input-${recordBytes}-${records}.txt`);
-  const line = Buffer.alloc(recordBytes + 1, 0x61);
-  line[recordBytes] = 0x0a;
-  const perChunk = Math.max(1, Math.floor((4 << 20) / line.length));
-  const chunk = Buffer.concat(Array.from({ length: perChunk }, () => line));
-  const fd = openSync(path, 'w');
-  for (let left = records; left > 0; left -= perChunk) writeSync(fd, chunk, 0, Math.min(left, perChunk) * line.length);
-  closeSync(fd);
-  return path;
-}
 
 const produceArgs = (bootstrap: string, topic: string) => ['-P', '-b', bootstrap, '-t', topic, ...PRODUCER_SETTINGS.flatMap((s) => ['-X', s])];
 // A short fetch.wait.max.ms keeps the long poll that ends each run (and the start-up run) short.

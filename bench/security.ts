@@ -10,14 +10,14 @@
 //
 //   npx tsc -p . && node dist/bench/security.js
 //   BENCH_SEC_RECORDS_100=500000 BENCH_SEC_RECORDS_1K=150000 BENCH_SEC_CONNECTIONS=2000 node dist/bench/security.js
-import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { makeTestCertificates } from './lib/certs.js';
 import { spawnKafkite } from './lib/kafkite-process.js';
 import { saslAuthenticate, upsertScramUser } from './lib/scram-client.js';
+import { timeKcat, writeInput } from './lib/kcat.js';
 import { median, printJson, printTable, round, seconds } from './lib/stats.js';
 import { WireClient } from './lib/wire-client.js';
 
@@ -32,34 +32,6 @@ const PRODUCER_SETTINGS = ['acks=1', 'linger.ms=5', 'batch.num.messages=10000', 
 /** prom-client samples the event loop every 10 ms and reports the sampling interval within each delay. */
 const SAMPLING_MS = 10;
 const METADATA = { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false };
-
-function timeKcat(args: string[], inputPath: string | null): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const stdin = inputPath ? openSync(inputPath, 'r') : 'ignore';
-    const started = process.hrtime.bigint();
-    const child = spawn('kcat', args, { stdio: [stdin, 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr!.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (typeof stdin === 'number') closeSync(stdin);
-      if (code !== 0) reject(new Error(`kcat ${args.join(' ')} exited with ${code}: ${stderr}`));
-      else resolve(seconds(started));
-    });
-  });
-}
-
-function writeInput(dir: string, recordBytes: number, records: number): string {
-  const path = join(dir, `input-${recordBytes}-${records}.txt`);
-  const line = Buffer.alloc(recordBytes + 1, 0x61);
-  line[recordBytes] = 0x0a;
-  const perChunk = Math.max(1, Math.floor((4 << 20) / line.length));
-  const chunk = Buffer.concat(Array.from({ length: perChunk }, () => line));
-  const fd = openSync(path, 'w');
-  for (let left = records; left > 0; left -= perChunk) writeSync(fd, chunk, 0, Math.min(left, perChunk) * line.length);
-  closeSync(fd);
-  return path;
-}
 
 async function main(): Promise<void> {
   const certs = makeTestCertificates();

@@ -1,0 +1,39 @@
+// Timing kcat runs, shared by the throughput benches (plain and secured listeners).
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { seconds } from './stats.js';
+
+class KcatError extends Error {
+  override name = 'KcatError';
+}
+
+/** Runs kcat with stdin from `inputPath` (or nothing) and stdout to /dev/null; resolves with the wall seconds. */
+export function timeKcat(args: string[], inputPath: string | null): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const stdin = inputPath ? openSync(inputPath, 'r') : 'ignore';
+    const started = process.hrtime.bigint();
+    const child = spawn('kcat', args, { stdio: [stdin, 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (typeof stdin === 'number') closeSync(stdin);
+      if (code !== 0) reject(new KcatError(`kcat ${args.join(' ')} exited with ${code}: ${stderr}`));
+      else resolve(seconds(started));
+    });
+  });
+}
+
+/** A file of `records` lines of exactly `recordBytes` bytes each (kcat -P sends one record per line). */
+export function writeInput(dir: string, recordBytes: number, records: number): string {
+  const path = join(dir, `input-${recordBytes}-${records}.txt`);
+  const line = Buffer.alloc(recordBytes + 1, 0x61);
+  line[recordBytes] = 0x0a;
+  const perChunk = Math.max(1, Math.floor((4 << 20) / line.length));
+  const chunk = Buffer.concat(Array.from({ length: perChunk }, () => line));
+  const fd = openSync(path, 'w');
+  for (let left = records; left > 0; left -= perChunk) writeSync(fd, chunk, 0, Math.min(left, perChunk) * line.length);
+  closeSync(fd);
+  return path;
+}
