@@ -21,6 +21,7 @@ const SCRIPTS: Array<{ name: string; file: string; env: Record<string, string> }
   { name: 'transactions', file: 'transactions.js', env: { BENCH_RUNS: FULL ? '9' : '5', BENCH_TXN_SECONDS: '1' } },
   { name: 'read-committed', file: 'read-committed.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_RC_MB: FULL ? '400' : '200' } },
   { name: 'down-conversion', file: 'down-conversion.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_DOWNCONVERSION_MB: FULL ? '500' : '150' } },
+  { name: 'connections', file: 'connections.js', env: { BENCH_CONN_CONNECTIONS: '10000', BENCH_CONN_PRODUCERS: '1000', BENCH_CONN_PRODUCE_SECONDS: FULL ? '10' : '3' } },
   { name: 'e2e-latency', file: 'e2e-latency.js', env: { BENCH_RUNS: '3', BENCH_E2E_SECONDS: FULL ? '10' : '3' } },
   { name: 'storage-lookup', file: 'storage-lookup.js', env: { STORAGE_BENCH_MAX_MB: '1024', STORAGE_BENCH_READS: FULL ? '5000' : '2000' } },
   { name: 'console', file: 'console.js', env: { BENCH_CONSOLE_MB: FULL ? '1024' : '256', BENCH_CONSOLE_IDLE_SECONDS: FULL ? '20' : '10' } },
@@ -160,6 +161,13 @@ async function main(): Promise<void> {
   const e2eRow = e2e?.find((row) => row.acks === '1' && row.client.startsWith('librdkafka')) ?? e2e?.find((row) => row.acks === '1');
   if (e2eRow) {
     check(`e2e p99 at 10k/s, ${e2eRow.client}, acks=1`, e2eRow.p99Ms, 'ms', '≤ 5 ms', e2eRow.p99Ms <= 5, `loopback RTT p99 ${limits?.rtt.p99Ms} ms; p50 ${e2eRow.p50Ms}, p999 ${e2eRow.p999Ms} ms`);
+  }
+  const conn = r.connections;
+  if (conn) {
+    check(`broker RSS, ${conn.connections.toLocaleString('en-US')} connections, ${conn.producers.toLocaleString('en-US')} producing`, conn.rssPeakMB, 'MB', '< 400 MB', conn.rssPeakMB < 400,
+      `${conn.rssBeforeMB} MB before any connection, ${conn.rssIdleMB} MB all idle (${conn.kbPerIdleConnection} KB/conn); ${conn.producedRecordsPerSec.toLocaleString('en-US')} rec/s`);
+    check(`event-loop p99 while ${conn.connections.toLocaleString('en-US')} connect`, conn.brokerEventLoopP99Ms, 'ms', '< 20 ms', conn.brokerEventLoopP99Ms < 20,
+      `idle ${conn.idleEventLoopP99Ms} ms (same run); ${conn.connectionsPerSec} conn/s, ${conn.open} open, ${conn.failed} failed; producing ${conn.produceEventLoopP99Ms} ms`);
   }
   const startup = r.startup?.results as any[] | undefined;
   for (const s of startup ?? []) {
