@@ -115,7 +115,7 @@ async function main(): Promise<void> {
   const txn100 = txn?.results.find((row: any) => row.recordsPerTxn === 100);
   if (txn100) {
     check('transactional / idempotent produce, 100 rec/txn', txn100.ratio, '×', '≥ 0.7×', txn100.ratio >= 0.7,
-      (txn.results as any[]).map((row) => `${row.recordsPerTxn}/txn: ${row.ratio}×`).join(', '));
+      (txn.results as any[]).map((row) => `${row.recordsPerTxn}/txn: ${row.ratio}× (transaction version 2 client ${row.ratioTv2}×)`).join(', '));
     check('EndTxn(commit) p99', txn.commitP99Ms, 'ms', '≤ 10 ms', txn.commitP99Ms <= 10, `p50 ${txn.commitP50Ms} ms`);
   }
   const rc = r['read-committed'];

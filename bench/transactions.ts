@@ -1,8 +1,9 @@
 // Transactional produce against idempotent produce in the same run (issue 10's targets: >= 0.7x at 100
 // records per transaction; commit latency p99 <= 10 ms with the durability default, acks=all). One
 // producer on kafkite's codec, one request in flight, 1 KB records in batches of min(records per
-// transaction, 100). A transaction is AddPartitionsToTxn, its produce requests, EndTxn(commit); the
-// idempotent peer sends the same batches without them. Commit latency is EndTxn's round trip: the
+// transaction, 100). A transaction is AddPartitionsToTxn, its produce requests, EndTxn(commit) (ratio,
+// a transaction version 1 client); ratioTv2 is KIP-890 part 2's client (Produce v12 adds the partition,
+// no AddPartitionsToTxn, EndTxn v5). The idempotent peer sends the same batches without them. Commit latency is EndTxn's round trip: the
 // PrepareCommit record and the markers on disk, then CompleteCommit.
 //
 //   npx tsc -p . && node dist/bench/transactions.js
@@ -34,8 +35,8 @@ async function check(what: string, reply: Promise<{ response: any }>, errorOf: (
   return response;
 }
 
-function produce(connection: BenchConnection, transactionalId: string | null, partition: number, records: Buffer) {
-  return check('Produce', connection.send(0, 9, { transactionalId, acks: -1, timeoutMs: 30_000, topicData: [{ name: TOPIC, partitionData: [{ index: partition, records }] }] }),
+function produce(connection: BenchConnection, transactionalId: string | null, partition: number, records: Buffer, version = 9) {
+  return check('Produce', connection.send(0, version, { transactionalId, acks: -1, timeoutMs: 30_000, topicData: [{ name: TOPIC, partitionData: [{ index: partition, records }] }] }),
     (r) => r.responses[0].partitionResponses[0].errorCode);
 }
 
@@ -56,38 +57,51 @@ async function idempotentRun(bootstrap: string, partition: number, batchRecords:
   }
 }
 
-/** Transactions of `perTxn` records for SECONDS: records/s and each EndTxn's round trip in ms. */
+/**
+ * Transactions of `perTxn` records for SECONDS: records/s and each EndTxn's round trip in ms.
+ * `tv2` false: a transaction version 1 client (AddPartitionsToTxn v3, Produce v9, EndTxn v3).
+ * `tv2` true: KIP-890 part 2's client (Produce v12 adds the partition implicitly, EndTxn v5 returns
+ * the next epoch, with which the next transaction's sequences start at 0 again).
+ */
 async function transactionalRun(
-  bootstrap: string, partition: number, perTxn: number, transactionalId: string,
+  bootstrap: string, partition: number, perTxn: number, transactionalId: string, tv2 = false,
 ): Promise<{ recordsPerSec: number; commitMs: number[]; addMs: number[]; produceMs: number[] }> {
   const connection = await BenchConnection.open(bootstrap);
   try {
     const init = await check('InitProducerId', connection.send(22, 4, { transactionalId, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 }), (r) => r.errorCode);
-    const { producerId, producerEpoch } = init;
+    let { producerId, producerEpoch } = init;
     const batchRecords = Math.min(perTxn, MAX_BATCH_RECORDS);
     const commitMs: number[] = [];
     const addMs: number[] = [];
     const produceMs: number[] = [];
+    let records = 0;
     let sequence = 0;
     const started = performance.now();
     while (performance.now() - started < SECONDS * 1000) {
       let t0 = performance.now();
-      await check('AddPartitionsToTxn', connection.send(24, 3, {
-        transactions: [], v3AndBelowTransactionalId: transactionalId, v3AndBelowProducerId: producerId, v3AndBelowProducerEpoch: producerEpoch,
-        v3AndBelowTopics: [{ name: TOPIC, partitions: [partition] }],
-      }), (r) => r.resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode);
-      addMs.push(performance.now() - t0);
+      if (!tv2) {
+        await check('AddPartitionsToTxn', connection.send(24, 3, {
+          transactions: [], v3AndBelowTransactionalId: transactionalId, v3AndBelowProducerId: producerId, v3AndBelowProducerEpoch: producerEpoch,
+          v3AndBelowTopics: [{ name: TOPIC, partitions: [partition] }],
+        }), (r) => r.resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode);
+        addMs.push(performance.now() - t0);
+      }
       for (let n = 0; n < perTxn; n += batchRecords) {
         t0 = performance.now();
-        await produce(connection, transactionalId, partition, batch(batchRecords, producerId, producerEpoch, sequence, true));
+        await produce(connection, transactionalId, partition, batch(batchRecords, producerId, producerEpoch, sequence, true), tv2 ? 12 : 9);
         produceMs.push(performance.now() - t0);
         sequence += batchRecords;
+        records += batchRecords;
       }
-      const reply = await connection.send(26, 3, { transactionalId, producerId, producerEpoch, committed: true });
+      const reply = await connection.send(26, tv2 ? 5 : 3, { transactionalId, producerId, producerEpoch, committed: true });
       if (reply.response.errorCode !== 0) throw new Error(`EndTxn: error ${reply.response.errorCode}`);
       commitMs.push(reply.latencyUs / 1000);
+      if (tv2) {
+        ({ producerId, producerEpoch } = reply.response);
+        sequence = 0;
+      }
     }
-    return { recordsPerSec: sequence / ((performance.now() - started) / 1000), commitMs, addMs, produceMs };
+    return { recordsPerSec: records / ((performance.now() - started) / 1000), commitMs, addMs, produceMs };
   } finally {
     connection.close();
   }
@@ -96,25 +110,27 @@ async function transactionalRun(
 async function main(): Promise<void> {
   const broker = await BenchBroker.start({ overrides: ['transaction.state.log.num.partitions=5', 'offsets.topic.num.partitions=5'] });
   try {
-    await createTopic(broker.bootstrap, TOPIC, TXN_SIZES.length * 2);
+    await createTopic(broker.bootstrap, TOPIC, TXN_SIZES.length * 3);
     // Warm-up (JIT, __transaction_state creation), not counted.
     await transactionalRun(broker.bootstrap, 0, 100, 'bench-warmup');
     const rows: Array<Record<string, unknown>> = [];
-    const summary: Array<{ recordsPerTxn: number; idempotentRecPerSec: number; transactionalRecPerSec: number; ratio: number; commitP50Ms: number; commitP99Ms: number }> = [];
+    const summary: Array<{ recordsPerTxn: number; idempotentRecPerSec: number; transactionalRecPerSec: number; ratio: number; tv2RecPerSec: number; ratioTv2: number; commitP50Ms: number; commitP99Ms: number }> = [];
     const allCommits: number[] = [];
     for (const [i, perTxn] of TXN_SIZES.entries()) {
       const idem: number[] = [];
       const txn: number[] = [];
+      const tv2: number[] = [];
       const commits: number[] = [];
       const adds: number[] = [];
       const produces: number[] = [];
       for (let run = 0; run < RUNS; run++) {
         // Alternate the order so neither side always runs on a warmer disk.
-        const order = run % 2 === 0 ? ['idem', 'txn'] : ['txn', 'idem'];
+        const order = run % 2 === 0 ? ['idem', 'txn', 'tv2'] : ['tv2', 'txn', 'idem'];
         for (const side of order) {
-          if (side === 'idem') idem.push(await idempotentRun(broker.bootstrap, 2 * i, Math.min(perTxn, MAX_BATCH_RECORDS)));
+          if (side === 'idem') idem.push(await idempotentRun(broker.bootstrap, 3 * i, Math.min(perTxn, MAX_BATCH_RECORDS)));
+          else if (side === 'tv2') tv2.push((await transactionalRun(broker.bootstrap, 3 * i + 2, perTxn, `bench-tv2-${perTxn}`, true)).recordsPerSec);
           else {
-            const r = await transactionalRun(broker.bootstrap, 2 * i + 1, perTxn, `bench-${perTxn}`);
+            const r = await transactionalRun(broker.bootstrap, 3 * i + 1, perTxn, `bench-${perTxn}`);
             txn.push(r.recordsPerSec);
             commits.push(...r.commitMs);
             adds.push(...r.addMs);
@@ -127,6 +143,7 @@ async function main(): Promise<void> {
       const ratio = round(median(txn) / median(idem), 2);
       const row = {
         recordsPerTxn: perTxn, idempotentRecPerSec: round(median(idem)), transactionalRecPerSec: round(median(txn)), ratio,
+        tv2RecPerSec: round(median(tv2)), ratioTv2: round(median(tv2) / median(idem), 2),
         commitP50Ms: round(percentile(commits, 0.5), 2), commitP99Ms: round(percentile(commits, 0.99), 2),
       };
       summary.push(row);

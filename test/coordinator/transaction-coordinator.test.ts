@@ -118,4 +118,33 @@ describe('TransactionCoordinator', () => {
     expect(reloaded.coordinator.get('tx')).toBeUndefined();
     reloaded.coordinator.shutdown();
   });
+
+  it('an add answered before its flush: awaitStateDurable waits for that flush, and reports its failure', async () => {
+    // A state topic whose flushes settle only when the test says so.
+    class HeldFlushTopic extends MemoryTransactionStateTopic {
+      held: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+      override flush(): Promise<void> {
+        return new Promise((resolve, reject) => this.held.push({ resolve, reject }));
+      }
+    }
+    const topic = new HeldFlushTopic();
+    const { coordinator } = await open(topic);
+    await coordinator.handleInitProducerId('tx', 60_000, null);
+    expect(await coordinator.handleAddPartitions('tx', 100, 0, new Map([['out', new Set([0])]]), 0, false)).toBe(0);
+    expect(coordinator.get('tx')).toMatchObject({ state: TransactionState.Ongoing });
+    expect(topic.held).toHaveLength(1);
+    let settled: number | null = null;
+    const durable = coordinator.awaitStateDurable('tx').then((code) => (settled = code));
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBeNull(); // the record is not on disk yet: a produce must not append
+    topic.held[0].resolve();
+    expect(await durable).toBe(0);
+    expect(await coordinator.awaitStateDurable('tx')).toBe(0); // nothing pending any more
+    // A durable add of a partition already in the transaction still waits for the earlier record.
+    expect(await coordinator.handleAddPartitions('tx', 100, 0, new Map([['out', new Set([1])]]), 0, false)).toBe(0);
+    const again = coordinator.handleAddPartitions('tx', 100, 0, new Map([['out', new Set([1])]]));
+    topic.held[1].reject(new Error('fdatasync failed'));
+    expect(await again).toBe(15); // COORDINATOR_NOT_AVAILABLE
+    coordinator.shutdown();
+  });
 });

@@ -48,7 +48,9 @@ export interface VerificationFailure {
 
 /**
  * Verifies every transactional partition of a Produce request; returns the failures by
- * `topic\0partition` (the produce handler answers those without appending).
+ * `topic\0partition` (the produce handler answers those without appending). Resolves only once the
+ * transaction's state records (its adds, implicit ones included) are on disk, so data never reaches a
+ * partition before __transaction_state knows the partition is in the transaction.
  */
 export async function verifyTransactionalProduce(
   coordinator: TransactionCoordinator,
@@ -58,34 +60,51 @@ export async function verifyTransactionalProduce(
   verificationEnabled: boolean,
 ): Promise<Map<string, VerificationFailure>> {
   const failures = new Map<string, VerificationFailure>();
+  const fail = (topic: string, partition: number, error: number): void => {
+    const errorCode = produceErrorOf(error);
+    failures.set(`${topic}\0${partition}`, {
+      errorCode,
+      errorMessage: errorCode === E.INVALID_TXN_STATE
+        ? `Partition ${topic}-${partition} was not added to transaction ${transactionalId}`
+        : `Transaction verification of ${topic}-${partition} for ${transactionalId} failed`,
+    });
+  };
+  const transactional: Array<{ topic: string; partition: number; producerId: number; producerEpoch: number }> = [];
   for (const t of topicData) {
     for (const p of t.partitionData) {
       const producer = transactionalProducerOf(p.records);
       if (producer === null) continue;
-      const key = `${t.name}\0${p.index}`;
       if (transactionalId === null) {
-        failures.set(key, { errorCode: E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, errorMessage: 'Transactional records without a transactional id' });
+        failures.set(`${t.name}\0${p.index}`, { errorCode: E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, errorMessage: 'Transactional records without a transactional id' });
         continue;
       }
-      if (!verificationEnabled) continue;
-      const partitions = new Map([[t.name, new Set([p.index])]]);
-      let error: number;
-      if (apiVersion >= FIRST_TV2_PRODUCE_VERSION) {
-        error = await coordinator.handleAddPartitions(transactionalId, producer.producerId, producer.producerEpoch, partitions, 2);
-      } else {
-        const verified = coordinator.verifyPartitions(transactionalId, producer.producerId, producer.producerEpoch, partitions);
-        error = typeof verified === 'number' ? verified : verified.get(t.name)!.get(p.index)!;
+      transactional.push({ topic: t.name, partition: p.index, ...producer });
+    }
+  }
+  if (transactionalId === null || transactional.length === 0) return failures;
+  if (verificationEnabled) {
+    if (apiVersion >= FIRST_TV2_PRODUCE_VERSION) {
+      // One add for the request's partitions (one state record), answered before its flush.
+      const { producerId, producerEpoch } = transactional[0];
+      const partitions = new Map<string, Set<number>>();
+      for (const { topic, partition } of transactional) {
+        let set = partitions.get(topic);
+        if (!set) partitions.set(topic, (set = new Set()));
+        set.add(partition);
       }
-      if (error !== E.NONE) {
-        const errorCode = produceErrorOf(error);
-        failures.set(key, {
-          errorCode,
-          errorMessage: errorCode === E.INVALID_TXN_STATE
-            ? `Partition ${t.name}-${p.index} was not added to transaction ${transactionalId}`
-            : `Transaction verification of ${t.name}-${p.index} for ${transactionalId} failed`,
-        });
+      const error = await coordinator.handleAddPartitions(transactionalId, producerId, producerEpoch, partitions, 2, false);
+      if (error !== E.NONE) for (const { topic, partition } of transactional) fail(topic, partition, error);
+    } else {
+      for (const { topic, partition, producerId, producerEpoch } of transactional) {
+        const verified = coordinator.verifyPartitions(transactionalId, producerId, producerEpoch, new Map([[topic, new Set([partition])]]));
+        const error = typeof verified === 'number' ? verified : verified.get(topic)!.get(partition)!;
+        if (error !== E.NONE) fail(topic, partition, error);
       }
     }
+  }
+  const durable = await coordinator.awaitStateDurable(transactionalId);
+  if (durable !== E.NONE) {
+    for (const { topic, partition } of transactional) if (!failures.has(`${topic}\0${partition}`)) fail(topic, partition, durable);
   }
   return failures;
 }

@@ -162,25 +162,47 @@ export class TransactionCoordinator {
     return E.NONE;
   }
 
-  /** Adds the partitions to the transaction, starting it if needed; one error code for them all. */
+  /**
+   * Adds the partitions to the transaction, starting it if needed; one error code for them all.
+   * `durable` false (a producer's own AddPartitionsToTxn, or Produce v12's implicit add): answered once the
+   * record is appended, its flush running; the transaction's data waits for that flush before it is
+   * appended (awaitStateDurable), so the add costs no fsync round of its own and a crash never leaves
+   * transactional data on disk that __transaction_state does not know of. AddOffsetsToTxn stays durable:
+   * TxnOffsetCommit goes through the group coordinator, not the produce path.
+   */
   async handleAddPartitions(
-    transactionalId: string, producerId: number, producerEpoch: number, partitions: TxnPartitions, clientTransactionVersion = 0,
+    transactionalId: string, producerId: number, producerEpoch: number, partitions: TxnPartitions, clientTransactionVersion = 0, durable = true,
   ): Promise<number> {
     if (transactionalId === '') return E.INVALID_REQUEST;
     if (!this.active) return E.COORDINATOR_NOT_AVAILABLE;
     const txn = this.txnManager.get(transactionalId);
     const error = this.validateProducer(txn, producerId, producerEpoch);
     if (error !== E.NONE) return error;
-    if (txn!.state === S.Ongoing && isSubset(partitions, txn!)) return E.NONE;
+    if (txn!.state === S.Ongoing && isSubset(partitions, txn!)) return durable ? this.awaitStateDurable(transactionalId) : E.NONE;
     const starting = txn!.state !== S.Ongoing;
     const transit = txn!.prepareAddPartitions(partitions, Date.now(), clientTransactionVersion);
     try {
-      await this.txnManager.appendTransaction(txn!, transit);
+      await this.txnManager.appendTransaction(txn!, transit, durable);
     } catch {
       return E.COORDINATOR_NOT_AVAILABLE;
     }
     if (starting) this.metrics?.transactionStarted();
     return E.NONE;
+  }
+
+  /**
+   * Resolves once the transactional id's state records are on disk: NONE, or COORDINATOR_NOT_AVAILABLE
+   * when that flush failed. A produce awaits it before appending the transaction's data.
+   */
+  async awaitStateDurable(transactionalId: string): Promise<number> {
+    const pending = this.txnManager.get(transactionalId)?.unflushedState;
+    if (!pending) return E.NONE;
+    try {
+      await pending;
+      return E.NONE;
+    } catch {
+      return E.COORDINATOR_NOT_AVAILABLE;
+    }
   }
 
   /**

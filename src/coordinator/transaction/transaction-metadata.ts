@@ -53,6 +53,11 @@ export class TransactionMetadata {
   pendingState: TransactionState | null = null;
   /** An epoch fence (timeout abort) that failed to write: the next attempt must not bump again. */
   hasFailedEpochFence = false;
+  /**
+   * The flush of a state record applied before it reached the disk (an add of partitions), until it
+   * settles: data of the transaction is appended only once it has (see TransactionCoordinator.awaitStateDurable).
+   */
+  unflushedState: Promise<void> | null = null;
 
   constructor(readonly transactionalId: string, t: TxnTransitMetadata) {
     this.producerId = t.producerId;

@@ -78,6 +78,17 @@ export class TransactionStateManager {
       throw err;
     }
     metadata.completeTransitionTo(transit);
+    if (!durable) this.trackFlush(metadata);
+  }
+
+  /** Keeps the flush of the record just appended on `metadata` until it settles (the flush's own error handling is the log's). */
+  private trackFlush(metadata: TransactionMetadata): void {
+    const flushed = this.flush(metadata.transactionalId);
+    metadata.unflushedState = flushed;
+    const settle = (): void => {
+      if (metadata.unflushedState === flushed) metadata.unflushedState = null;
+    };
+    flushed.then(settle, settle);
   }
 
   /** Resolves once the transactional id's records written so far are on disk. */
