@@ -1,6 +1,6 @@
 // Record batch v2 header (kafka-docs/implementation.html, "Record Batch"): 61 bytes read in place,
 // without decoding the records that follow.
-import { crc32c } from '@node-rs/crc32';
+import { crc32c } from './crc32c.js';
 import { readInt64, writeInt64 } from '../primitives.js';
 
 const BASE_OFFSET = 0;
@@ -63,7 +63,7 @@ export class BatchHeader {
 
   /** CRC32C over attributes..end, as stored in the header. */
   computeCrc(): number {
-    return crc32c(this.buf.subarray(this.pos + ATTRIBUTES, this.pos + this.sizeInBytes)) >>> 0;
+    return crc32c(this.buf.subarray(this.pos + ATTRIBUTES, this.pos + this.sizeInBytes));
   }
 
   isCrcValid(): boolean {
