@@ -172,14 +172,14 @@ export async function produceLoad(opts: ProduceOptions): Promise<LoadResult> {
   return result(records, records * opts.recordBytes, elapsed, latencies);
 }
 
-interface PartitionProgress {
+export interface PartitionProgress {
   partition: number;
   offset: number;
   done: boolean;
 }
 
 /** Counts the complete batches in a Fetch response's records; returns the next fetch offset. */
-function countBatches(records: Buffer, fetchOffset: number): { records: number; nextOffset: number } {
+export function countBatches(records: Buffer, fetchOffset: number): { records: number; nextOffset: number } {
   let count = 0;
   let next = fetchOffset;
   let pos = 0;
@@ -197,7 +197,7 @@ function countBatches(records: Buffer, fetchOffset: number): { records: number; 
   return { records: count, nextOffset: next };
 }
 
-function fetchRequest(topic: string, progress: PartitionProgress, partitionMaxBytes: number, maxWaitMs: number, isolationLevel = 0): object {
+export function fetchRequest(topic: string, progress: PartitionProgress, partitionMaxBytes: number, maxWaitMs: number, isolationLevel = 0): object {
   return {
     clusterId: null,
     replicaId: -1,

@@ -3,6 +3,7 @@
 //
 //   npm run bench                      short version, ~3-5 minutes
 //   BENCH_FULL=1 npm run bench         more runs and bigger inputs
+//   BENCH_SOAK=1 npm run bench         adds the soak (BENCH_SOAK_MINUTES, 30 by default: half an hour more)
 //
 // Each script's output is passed through; its last JSON line feeds the summary.
 import { spawn } from 'node:child_process';
@@ -28,6 +29,8 @@ const SCRIPTS: Array<{ name: string; file: string; env: Record<string, string> }
   { name: 'startup', file: 'startup.js', env: { BENCH_RUNS: FULL ? '5' : '3' } },
   // 100,000 partitions (1,000 × 100) with BENCH_FULL=1; 10,000 (100 × 100) otherwise, to stay within minutes.
   { name: 'many-partitions', file: 'many-partitions.js', env: { BENCH_MP_TOPICS: FULL ? '1000' : '100', BENCH_MP_PER_TOPIC: '100' } },
+  // Half an hour at a fixed rate: only when asked for.
+  ...(process.env.BENCH_SOAK === '1' ? [{ name: 'soak', file: 'soak.js', env: {} }] : []),
 ];
 
 function runScript(file: string, env: Record<string, string>): Promise<any> {
@@ -177,6 +180,14 @@ async function main(): Promise<void> {
   if (empty) check('idle RSS (empty broker)', empty.idleRssMB, 'MB', '< 100 MB', empty.idleRssMB < 100, `bare node ${limits?.node.idleRssMB} MB`);
   const loadRss = Math.max(...(matrix ?? []).map((m) => m.peakRssMB), ...(kcat ?? []).map((c) => c.brokerPeakRssMB));
   if (Number.isFinite(loadRss)) targets.push({ figure: 'peak RSS under load (produce/consume runs)', value: `${loadRss} MB`, target: '(figure)', verdict: 'n/a', ofLimit: '' });
+
+  const soak = r.soak;
+  if (soak) {
+    const load = `${soak.minutes} min at ${soak.rate} rec/s, load average ${soak.loadAverage.join('–')}`;
+    check('soak: RSS slope after warm-up', soak.rssSlopeMBPerMin, 'MB/min', '< 1 MB/min', soak.rssSlopeMBPerMin < 1, load);
+    check('soak: open fds slope after warm-up', soak.fdSlopePerMin, 'fd/min', '< 1 fd/min', soak.fdSlopePerMin < 1, `range ${soak.fdRangeAfterWarmup.join('–')}`);
+    check('soak: acknowledged, last / first 5 min', soak.producedRatio, '×', '≥ 0.9×', soak.producedRatio >= 0.9, `read along ${soak.consumedRatio}×; ${soak.segmentsDeleted} segments deleted`);
+  }
 
   printTable(`kafkite against its targets (${FULL ? 'full' : 'short'} run; MB = 10^6 B)`, targets as unknown as Array<Record<string, unknown>>);
   printJson('run-all', { full: FULL, targets, results: r });

@@ -14,7 +14,7 @@ export interface SpawnedBroker {
 }
 
 /** Starts bin/kafkite.js with `log.dirs=<dataDir>` on `port` (0: any free one). */
-export async function spawnBroker(opts: { dataDir: string; port?: number; overrides?: string[]; env?: Record<string, string> }): Promise<SpawnedBroker> {
+export async function spawnBroker(opts: { dataDir: string; port?: number; overrides?: string[]; env?: Record<string, string>; nodeArgs?: string[] }): Promise<SpawnedBroker> {
   const { child, port, logs, readyMs, exited } = await spawnKafkite(opts);
   return {
     port,
