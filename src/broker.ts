@@ -36,8 +36,24 @@ export interface Endpoint {
   port: number;
 }
 
+/** Where one request's time went, in milliseconds, as Kafka's RequestMetrics split it. */
+export interface RequestTimes {
+  /** The handler's own work and encoding the response (LocalTimeMs). */
+  localMs: number;
+  /** Parked in a purgatory: a fetch waiting for min_bytes or max_wait_ms (RemoteTimeMs). */
+  remoteMs: number;
+  /** Ready, waiting behind earlier responses or a send in progress on its connection (ResponseQueueTimeMs). */
+  responseQueueMs: number;
+  /** Until the socket write or sendfile of its send returned (ResponseSendTimeMs). */
+  responseSendMs: number;
+  /** From dispatch to sent (TotalTimeMs). */
+  totalMs: number;
+}
+
 export interface BrokerMetrics {
   observeRequest(apiKey: number, millis: number): void;
+  /** Once a request's response has been sent. */
+  observeRequestTimes(apiKey: number, times: RequestTimes): void;
   /** A request whose handler threw. */
   observeRequestError(apiKey: number): void;
   /** After a successful produce append; `bytes` is the appended record batches' length. */

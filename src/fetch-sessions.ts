@@ -32,6 +32,12 @@ export class FetchSession {
   static key(topic: string, partition: number): string {
     return `${topic}\u0000${partition}`;
   }
+
+  /** Moves the partition behind every other (the order the next fetch reads them in). */
+  rotateToEnd(partition: SessionPartition): void {
+    const key = FetchSession.key(partition.topic, partition.partition);
+    if (this.partitions.delete(key)) this.partitions.set(key, partition);
+  }
 }
 
 /** What a Fetch request's session fields mean, decided before any log is read. */

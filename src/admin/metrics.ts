@@ -1,12 +1,11 @@
 // Prometheus metrics for /metrics, named after Kafka's own (BytesInPerSec, LogEndOffset, NumLogSegments, ...)
 // in Prometheus style. Counters are bumped on the request path; log and group gauges are read from the
 // broker at scrape time, so they cost nothing between scrapes and vanish with deleted partitions.
-import { readdir } from 'node:fs/promises';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DiskSpaceStatus } from '../../storage/disk-space-monitor.js';
 import { segmentFiles } from '../../storage/file-handle-cache.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
-import type { Broker, BrokerMetrics } from '../broker.js';
+import type { Broker, BrokerMetrics, RequestTimes } from '../broker.js';
 import { HANDLERS } from '../handlers/index.js';
 import { groupIds, groupLags } from './group-views.js';
 import { TrafficHistory } from './traffic-history.js';
@@ -14,6 +13,17 @@ import type { QuotaSensor } from '../quota/client-quota-manager.js';
 
 /** Seconds; fetch long polls (fetch.max.wait.ms, 500 by default) land in the upper buckets. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** The phases of a request: reading a fetch from the page cache or a send is often well under 0.5 ms. */
+const PHASE_BUCKETS = [0.00005, 0.0001, 0.00025, ...LATENCY_BUCKETS];
+
+/** Kafka's RequestMetrics (kafka.network:type=RequestMetrics,name=...,request=API), as Prometheus histograms. */
+const REQUEST_PHASES = [
+  ['localMs', 'kafkite_request_local_time_seconds', "LocalTimeMs: the handler's own work (for Fetch: lookups, slices) and encoding the response, per API."],
+  ['remoteMs', 'kafkite_request_remote_time_seconds', 'RemoteTimeMs: parked in a purgatory (Fetch: waiting for fetch.min.bytes or max wait), per API.'],
+  ['responseQueueMs', 'kafkite_response_queue_time_seconds', 'ResponseQueueTimeMs: ready, waiting behind earlier responses or a send in progress on the same connection, per API.'],
+  ['responseSendMs', 'kafkite_response_send_time_seconds', 'ResponseSendTimeMs: until the socket write or sendfile carrying the response returned (small responses: handed to the socket), per API.'],
+  ['totalMs', 'kafkite_request_total_time_seconds', 'TotalTimeMs: from the decoded request to its response sent, per API.'],
+] as const satisfies ReadonlyArray<readonly [keyof RequestTimes, string, string]>;
 
 const PRODUCE_API_KEY = 0;
 const FETCH_API_KEY = 1;
@@ -31,6 +41,8 @@ interface RequestSeries {
   readonly requests: Counter.Internal;
   readonly errors: Counter.Internal;
   readonly latency: Histogram.Internal<'api'>;
+  /** Indexed as REQUEST_PHASES. */
+  readonly phases: ReadonlyArray<Histogram.Internal<'api'>>;
 }
 
 export interface KafkiteMetricsOptions {
@@ -47,6 +59,7 @@ export class KafkiteMetrics implements BrokerMetrics {
   private readonly requests: Counter<'api'>;
   private readonly requestErrors: Counter<'api'>;
   private readonly requestLatency: Histogram<'api'>;
+  private readonly requestPhases: ReadonlyArray<Histogram<'api'>>;
   private readonly flushLatency: Histogram;
   private readonly authentications: Counter<'listener' | 'mechanism' | 'result'>;
   private readonly transactionsStarted: Counter;
@@ -94,6 +107,7 @@ export class KafkiteMetrics implements BrokerMetrics {
       buckets: LATENCY_BUCKETS,
       registers,
     });
+    this.requestPhases = REQUEST_PHASES.map(([, name, help]) => new Histogram({ name, help, labelNames: ['api'], buckets: PHASE_BUCKETS, registers }));
     this.flushLatency = new Histogram({
       name: 'kafkite_log_flush_duration_seconds',
       help: 'Duration of each log fdatasync (acks=all group commits and flush.ms/flush.messages flushes).',
@@ -130,34 +144,6 @@ export class KafkiteMetrics implements BrokerMetrics {
     this.registerLogGauges(registers);
     this.registerQuotaGauges(registers);
     collectDefaultMetrics({ register: this.registry, prefix: 'kafkite_' });
-    this.replaceCollectorsLinearInHandles(registers);
-  }
-
-  /**
-   * prom-client's open-fd count (a readdirSync of /proc/self/fd) and active-handle gauges walk every
-   * socket on the event loop at each scrape: about 50 ms with 10,000 connections, every time Prometheus
-   * scrapes. The fd count is read off the loop instead; the per-handle ones go (kafkite_connections and
-   * kafkite_nodejs_active_resources_total count the same sockets for less).
-   */
-  private replaceCollectorsLinearInHandles(registers: Registry[]): void {
-    for (const name of ['kafkite_nodejs_active_handles', 'kafkite_nodejs_active_handles_total', 'kafkite_nodejs_active_resources']) {
-      this.registry.removeSingleMetric(name);
-    }
-    if (this.registry.getSingleMetric('kafkite_process_open_fds') === undefined) return; // not Linux
-    this.registry.removeSingleMetric('kafkite_process_open_fds');
-    new Gauge({
-      name: 'kafkite_process_open_fds',
-      help: 'Number of open file descriptors.',
-      registers,
-      async collect() {
-        try {
-          // The directory's own descriptor is in the listing: not counted.
-          this.set((await readdir('/proc/self/fd')).length - 1);
-        } catch {
-          // /proc unreadable: the last value stays.
-        }
-      },
-    });
   }
 
   observeRequest(apiKey: number, millis: number): void {
@@ -166,6 +152,11 @@ export class KafkiteMetrics implements BrokerMetrics {
     series.latency.observe(millis / 1000);
     if (apiKey === PRODUCE_API_KEY) this.traffic.add('produceRequests', 1);
     else if (apiKey === FETCH_API_KEY) this.traffic.add('fetchRequests', 1);
+  }
+
+  observeRequestTimes(apiKey: number, times: RequestTimes): void {
+    const phases = this.seriesFor(apiKey).phases;
+    for (let i = 0; i < REQUEST_PHASES.length; i++) phases[i]!.observe(Math.max(0, times[REQUEST_PHASES[i]![0]]) / 1000);
   }
 
   observeRequestError(apiKey: number): void {
@@ -222,6 +213,7 @@ export class KafkiteMetrics implements BrokerMetrics {
         requests: this.requests.labels(api),
         errors: this.requestErrors.labels(api),
         latency: this.requestLatency.labels(api),
+        phases: this.requestPhases.map((h) => h.labels(api)),
       };
       this.requestSeries.set(apiKey, series);
     }

@@ -7,7 +7,7 @@ import { FetchSession, type SessionContext, type SessionPartition } from '../fet
 import type { UnifiedLog } from '../../storage/unified-log.js';
 import { FIRST_V2_FETCH_VERSION, readDownConverted, type DownConvertedRead } from '../legacy/fetch-down-conversion.js';
 import { ZERO_UUID } from '../metadata/topic-registry.js';
-import type { Handler, RequestContext } from './handler.js';
+import { waitRemote, type Handler, type RequestContext } from './handler.js';
 import { AclOperation, authorizeTopic } from '../security/authorization.js';
 
 const EMPTY_RECORDS = Buffer.alloc(0);
@@ -213,16 +213,20 @@ export const handler: Handler<FetchRequest, FetchResponse> = {
     // Long poll: wait for appends to the fetched partitions until min_bytes or max_wait_ms.
     while (!answerNow() && Date.now() < deadline && !broker.closing) {
       const partitions = targets.filter((t) => t.topic !== undefined).map((t): [string, number] => [t.topic!, t.partition]);
-      await broker.purgatory.wait(partitions, deadline - Date.now());
+      await waitRemote(ctx, broker.purgatory.wait(partitions, deadline - Date.now()));
       result = readAll(targets, request.maxBytes, broker, version, request.isolationLevel, denied);
     }
 
     const included = session.kind === 'incremental' ? result.reads.filter(hasNews) : result.reads;
     for (const r of included) {
-      if (r.target.session) {
-        r.target.session.lastHighWatermark = r.data.highWatermark;
-        r.target.session.lastLogStartOffset = r.data.logStartOffset;
-        r.target.session.lastStableOffset = r.data.lastStableOffset;
+      const cached = r.target.session;
+      if (cached) {
+        cached.lastHighWatermark = r.data.highWatermark;
+        cached.lastLogStartOffset = r.data.logStartOffset;
+        cached.lastStableOffset = r.data.lastStableOffset;
+        // Kafka's IncrementalFetchContext moves a partition that returned records to the end of the
+        // session, so when max_bytes fills the next fetch starts with the others: no partition starves.
+        if (session.kind === 'incremental' && r.bytes > 0) session.session.rotateToEnd(cached);
       }
       if (r.bytes > 0) broker.metrics?.bytesFetched(r.target.topic!, r.data.partitionIndex, r.bytes);
     }

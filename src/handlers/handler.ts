@@ -16,6 +16,24 @@ export interface RequestContext {
   readonly principal: KafkaPrincipal;
   readonly broker: Broker;
   readonly log: Logger;
+  /** The handler adds the time it spends parked (Kafka's RemoteTimeMs) here; see waitRemote. */
+  readonly timing: RequestTiming;
+}
+
+/** What a handler reports of its own timing, for Kafka-like request metrics. */
+export interface RequestTiming {
+  /** Milliseconds spent waiting in a purgatory (a long-polling fetch waiting for data). */
+  remoteMs: number;
+}
+
+/** Awaits `waiting`, counting the time as the request's remote time (Kafka's RemoteTimeMs). */
+export async function waitRemote<T>(ctx: RequestContext, waiting: Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await waiting;
+  } finally {
+    ctx.timing.remoteMs += performance.now() - started;
+  }
 }
 
 /** What a handler returns: the response body, or NO_RESPONSE (Produce with acks=0). */

@@ -5,7 +5,7 @@ import { DecodeError, Reader, Writer, type FileSlice } from '../../protocol/prim
 import { API_KEYS, requestHeaderVersion, responseHeaderVersion } from '../../protocol/generated/index.js';
 import type { Broker } from '../broker.js';
 import { HANDLERS, unsupportedApiVersionsResponse } from '../handlers/index.js';
-import { NO_RESPONSE, type RequestContext } from '../handlers/handler.js';
+import { NO_RESPONSE, type RequestContext, type RequestTiming } from '../handlers/handler.js';
 import type { RequestMemoryPool } from './request-memory-pool.js';
 import type { ResponseSender } from './response-sender.js';
 import { ANONYMOUS, principalToString, type KafkaPrincipal } from '../security/principal.js';
@@ -20,6 +20,15 @@ const MAX_FILE_BYTES_PER_SEND = 1 << 20;
 interface ResponseSlot {
   chunks: Array<Buffer | FileSlice> | null;
   ready: boolean;
+  /** Where a dispatched request's time goes (Kafka's RequestMetrics); null for replies the authenticator makes. */
+  timing: SlotTiming | null;
+}
+
+interface SlotTiming extends RequestTiming {
+  readonly apiKey: number;
+  /** performance.now() when the request was dispatched, and when its response was encoded. */
+  readonly dispatched: number;
+  readyAt: number;
 }
 
 export interface ConnectionOptions {
@@ -278,6 +287,7 @@ export class Connection {
         return;
       }
     }
+    const timing: SlotTiming = { apiKey, dispatched: performance.now(), readyAt: 0, remoteMs: 0 };
     const ctx: RequestContext = {
       apiKey,
       apiVersion,
@@ -289,9 +299,10 @@ export class Connection {
       principal: this.principal,
       broker: this.opts.broker,
       log: this.opts.log,
+      timing,
     };
-    const slot = this.enqueue();
-    const started = performance.now();
+    const slot = this.enqueue(timing);
+    const started = timing.dispatched;
     let result: unknown;
     try {
       result = handler.handle(request, ctx);
@@ -374,6 +385,7 @@ export class Connection {
     }
     if (response === NO_RESPONSE) {
       slot.ready = true;
+      slot.timing = null;
       this.flush();
       return;
     }
@@ -386,8 +398,8 @@ export class Connection {
     this.close();
   }
 
-  private enqueue(): ResponseSlot {
-    const slot: ResponseSlot = { chunks: null, ready: false };
+  private enqueue(timing: SlotTiming | null = null): ResponseSlot {
+    const slot: ResponseSlot = { chunks: null, ready: false, timing };
     this.queue.push(slot);
     if (this.queue.length >= this.opts.maxInFlight) this.pause();
     return slot;
@@ -404,6 +416,7 @@ export class Connection {
     if (flexibleHeader) header[8] = 0; // no tagged fields
     slot.chunks = [header, ...bodyWriter.toChunks()];
     slot.ready = true;
+    if (slot.timing) slot.timing.readyAt = performance.now();
     this.flush();
   }
 
@@ -417,9 +430,11 @@ export class Connection {
     if (this.sending || this.closed) return;
     if (this.socket.writableNeedDrain) return this.pause();
     const batch: Array<Buffer | FileSlice> = [];
+    const timings: SlotTiming[] = [];
     let fileBytes = 0;
     while (this.queue.length > 0 && this.queue[0]!.ready && fileBytes < MAX_FILE_BYTES_PER_SEND) {
       const slot = this.queue.shift()!;
+      if (slot.timing) timings.push(slot.timing);
       if (slot.chunks) {
         for (const c of slot.chunks) {
           batch.push(c);
@@ -428,12 +443,17 @@ export class Connection {
       }
     }
     if (batch.length === 0) return this.maybeResume();
+    const sendStarted = performance.now();
     const pending = this.opts.sender.send(this.socket, batch);
-    if (pending === undefined) return this.afterSend();
+    if (pending === undefined) {
+      this.observeSent(timings, sendStarted);
+      return this.afterSend();
+    }
     this.sending = true;
     pending.then(
       () => {
         this.sending = false;
+        this.observeSent(timings, sendStarted);
         this.afterSend();
         this.flush();
       },
@@ -442,6 +462,26 @@ export class Connection {
         this.close('closing connection: send failed', { error: (err as Error).message });
       },
     );
+  }
+
+  /**
+   * Kafka's RequestMetrics for the responses of one send. Local: the handler's own work and encoding;
+   * remote: waiting in a purgatory (long-polling fetch); response queue: ready, behind earlier responses
+   * or a send still going out on this connection; send: until the socket write / sendfile finished.
+   */
+  private observeSent(timings: readonly SlotTiming[], sendStarted: number): void {
+    const metrics = this.opts.broker.metrics;
+    if (!metrics || timings.length === 0) return;
+    const sent = performance.now();
+    for (const t of timings) {
+      metrics.observeRequestTimes(t.apiKey, {
+        localMs: t.readyAt - t.dispatched - t.remoteMs,
+        remoteMs: t.remoteMs,
+        responseQueueMs: sendStarted - t.readyAt,
+        responseSendMs: sent - sendStarted,
+        totalMs: sent - t.dispatched,
+      });
+    }
   }
 
   /** A client that does not read its socket stops being read from: memory stays bounded. */

@@ -243,6 +243,41 @@ describe('incremental fetch sessions (KIP-227)', () => {
     const unknown = await fetch(fetchRequest('f-session', [], { sessionId: 12345, sessionEpoch: 1 }));
     expect(unknown.errorCode).toBe(70);
   });
+
+  it('returns records of session partitions the request leaves out, at once, without waiting for the named ones', async () => {
+    await createTopic('f-omitted', 2);
+    const full = await fetch(fetchRequest('f-omitted', [fetchPartition(0, 0), fetchPartition(1, 0)], { sessionId: 0, sessionEpoch: 0 }));
+    await produce('f-omitted', batch(['for-p1']), -1, 1);
+    // Names only partition 0, which has nothing, and would wait 20 s for a byte: partition 1 of the session has one.
+    const started = Date.now();
+    const res = await fetch(fetchRequest('f-omitted', [fetchPartition(0, 0)], { sessionId: full.sessionId, sessionEpoch: 1, maxWaitMs: 20_000, minBytes: 1 }));
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(res.responses[0]!.partitions.map((p) => p.partitionIndex)).toEqual([1]);
+    expect(recordsOf(res.responses[0]!.partitions[0]!)).toEqual(['for-p1']);
+  });
+
+  it('moves a partition that returned records behind the others, so a full max_bytes starves none', async () => {
+    await createTopic('f-rotate', 3);
+    for (const p of [0, 1, 2]) {
+      for (const b of [0, 1]) await produce('f-rotate', batch([`p${p}b${b}:` + 'x'.repeat(5000)]), -1, p);
+    }
+    // max_bytes 100: each response carries one batch (KIP-74), of the first partition in the session's order with one.
+    const served = (res: FetchResponse): string[] =>
+      res.responses.flatMap((t) => t.partitions.flatMap((p) => recordsOf(p).map((v) => v.slice(0, 4))));
+    const full = await fetch(fetchRequest('f-rotate', [0, 1, 2].map((p) => fetchPartition(p, 0)), { sessionId: 0, sessionEpoch: 0, maxBytes: 100 }));
+    const order = served(full);
+    const offsets = [0, 0, 0];
+    for (let epoch = 1; epoch <= 3; epoch++) {
+      // The client names only the partition whose position moved, as the Java consumer does.
+      const moved = Number(order.at(-1)![1]);
+      offsets[moved]!++;
+      const res = await fetch(fetchRequest('f-rotate', [fetchPartition(moved, offsets[moved]!)], { sessionId: full.sessionId, sessionEpoch: epoch, maxBytes: 100 }));
+      expect(res.errorCode).toBe(0);
+      order.push(...served(res));
+    }
+    // Kafka's IncrementalFetchContext: partition 0 goes behind 1 and 2 once it returned records, then 1 behind 2.
+    expect(order).toEqual(['p0b0', 'p0b1', 'p1b0', 'p2b0']);
+  });
 });
 
 describe('Metadata, ListOffsets, DeleteTopics', () => {
