@@ -16,12 +16,14 @@ const SCRIPTS: Array<{ name: string; file: string; env: Record<string, string> }
   { name: 'limits', file: 'limits.js', env: {} },
   { name: 'produce-matrix', file: 'produce-matrix.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_PRODUCE_SECONDS: FULL ? '4' : '1.5' } },
   { name: 'kcat-throughput', file: 'kcat-throughput.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_KCAT_RECORDS_100: FULL ? '5000000' : '2000000', BENCH_KCAT_RECORDS_1K: FULL ? '1000000' : '400000' } },
+  { name: 'produce-vs-mock', file: 'produce-vs-mock.js', env: { BENCH_RUNS: FULL ? '7' : '5', BENCH_PVM_RECORDS_100: FULL ? '4000000' : '2000000', BENCH_PVM_RECORDS_1K: FULL ? '800000' : '400000' } },
   { name: 'fetch-cpu', file: 'fetch-cpu.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_FETCH_MB: FULL ? '2000' : '1000' } },
   { name: 'security', file: 'security.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_SEC_CONNECTIONS: FULL ? '2000' : '600' } },
   { name: 'transactions', file: 'transactions.js', env: { BENCH_RUNS: FULL ? '9' : '5', BENCH_TXN_SECONDS: '1' } },
   { name: 'read-committed', file: 'read-committed.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_RC_MB: FULL ? '400' : '200' } },
   { name: 'kip848-fetch', file: 'kip848-fetch.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_KIP848_MB: FULL ? '400' : '200' } },
   { name: 'down-conversion', file: 'down-conversion.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_DOWNCONVERSION_MB: FULL ? '500' : '150' } },
+  { name: 'connections', file: 'connections.js', env: { BENCH_CONN_CONNECTIONS: '10000', BENCH_CONN_PRODUCERS: '1000', BENCH_CONN_PRODUCE_SECONDS: FULL ? '10' : '3' } },
   { name: 'e2e-latency', file: 'e2e-latency.js', env: { BENCH_RUNS: '3', BENCH_E2E_SECONDS: FULL ? '10' : '3' } },
   { name: 'storage-lookup', file: 'storage-lookup.js', env: { STORAGE_BENCH_MAX_MB: '1024', STORAGE_BENCH_READS: FULL ? '5000' : '2000' } },
   { name: 'console', file: 'console.js', env: { BENCH_CONSOLE_MB: FULL ? '1024' : '256', BENCH_CONSOLE_IDLE_SECONDS: FULL ? '20' : '10' } },
@@ -87,11 +89,31 @@ async function main(): Promise<void> {
     check('kcat produce 1 KB, acks=1', k1k.produce.mbPerSec, 'MB/s', '≥ 300 MB/s', k1k.produce.mbPerSec >= 300, `${pct(k1k.produce.mbPerSec / loopbackMBs)} of loopback TCP`);
     check('kcat consume 1 KB', k1k.consume.mbPerSec, 'MB/s', '≥ 320 MB/s', k1k.consume.mbPerSec >= 320, `${pct(k1k.consume.mbPerSec / sendfileMBs)} of sendfile → loopback`);
   }
+  const pvm = r['produce-vs-mock']?.results as any[] | undefined;
+  for (const c of pvm ?? []) {
+    const size = c.recordBytes === 1024 ? '1 KB' : `${c.recordBytes} B`;
+    const want = c.recordBytes === 1024 ? 0.6 : 1.0;
+    check(`kcat produce ${size} / librdkafka mock, 4 part., acks=1`, c.ratio, '×', `≥ ${want}×`, c.ratio >= want,
+      `kafkite ${c.kafkite.mbPerSec} MB/s, mock ${c.mock.mbPerSec} MB/s; rounds ${c.rounds.map((x: any) => x.ratio).join(', ')}`);
+  }
+  for (const c of pvm ?? []) {
+    const size = c.recordBytes === 1024 ? '1 KB' : `${c.recordBytes} B`;
+    // Headline figures: what a GB costs the broker. Only produce 1 KB has a target (issue 14).
+    if (c.recordBytes === 1024) {
+      check(`broker CPU per GB, produce ${size}`, c.kafkite.produceCpuSecondsPerGb, 'CPU-s/GB', '≤ 1.0 CPU-s/GB', c.kafkite.produceCpuSecondsPerGb <= 1.0,
+        `librdkafka mock ${c.mock.produceCpuSecondsPerGb} CPU-s/GB`);
+    } else {
+      targets.push({ figure: `broker CPU per GB, produce ${size}`, value: `${c.kafkite.produceCpuSecondsPerGb} CPU-s/GB`, target: '(figure)', verdict: 'n/a', ofLimit: `librdkafka mock ${c.mock.produceCpuSecondsPerGb} CPU-s/GB` });
+    }
+    targets.push({ figure: `broker CPU per GB, consume ${size} (kcat)`, value: `${c.kafkite.consumeCpuSecondsPerGb} CPU-s/GB`, target: '(figure)', verdict: 'n/a', ofLimit: `${c.kafkite.consumeMbPerSec} MB/s` });
+  }
   const fetch = r['fetch-cpu'];
   if (fetch) {
     const [on, off] = fetch.modes;
-    check('fetch CPU/GB sendfile vs fallback', fetch.sendfileToFallbackRatio, '×', '≤ 0.5×', fetch.sendfileToFallbackRatio <= 0.5,
-      `sendfile ${on.cpuSecondsPerGb} CPU-s/GB = ${round(on.cpuSecondsPerGb / (sendfileLimit?.cpuSecondsPerGb ?? NaN), 1)}× the bare sendfile loop (fallback ${off.cpuSecondsPerGb})`);
+    const runRatios = (fetch.runRatios ?? [fetch.sendfileToFallbackRatio]) as number[];
+    const worst = Math.max(...runRatios);
+    check(`fetch CPU/GB sendfile vs fallback, every run (${runRatios.length})`, worst, '× (worst run)', '≤ 0.5× in every run', worst <= 0.5,
+      `runs ${runRatios.join(', ')}; sendfile ${on.cpuSecondsPerGb} CPU-s/GB = ${round(on.cpuSecondsPerGb / (sendfileLimit?.cpuSecondsPerGb ?? NaN), 1)}× the bare sendfile loop (fallback ${off.cpuSecondsPerGb})`);
   }
   const txn = r.transactions;
   const txn100 = txn?.results.find((row: any) => row.recordsPerTxn === 100);
@@ -150,6 +172,13 @@ async function main(): Promise<void> {
   const e2eRow = e2e?.find((row) => row.acks === '1' && row.client.startsWith('librdkafka')) ?? e2e?.find((row) => row.acks === '1');
   if (e2eRow) {
     check(`e2e p99 at 10k/s, ${e2eRow.client}, acks=1`, e2eRow.p99Ms, 'ms', '≤ 5 ms', e2eRow.p99Ms <= 5, `loopback RTT p99 ${limits?.rtt.p99Ms} ms; p50 ${e2eRow.p50Ms}, p999 ${e2eRow.p999Ms} ms`);
+  }
+  const conn = r.connections;
+  if (conn) {
+    check(`broker RSS, ${conn.connections.toLocaleString('en-US')} connections, ${conn.producers.toLocaleString('en-US')} producing`, conn.rssPeakMB, 'MB', '< 400 MB', conn.rssPeakMB < 400,
+      `${conn.rssBeforeMB} MB before any connection, ${conn.rssIdleMB} MB all idle (${conn.kbPerIdleConnection} KB/conn); ${conn.producedRecordsPerSec.toLocaleString('en-US')} rec/s`);
+    check(`event-loop p99 while ${conn.connections.toLocaleString('en-US')} connect`, conn.brokerEventLoopP99Ms, 'ms', '< 20 ms', conn.brokerEventLoopP99Ms < 20,
+      `idle ${conn.idleEventLoopP99Ms} ms (same run); ${conn.connectionsPerSec} conn/s, ${conn.open} open, ${conn.failed} failed; producing ${conn.produceEventLoopP99Ms} ms`);
   }
   const startup = r.startup?.results as any[] | undefined;
   for (const s of startup ?? []) {

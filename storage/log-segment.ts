@@ -163,6 +163,11 @@ export class LogSegment {
     return ts >= 0 ? ts : fs.statSync(this.log.file).mtimeMs;
   }
 
+  /** The .log file's mtime: what the v0 ListOffsets answer orders segments by (Kafka's LogSegment.lastModified). */
+  get lastModified(): number {
+    return fs.statSync(this.log.file).mtimeMs;
+  }
+
   // ---- loading and recovery ----
 
   private loadIndexes(): void {

@@ -648,6 +648,27 @@ export class UnifiedLog {
     return this.segments.offsetForTimestamp(timestamp, this.logStartOffset_, trace);
   }
 
+  /**
+   * ListOffsets v0's offsets array (Kafka 3.x UnifiedLog.legacyFetchOffsetsBefore): the base offset of each
+   * segment last modified at or before `timestamp`, plus the log end offset when the active segment has
+   * data, newest first, at most `maxNumOffsets` of them.
+   */
+  legacyFetchOffsetsBefore(timestamp: number, maxNumOffsets: number): number[] {
+    const segments = this.segments.values();
+    const candidates = segments.map((s) => ({ offset: Math.max(s.baseOffset, this.logStartOffset_), modified: s.lastModified }));
+    if (this.segments.activeSegment.size > 0) candidates.push({ offset: this.nextOffset, modified: Date.now() });
+    let start: number;
+    if (timestamp === LATEST_TIMESTAMP) start = candidates.length - 1;
+    else if (timestamp === EARLIEST_TIMESTAMP) start = 0;
+    else {
+      start = candidates.length - 1;
+      while (start >= 0 && candidates[start]!.modified > timestamp) start--;
+    }
+    const out: number[] = [];
+    for (let i = start; i >= 0 && out.length < maxNumOffsets; i--) out.push(candidates[i]!.offset);
+    return out;
+  }
+
   private maxTimestampRecord(): { offset: number; timestamp: number } | null {
     let best: LogSegment | null = null;
     for (const s of this.segments.values()) {

@@ -8,6 +8,14 @@ import { spawnKafkite } from './kafkite-process.js';
 export { REPO_ROOT } from './kafkite-process.js';
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
+/** User + system CPU seconds process `pid` has used so far (all threads), from /proc/<pid>/stat. */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of /proc/<pid>/stat; fields[0] here is field 3.
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
 export interface BrokerOptions {
   /** Reuse a data dir (restart); a fresh temp dir otherwise. */
   dataDir?: string;
@@ -50,10 +58,7 @@ export class BenchBroker {
 
   /** User + system CPU seconds the broker process has used so far (all threads). */
   cpuSeconds(): number {
-    const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of /proc/<pid>/stat; fields[0] here is field 3.
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    return cpuSecondsOf(this.pid);
   }
 
   /** Resident set size in bytes. */

@@ -1,6 +1,7 @@
 // Prometheus metrics for /metrics, named after Kafka's own (BytesInPerSec, LogEndOffset, NumLogSegments, ...)
 // in Prometheus style. Counters are bumped on the request path; log and group gauges are read from the
 // broker at scrape time, so they cost nothing between scrapes and vanish with deleted partitions.
+import { readdir } from 'node:fs/promises';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DiskSpaceStatus } from '../../storage/disk-space-monitor.js';
 import { segmentFiles } from '../../storage/file-handle-cache.js';
@@ -144,6 +145,34 @@ export class KafkiteMetrics implements BrokerMetrics {
     this.registerLogGauges(registers);
     this.registerQuotaGauges(registers);
     collectDefaultMetrics({ register: this.registry, prefix: 'kafkite_' });
+    this.replaceCollectorsLinearInHandles(registers);
+  }
+
+  /**
+   * prom-client's open-fd count (a readdirSync of /proc/self/fd) and active-handle gauges walk every
+   * socket on the event loop at each scrape: about 50 ms with 10,000 connections, every time Prometheus
+   * scrapes. The fd count is read off the loop instead; the per-handle ones go (kafkite_connections and
+   * kafkite_nodejs_active_resources_total count the same sockets for less).
+   */
+  private replaceCollectorsLinearInHandles(registers: Registry[]): void {
+    for (const name of ['kafkite_nodejs_active_handles', 'kafkite_nodejs_active_handles_total', 'kafkite_nodejs_active_resources']) {
+      this.registry.removeSingleMetric(name);
+    }
+    if (this.registry.getSingleMetric('kafkite_process_open_fds') === undefined) return; // not Linux
+    this.registry.removeSingleMetric('kafkite_process_open_fds');
+    new Gauge({
+      name: 'kafkite_process_open_fds',
+      help: 'Number of open file descriptors.',
+      registers,
+      async collect() {
+        try {
+          // The directory's own descriptor is in the listing: not counted.
+          this.set((await readdir('/proc/self/fd')).length - 1);
+        } catch {
+          // /proc unreadable: the last value stays.
+        }
+      },
+    });
   }
 
   observeRequest(apiKey: number, millis: number): void {

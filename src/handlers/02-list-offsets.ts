@@ -2,6 +2,7 @@ import type { ListOffsetsRequest } from '../../protocol/generated/ListOffsetsReq
 import type { ListOffsetsPartitionResponse, ListOffsetsResponse } from '../../protocol/generated/ListOffsetsResponse.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
+import type { UnifiedLog } from '../../storage/unified-log.js';
 import { AclOperation, authorizeTopic } from '../security/authorization.js';
 
 /** No tiered storage here: the earliest local offset is the earliest, the latest tiered one does not exist. */
@@ -9,11 +10,24 @@ const EARLIEST_LOCAL_TIMESTAMP = -4;
 const LATEST_TIERED_TIMESTAMP = -5;
 const EARLIEST_TIMESTAMP = -2;
 const LATEST_TIMESTAMP = -1;
+/** The replica id of a consumer's request (ListOffsetsRequest.CONSUMER_REPLICA_ID). */
+const CONSUMER_REPLICA_ID = -1;
 /** Kafka's IsolationLevel.READ_COMMITTED: offsets stop at the last stable offset. */
 const READ_COMMITTED = 1;
 
 function answer(partitionIndex: number, errorCode: number, offset = -1, timestamp = -1): ListOffsetsPartitionResponse {
   return { partitionIndex, errorCode, oldStyleOffsets: offset >= 0 ? [offset] : [], timestamp, offset, leaderEpoch: offset >= 0 ? 0 : -1 };
+}
+
+/**
+ * v0 answers with an array of offsets (Kafka 3.x KafkaApis.handleListOffsetRequestV0 and
+ * Partition.legacyFetchOffsetsForTimestamp): a consumer never sees an offset past the high watermark.
+ */
+function legacyAnswer(partitionIndex: number, log: UnifiedLog, timestamp: number, maxNumOffsets: number, fromConsumer: boolean): ListOffsetsPartitionResponse {
+  let offsets = log.legacyFetchOffsetsBefore(timestamp, maxNumOffsets);
+  const hw = log.highWatermark;
+  if (fromConsumer && offsets.some((o) => o > hw)) offsets = [hw, ...offsets.filter((o) => o <= hw)];
+  return { ...answer(partitionIndex, ErrorCode.NONE), oldStyleOffsets: offsets };
 }
 
 export const handler: Handler<ListOffsetsRequest, ListOffsetsResponse> = {
@@ -31,6 +45,7 @@ export const handler: Handler<ListOffsetsRequest, ListOffsetsResponse> = {
           if (!authorizeTopic(ctx, AclOperation.DESCRIBE, t.name)) return answer(p.partitionIndex, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
           const log = broker.getLog(t.name, p.partitionIndex);
           if (!log) return answer(p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+          if (ctx.apiVersion === 0) return legacyAnswer(p.partitionIndex, log, p.timestamp, p.maxNumOffsets, request.replicaId === CONSUMER_REPLICA_ID);
           if (p.timestamp === LATEST_TIERED_TIMESTAMP) return answer(p.partitionIndex, ErrorCode.NONE);
           const timestamp = p.timestamp === EARLIEST_LOCAL_TIMESTAMP ? EARLIEST_TIMESTAMP : p.timestamp;
           if (request.isolationLevel === READ_COMMITTED && timestamp === LATEST_TIMESTAMP) return answer(p.partitionIndex, ErrorCode.NONE, log.lastStableOffset);

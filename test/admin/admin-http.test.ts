@@ -1,6 +1,7 @@
 // The admin HTTP of the real broker process: probes, Prometheus metrics matching what kcat produced and
 // consumed, and the JSON views of topics and groups.
 import { statSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -190,6 +191,30 @@ describe('admin http', () => {
     }
     expect(m.get(`kafkite_topic_records_in_total${partitionLabels(TOPIC, 0)}`)).toBe(RECORDS + 3);
     expect((await getJson('/v1/topics/admin-doomed')).status).toBe(404);
+  });
+
+  it('counts open file descriptors without walking every handle on the event loop', async () => {
+    const before = (await scrape()).get('kafkite_process_open_fds')!;
+    expect(before).toBeGreaterThan(0);
+    const sockets = await Promise.all(Array.from({ length: 50 }, () => new Promise<Socket>((resolve, reject) => {
+      const socket = connect({ port: broker.port, host: '127.0.0.1' }, () => resolve(socket));
+      socket.once('error', reject);
+    })));
+    try {
+      // The broker may not have accepted all of them yet when the client sees its connects complete.
+      let m = await scrape();
+      for (let i = 0; i < 50 && m.get('kafkite_connections')! < 50; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        m = await scrape();
+      }
+      expect(m.get('kafkite_connections')).toBeGreaterThanOrEqual(50);
+      expect(m.get('kafkite_process_open_fds')).toBeGreaterThanOrEqual(before + 50);
+      // The per-handle gauges (O(handles) at every scrape) are gone; the cheap total stays.
+      expect([...m.keys()].some((k) => k.startsWith('kafkite_nodejs_active_handles'))).toBe(false);
+      expect(m.get('kafkite_nodejs_active_resources_total')).toBeGreaterThanOrEqual(50);
+    } finally {
+      for (const s of sockets) s.destroy();
+    }
   });
 
   it('answers 404 for an unknown topic', async () => {

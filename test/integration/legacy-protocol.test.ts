@@ -128,6 +128,28 @@ describe('protocol versions older than Kafka 4 baseline', () => {
     expect(earliest.topics[0].partitions[0].oldStyleOffsets).toEqual([0]);
   });
 
+  it('ListOffsets v0 lists segment base offsets before a time, newest first (Kafka 3.x legacyFetchOffsetsBefore)', async () => {
+    const topic = 'legacy-segments';
+    const created = await client.send(19, 7, { topics: [{ name: topic, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [{ name: 'segment.bytes', value: '100' }] }], timeoutMs: 5000, validateOnly: false });
+    expect(created.topics[0].errorCode).toBe(0);
+    const before = Date.now() - 60_000;
+    for (let i = 0; i < 3; i++) {
+      const batch = encodeBatch({ baseOffset: 0, records: [0, 1].map((j) => ({ offset: j, timestamp: Date.now(), key: null, value: Buffer.alloc(80, i), headers: [] })) });
+      expect((await produce(3, topic, batch)).errorCode).toBe(0);
+    }
+    const v0 = async (timestamp: number, maxNumOffsets: number): Promise<number[]> => {
+      const res = await client.send(2, 0, { replicaId: -1, isolationLevel: 0, timeoutMs: 0, topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp, maxNumOffsets }] }] });
+      expect(res.topics[0].partitions[0].errorCode).toBe(0);
+      return res.topics[0].partitions[0].oldStyleOffsets;
+    };
+    // Each 2-record batch outgrows the 100-byte segment, so the log has segments at 0, 2, 4 and an empty active one at 6.
+    expect(await v0(-1, 10)).toEqual([6, 4, 2, 0]);
+    expect(await v0(-1, 2)).toEqual([6, 4]);
+    expect(await v0(-2, 10)).toEqual([0]);
+    expect(await v0(Date.now() + 60_000, 10)).toEqual([6, 4, 2, 0]);
+    expect(await v0(before, 10)).toEqual([]);
+  });
+
   it('OffsetCommit v0 and v1 store offsets that OffsetFetch v0 reads back', async () => {
     const commit = (version: number, groupId: string, committedOffset: number): Promise<any> => client.send(8, version, {
       groupId, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1,
