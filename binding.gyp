@@ -13,6 +13,13 @@
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS"],
       "cflags_cc": ["-std=c++17", "-O2", "-Wall", "-Wextra"]
+    },
+    {
+      "target_name": "kafkite_storage",
+      "sources": ["native/storage.cc"],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS"],
+      "cflags_cc": ["-std=c++17", "-O2", "-Wall", "-Wextra"]
     }
   ]
 }

@@ -82,6 +82,7 @@ export class BrokerConfig {
   get logLevel(): string { return (this.values.get('log.level') as string).toLowerCase(); }
   get adminListener(): string | null { return this.values.get('admin.listener') as string | null; }
   get zeroCopyEnable(): boolean { return this.boolean('kafkite.zero.copy.enable'); }
+  get logFlushSyncfsEnable(): boolean { return this.boolean('kafkite.log.flush.syncfs.enable'); }
   get consoleEnable(): boolean { return this.boolean('kafkite.console.enable'); }
   get consoleReadOnly(): boolean { return this.boolean('kafkite.console.read.only'); }
   /** Free space each log dir keeps: bytes or a percentage of its filesystem (validated at load). */

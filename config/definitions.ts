@@ -21,6 +21,9 @@ const KAFKITE_CONFIG_DEFS: readonly BrokerConfigDef[] = [
   // Hides the console's writing actions and refuses them (create, delete, reset, produce, config edit).
   { name: 'kafkite.console.read.only', type: 'boolean', default: 'false', validator: null, topicName: null, group: 'kafkite' },
   { name: 'kafkite.zero.copy.enable', type: 'boolean', default: 'true', validator: null, topicName: null, group: 'kafkite' },
+  // Flushes (acks=all, flush.ms/flush.messages) of a log dir's partitions share commit rounds with one syncfs(2)
+  // each (native addon); false, or no addon, fdatasyncs each partition's files on its own.
+  { name: 'kafkite.log.flush.syncfs.enable', type: 'boolean', default: 'true', validator: null, topicName: null, group: 'kafkite' },
   // Below this much free space on a log dir's filesystem, Produce is refused (retriable KAFKA_STORAGE_ERROR)
   // while reads, deletes, retention and compaction go on; 0 turns the check off (Redpanda's storage_min_free_bytes).
   { name: 'kafkite.storage.min.free.bytes', type: 'string', default: '1073741824', validator: { kind: 'bytesOrPercent' }, topicName: null, group: 'kafkite' },

@@ -152,6 +152,7 @@ export class Broker {
     const logManager = await LogManager.open({
       openFileLimit: openFiles.soft,
       minFreeSpace: config.storageMinFree,
+      syncfs: config.logFlushSyncfsEnable,
       // Directories of topics the registry does not have are what a failed or interrupted creation left.
       isKnownPartition: (topic, partition) => partition < (topics.get(topic)?.partitions ?? 0),
       logDirs: [...config.logDirs],

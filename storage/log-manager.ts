@@ -22,7 +22,9 @@ import {
 import { DiskSpaceMonitor, type MinFreeSpace } from './disk-space-monitor.js';
 import { DiskFullError, KafkaStorageError, StorageResourceError, TooManyOpenFilesError } from './errors.js';
 import { isDescriptorExhaustion, segmentFileCapacity, segmentFiles } from './file-handle-cache.js';
+import { GroupCommit } from './group-commit.js';
 import { ensureMetaProperties, readPartitionMetadata, writePartitionMetadata } from './meta-properties.js';
+import { probeStorageAddon } from './native-storage.js';
 import { UnifiedLog } from './unified-log.js';
 
 /** Kafka's log.flush.offset.checkpoint.interval.ms default. */
@@ -57,6 +59,11 @@ export interface LogManagerOptions {
   isKnownPartition?: (topic: string, partition: number) => boolean;
   /** kafkite.storage.min.free.bytes; without it appends are only stopped by an actual ENOSPC. */
   minFreeSpace?: MinFreeSpace;
+  /**
+   * kafkite.log.flush.syncfs.enable (default true): flushes of a log dir's partitions share commit rounds
+   * with one syncfs(2) each (when the native addon is built); false keeps an fdatasync per file and log.
+   */
+  syncfs?: boolean;
 }
 
 /** A partition directory found at start-up and not loaded yet, with its checkpointed offsets. */
@@ -87,6 +94,8 @@ export class LogManager {
   readonly cleaner: LogCleaner;
   /** Free space of each log dir's filesystem against kafkite.storage.min.free.bytes. */
   readonly diskSpace: DiskSpaceMonitor;
+  /** Each log dir's commit round, with the device of the log dir (a partition dir elsewhere flushes alone). */
+  private readonly groupCommits = new Map<string, { commit: GroupCommit; dev: number }>();
 
   private constructor(private readonly opts: LogManagerOptions) {
     if (opts.openFileLimit !== undefined) segmentFiles.capacity = segmentFileCapacity(opts.openFileLimit);
@@ -98,6 +107,26 @@ export class LogManager {
       checkpointFor: (log) => new OffsetCheckpointFile(path.join(this.logDirOf.get(log)!, CLEANER_OFFSET_CHECKPOINT_FILE)),
       logsIn: (log) => this.logsInDir(this.logDirOf.get(log)!),
     });
+    this.startGroupCommits();
+  }
+
+  private startGroupCommits(): void {
+    const probe = this.opts.syncfs === false ? { addon: null, reason: 'kafkite.log.flush.syncfs.enable=false' } : probeStorageAddon();
+    if (probe.addon === null) {
+      this.opts.logger.info({ flush: 'fdatasync per file', reason: probe.reason }, 'flushes fdatasync each partition file');
+      return;
+    }
+    for (const dir of this.opts.logDirs) {
+      this.groupCommits.set(dir, { commit: new GroupCommit(dir, probe.addon.syncfs, this.opts.logger), dev: fs.statSync(dir).dev });
+    }
+    this.opts.logger.info({ flush: 'syncfs per log dir' }, 'flushes of each log dir share commit rounds with one syncfs(2)');
+  }
+
+  /** The commit round a log in `dir` joins; none for a partition dir on another filesystem than its log dir. */
+  private commitRoundFor(logDir: string, dir: string): ((log: UnifiedLog) => Promise<void>) | undefined {
+    const entry = this.groupCommits.get(logDir);
+    if (!entry || fs.statSync(dir).dev !== entry.dev) return undefined;
+    return (log) => entry.commit.flush(log);
   }
 
   /** Lists every partition directory of every log dir; logs load when first used (see getLog) or in the background. */
@@ -158,7 +187,7 @@ export class LogManager {
   private loadUnloaded(pending: UnloadedLog): UnifiedLog | undefined {
     let log: UnifiedLog;
     try {
-      log = this.loadLog(pending.dir, pending.topic, pending.partition, readPartitionMetadata(pending.dir) ?? '0'.repeat(32), {
+      log = this.loadLog(pending.dir, pending.logDir, pending.topic, pending.partition, readPartitionMetadata(pending.dir) ?? '0'.repeat(32), {
         recoveryPoint: pending.recoveryPoint,
         logStartOffset: pending.logStartOffset,
         hadCleanShutdown: this.hadCleanShutdown.get(pending.logDir) ?? false,
@@ -226,6 +255,7 @@ export class LogManager {
 
   private loadLog(
     dir: string,
+    logDir: string,
     topic: string,
     partition: number,
     topicId: string,
@@ -254,6 +284,7 @@ export class LogManager {
       },
       onFlushed: this.opts.onFlushed,
       onTransactionMarker: () => this.opts.onTransactionMarker?.(topic, partition),
+      commitRound: this.commitRoundFor(logDir, dir),
     });
     return log;
   }
@@ -390,6 +421,7 @@ export class LogManager {
       checkFreeSpace: (bytes) => this.diskSpace.checkAppend(logDir, bytes),
       onFlushed: this.opts.onFlushed,
       onTransactionMarker: () => this.opts.onTransactionMarker?.(topic, partition),
+      commitRound: this.commitRoundFor(logDir, dir),
     });
     return log;
   }
@@ -552,5 +584,6 @@ export class LogManager {
         this.opts.logger.warn({ logDir, error: (err as Error).message }, 'checkpoints not written at shutdown; the log dir is recovered at the next start');
       }
     }
+    for (const { commit } of this.groupCommits.values()) commit.close();
   }
 }

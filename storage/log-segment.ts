@@ -46,6 +46,12 @@ export interface RecoveryResult {
   nextOffset: number;
 }
 
+/** A segment's part of a flush, begun: its files and the fdatasync of them. */
+export interface SegmentFlush {
+  files: number;
+  fdatasync(): Promise<void>;
+}
+
 export class LogSegment {
   private offsetIndex_: OffsetIndex | null = null;
   private timeIndex_: TimeIndex | null = null;
@@ -425,9 +431,14 @@ export class LogSegment {
 
   // ---- life cycle ----
 
-  flush(): Promise<void> {
-    if (!this.txnIndex.needsFlush) return this.log.flush();
-    return Promise.all([this.log.flush(), this.txnIndex.flush()]).then(() => undefined);
+  /**
+   * First half of a flush: what it covers is fixed now (the .txnindex entries written so far, the .log
+   * up to its end). `fdatasync` writes those files out; `files` says how many that is.
+   */
+  beginFlush(): SegmentFlush {
+    const txnIndex = this.txnIndex.beginFlush();
+    if (txnIndex === null) return { files: 1, fdatasync: () => this.log.flush() };
+    return { files: 2, fdatasync: () => Promise.all([this.log.flush(), txnIndex()]).then(() => undefined) };
   }
 
   /** Renames the segment's files, e.g. '' → '.deleted' before a delayed delete. */

@@ -133,13 +133,14 @@ export class TransactionIndex {
     this.dirty = false;
   }
 
-  get needsFlush(): boolean {
-    return this.dirty;
+  /** First half of a flush: the entries written so far are the ones the returned fdatasync covers (null: none). */
+  beginFlush(): (() => Promise<void>) | null {
+    if (!this.dirty) return null;
+    this.dirty = false;
+    return () => this.fdatasync();
   }
 
-  flush(): Promise<void> {
-    if (!this.dirty) return Promise.resolve();
-    this.dirty = false;
+  private fdatasync(): Promise<void> {
     return new Promise((resolve, reject) => {
       fs.open(this.file, 'r', (err, fd) => {
         if (err) return reject(err);

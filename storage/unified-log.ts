@@ -10,6 +10,7 @@ import { decodeEndTxnMarker, encodeControlKey, encodeEndTxnMarkerValue, type End
 import { NO_SEQUENCE, decodeBatch, encodeBatch } from '../protocol/records/record-batch.js';
 import { LeaderEpochCheckpointFile } from './checkpoint-file.js';
 import { DiskFullError, errnoCodeOf, KafkaStorageError, OffsetOutOfRangeError, StorageResourceError, TooManyOpenFilesError } from './errors.js';
+import type { Flushable, PendingFlush } from './group-commit.js';
 import { LeaderEpochFileCache } from './leader-epoch-file-cache.js';
 import type { LogConfig } from './log-config.js';
 import {
@@ -76,6 +77,11 @@ export interface UnifiedLogOptions {
   onResourceError?: (error: StorageResourceError) => void;
   /** Before each client append of `bytes`: throws DiskFullError when the log dir is short of space. */
   checkFreeSpace?: (bytes: number) => void;
+  /**
+   * The log dir's commit round (storage/group-commit.ts), which makes this log's flushes durable together
+   * with other partitions'. Without it the log group-commits on its own, an fdatasync per file.
+   */
+  commitRound?: (log: UnifiedLog) => Promise<void>;
 }
 
 export function segmentConfigOf(config: LogConfig): SegmentConfig {
@@ -86,7 +92,7 @@ export function segmentConfigOf(config: LogConfig): SegmentConfig {
   };
 }
 
-export class UnifiedLog {
+export class UnifiedLog implements Flushable {
   readonly topic: string;
   readonly partition: number;
   readonly topicId: string;
@@ -117,6 +123,7 @@ export class UnifiedLog {
   private readonly onTransactionMarker: () => void;
   private readonly onResourceError: (error: StorageResourceError) => void;
   private readonly checkFreeSpace: (bytes: number) => void;
+  private readonly commitRound: ((log: UnifiedLog) => Promise<void>) | null;
   /** Set when its log dir failed: every append, read and flush answers KAFKA_STORAGE_ERROR. */
   private offlineReason: string | null = null;
 
@@ -133,6 +140,7 @@ export class UnifiedLog {
     this.onTransactionMarker = opts.onTransactionMarker ?? (() => {});
     this.onResourceError = opts.onResourceError ?? (() => {});
     this.checkFreeSpace = opts.checkFreeSpace ?? (() => {});
+    this.commitRound = opts.commitRound ?? null;
     this.leaderEpochCache = new LeaderEpochFileCache(new LeaderEpochCheckpointFile(path.join(opts.dir, LEADER_EPOCH_CHECKPOINT_FILE)));
   }
 
@@ -537,13 +545,15 @@ export class UnifiedLog {
   // ---- durability ----
 
   /**
-   * fdatasync of everything appended so far, group-committed: callers during an fsync share the next
-   * one, so N concurrent acks=all producers cost about one fsync per round instead of N.
+   * Makes everything appended so far durable, group-committed: through the log dir's commit round (one
+   * syncfs for all its partitions) when there is one, else by an fdatasync per file, where callers during
+   * an fdatasync share the next one, so N concurrent acks=all producers cost about one per round.
    */
   flush(): Promise<void> {
     if (this.offlineReason !== null) return Promise.reject(new KafkaStorageError(`${this.topic}-${this.partition} is offline: ${this.offlineReason}`));
     const target = this.nextOffset;
     if (target <= this.recoveryPoint_ && !this.dirNeedsSync) return Promise.resolve();
+    if (this.commitRound !== null) return this.commitRound(this);
     if (this.flushing === null) return this.startFlush();
     if (target <= this.flushingTarget) return this.flushing;
     this.nextFlush ??= this.flushing.then(
@@ -553,33 +563,69 @@ export class UnifiedLog {
     return this.nextFlush;
   }
 
+  /**
+   * First half of a flush: fixes what it makes durable (everything appended up to now) and takes the
+   * unflushed counters. Then the files are made durable (syncfs of the filesystem, or
+   * PendingFlush.fdatasyncEach), then PendingFlush.complete advances the recovery point. Null when
+   * nothing needs flushing; throws KAFKA_STORAGE_ERROR when the log is offline.
+   */
+  beginFlush(): PendingFlush | null {
+    this.checkOnline();
+    const target = this.nextOffset;
+    if (target <= this.recoveryPoint_ && !this.dirNeedsSync) return null;
+    const started = performance.now();
+    const segments = this.segments.segmentsFrom(this.recoveryPoint_).map((s) => s.beginFlush());
+    const syncDir = this.dirNeedsSync;
+    this.dirNeedsSync = false;
+    this.unflushedMessages = 0;
+    this.flushingTarget = target;
+    return {
+      files: segments.reduce((n, s) => n + s.files, syncDir ? 1 : 0),
+      coversAll: () => this.nextOffset <= target && !this.dirNeedsSync,
+      fdatasyncEach: async () => {
+        // One at a time: each fdatasync pins its file in the descriptor cache.
+        for (const s of segments) await s.fdatasync();
+        if (syncDir) await fsyncDirectoryAsync(this.dir);
+      },
+      complete: (error) => this.completeFlush(target, syncDir, started, error),
+    };
+  }
+
+  /** Second half of a flush (see beginFlush). */
+  private completeFlush(target: number, syncDir: boolean, started: number, error: unknown): void {
+    if (error) {
+      if (syncDir) this.dirNeedsSync = true;
+      throw this.storageFailure(`flush of ${this.topic}-${this.partition} failed`, error);
+    }
+    if (target > this.recoveryPoint_) this.recoveryPoint_ = target;
+    this.lastFlushTime = Date.now();
+    this.onFlushed(performance.now() - started);
+  }
+
   private startNextFlush(): Promise<void> {
     this.nextFlush = null;
     return this.flushing ?? this.startFlush();
   }
 
   private startFlush(): Promise<void> {
-    const target = this.nextOffset;
-    const dirty = this.segments.segmentsFrom(this.recoveryPoint_);
-    const syncDir = this.dirNeedsSync;
-    this.dirNeedsSync = false;
-    this.unflushedMessages = 0;
-    this.flushingTarget = target;
+    let flush: PendingFlush | null;
+    try {
+      flush = this.beginFlush();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (flush === null) return Promise.resolve();
+    const pending = flush;
     const flushing = (async () => {
-      const started = performance.now();
+      let error: unknown = null;
       try {
-        // One at a time: each flush pins its file in the descriptor cache.
-        for (const s of dirty) await s.flush();
-        if (syncDir) await fsyncDirectoryAsync(this.dir);
-        if (target > this.recoveryPoint_) this.recoveryPoint_ = target;
-        this.lastFlushTime = Date.now();
-        this.onFlushed(performance.now() - started);
+        await pending.fdatasyncEach();
       } catch (err) {
-        if (syncDir) this.dirNeedsSync = true;
-        throw this.storageFailure(`flush of ${this.topic}-${this.partition} failed`, err);
+        error = err;
       } finally {
         this.flushing = null;
       }
+      pending.complete(error);
     })();
     this.flushing = flushing;
     return flushing;

@@ -1,0 +1,175 @@
+// The syncfs binding (native/storage.cc) on real files, and the log dir's commit round over real
+// partition logs: one syncfs for many dirty logs, late appends in the next round, errors surfaced.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GroupCommit, type SyncfsFn } from '../../storage/group-commit.js';
+import { KafkaStorageError } from '../../storage/errors.js';
+import { LogManager } from '../../storage/log-manager.js';
+import { probeStorageAddon } from '../../storage/native-storage.js';
+import { UnifiedLog } from '../../storage/unified-log.js';
+import { batch, config, silentLogger, tempDir } from './helpers.js';
+
+let root: string;
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+const addon = probeStorageAddon().addon;
+const TOPIC_ID = '00112233445566778899aabbccddeeff';
+
+function syncfsAsync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => addon!.syncfs(fd, (err) => (err ? reject(err) : resolve())));
+}
+
+describe.skipIf(addon === null)('syncfs addon', () => {
+  it('syncfs(fd) of a freshly written file resolves on the thread pool; syncfsSync(path) returns', async () => {
+    root = tempDir();
+    const file = path.join(root, 'data');
+    const fd = fs.openSync(file, 'w');
+    try {
+      fs.writeSync(fd, Buffer.alloc(64 * 1024, 7));
+      let settled = false;
+      const done = syncfsAsync(fd).then(() => (settled = true));
+      // Asynchronous: the call returned before the sync finished.
+      expect(settled).toBe(false);
+      await done;
+      expect(settled).toBe(true);
+    } finally {
+      fs.closeSync(fd);
+    }
+    expect(() => addon!.syncfsSync(root)).not.toThrow();
+    expect(fs.readFileSync(file)).toEqual(Buffer.alloc(64 * 1024, 7));
+  });
+
+  it('surfaces errors: a bad fd (EBADF), a missing path (ENOENT), wrong arguments (TypeError)', async () => {
+    root = tempDir();
+    const fd = fs.openSync(path.join(root, 'closed'), 'w');
+    fs.closeSync(fd);
+    await expect(syncfsAsync(fd)).rejects.toMatchObject({ code: 'EBADF', syscall: 'syncfs' });
+    expect(() => addon!.syncfsSync(path.join(root, 'missing', 'dir'))).toThrow(expect.objectContaining({ code: 'ENOENT', syscall: 'syncfs' }));
+    expect(() => (addon!.syncfs as unknown as (x: string) => void)('nope')).toThrow(TypeError);
+    expect(() => (addon!.syncfsSync as unknown as (x: number) => void)(3)).toThrow(TypeError);
+  });
+});
+
+/** Partition logs in `logDir`, flushing through `commit`; `errors` collects what each reported as a disk failure. */
+function logsIn(logDir: string, count: number, commit: GroupCommit, errors: KafkaStorageError[] = []): UnifiedLog[] {
+  return Array.from({ length: count }, (_, p) => {
+    const log = UnifiedLog.load({
+      dir: path.join(logDir, `t-${p}`),
+      topic: 't',
+      partition: p,
+      topicId: TOPIC_ID,
+      config: config(),
+      logger: silentLogger,
+      recoveryPoint: 0,
+      logStartOffset: 0,
+      hadCleanShutdown: true,
+      onStorageError: (err) => errors.push(err),
+      commitRound: (l) => commit.flush(l),
+    });
+    cleanups.push(() => log.closeAndDelete());
+    return log;
+  });
+}
+
+/** The real syncfs, counting its calls. */
+function countingSyncfs(): { fn: SyncfsFn; calls: number } {
+  const counter = {
+    calls: 0,
+    fn: ((fd, cb) => {
+      counter.calls++;
+      addon!.syncfs(fd, cb);
+    }) as SyncfsFn,
+  };
+  return counter;
+}
+
+describe.skipIf(addon === null)('GroupCommit', () => {
+  it('makes 8 partitions durable with one syncfs per round and advances every recovery point', async () => {
+    root = tempDir();
+    const syncfs = countingSyncfs();
+    const commit = new GroupCommit(root, syncfs.fn, silentLogger);
+    cleanups.push(() => commit.close());
+    const logs = logsIn(root, 8, commit);
+    for (const log of logs) log.appendAsLeader(batch(5), 0);
+    await Promise.all(logs.map((l) => l.flush()));
+    expect(logs.map((l) => l.recoveryPoint)).toEqual(Array(8).fill(5));
+    expect(syncfs.calls).toBe(1);
+    expect(commit.stats).toMatchObject({ rounds: 1, syncfsCalls: 1, fileFlushes: 0 });
+    // Nothing new: no round.
+    await Promise.all(logs.map((l) => l.flush()));
+    expect(commit.stats.rounds).toBe(1);
+  });
+
+  it('appends made while a round runs join the next round; the earlier flush does not cover them', async () => {
+    root = tempDir();
+    const commit = new GroupCommit(root, countingSyncfs().fn, silentLogger);
+    cleanups.push(() => commit.close());
+    const logs = logsIn(root, 4, commit);
+    for (const log of logs) log.appendAsLeader(batch(2), 0);
+    const first = logs.map((l) => l.flush());
+    // Same log, nothing new: the same promise (joins the pending round).
+    expect(logs[0]!.flush()).toBe(first[0]);
+    await new Promise((r) => setImmediate(r));
+    // The round has begun (its syncfs is on the pool): a new append on log 0 needs another round.
+    logs[0]!.appendAsLeader(batch(3), 0);
+    const second = logs[0]!.flush();
+    expect(second).not.toBe(first[0]);
+    expect(logs[1]!.flush()).toBe(first[1]);
+    await Promise.all(first);
+    expect(logs[0]!.recoveryPoint).toBe(2);
+    await second;
+    expect(logs[0]!.recoveryPoint).toBe(5);
+    expect(commit.stats.rounds).toBe(2);
+    // The second round had one log with one dirty file: fdatasync, not syncfs.
+    expect(commit.stats).toMatchObject({ syncfsCalls: 1, fileFlushes: 1 });
+  });
+
+  it('a syncfs error fails every flush of the round with KAFKA_STORAGE_ERROR; nothing counts as durable', async () => {
+    root = tempDir();
+    // A disk that fails cannot be made on demand here: this syncfs reports EIO as the kernel would.
+    const failing: SyncfsFn = (_fd, cb) => setImmediate(() => cb(Object.assign(new Error('EIO: i/o error, syncfs'), { code: 'EIO', syscall: 'syncfs' })));
+    const commit = new GroupCommit(root, failing, silentLogger);
+    cleanups.push(() => commit.close());
+    const errors: KafkaStorageError[] = [];
+    const logs = logsIn(root, 4, commit, errors);
+    for (const log of logs) log.appendAsLeader(batch(2), 0);
+    const results = await Promise.allSettled(logs.map((l) => l.flush()));
+    for (const r of results) {
+      expect(r.status).toBe('rejected');
+      expect((r as PromiseRejectedResult).reason).toBeInstanceOf(KafkaStorageError);
+      expect(String((r as PromiseRejectedResult).reason.message)).toMatch(/EIO/);
+    }
+    expect(errors).toHaveLength(4);
+    expect(logs.map((l) => l.recoveryPoint)).toEqual([0, 0, 0, 0]);
+  });
+});
+
+describe('LogManager flushes', () => {
+  const open = (logDirs: string[], syncfs: boolean) =>
+    LogManager.open({ logDirs, logger: silentLogger, clusterId: 'q1Sh-9_ISia_zwGINzRvyQ', nodeId: 1, configFor: () => config(), retentionCheckIntervalMs: 300_000, syncfs });
+
+  it.each([true, false])('with kafkite.log.flush.syncfs.enable=%s: flushes advance the recovery points that shutdown checkpoints', async (syncfs) => {
+    root = tempDir();
+    const dirs = [path.join(root, 'a'), path.join(root, 'b')];
+    const manager = await open(dirs, syncfs);
+    const logs = Array.from({ length: 6 }, (_, p) => manager.createLog('t', p, TOPIC_ID, config()));
+    for (const [i, log] of logs.entries()) log.appendAsLeader(batch(i + 1), 0);
+    await Promise.all(logs.map((l) => l.flush()));
+    expect(logs.map((l) => l.recoveryPoint)).toEqual([1, 2, 3, 4, 5, 6]);
+    // A rolled segment (a new file in the directory) is flushed too.
+    logs[0]!.roll();
+    logs[0]!.appendAsLeader(batch(2), 0);
+    expect(logs[0]!.hasUnflushedData).toBe(true);
+    await logs[0]!.flush();
+    expect(logs[0]!.hasUnflushedData).toBe(false);
+    expect(logs[0]!.recoveryPoint).toBe(3);
+    await manager.shutdown();
+    const checkpointed = dirs.flatMap((d) => fs.readFileSync(path.join(d, 'recovery-point-offset-checkpoint'), 'utf8').split('\n').slice(2, -1)).sort();
+    expect(checkpointed).toEqual(['t 0 3', 't 1 2', 't 2 3', 't 3 4', 't 4 5', 't 5 6']);
+  });
+});
