@@ -15,6 +15,7 @@ const FULL = process.env.BENCH_FULL === '1';
 const SCRIPTS: Array<{ name: string; file: string; env: Record<string, string> }> = [
   { name: 'limits', file: 'limits.js', env: {} },
   { name: 'produce-matrix', file: 'produce-matrix.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_PRODUCE_SECONDS: FULL ? '4' : '1.5' } },
+  { name: 'acks-all', file: 'acks-all.js', env: { BENCH_ACKS_ROUNDS: FULL ? '5' : '3', BENCH_ACKS_SECONDS: FULL ? '3' : '1.5' } },
   { name: 'kcat-throughput', file: 'kcat-throughput.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_KCAT_RECORDS_100: FULL ? '5000000' : '2000000', BENCH_KCAT_RECORDS_1K: FULL ? '1000000' : '400000' } },
   { name: 'produce-vs-mock', file: 'produce-vs-mock.js', env: { BENCH_RUNS: FULL ? '7' : '5', BENCH_PVM_RECORDS_100: FULL ? '4000000' : '2000000', BENCH_PVM_RECORDS_1K: FULL ? '800000' : '400000' } },
   { name: 'fetch-cpu', file: 'fetch-cpu.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_FETCH_MB: FULL ? '2000' : '1000' } },
@@ -160,6 +161,11 @@ async function main(): Promise<void> {
       check(`acks=all / acks=1, 8 producers, ${size} B, ${partitions} part.`, ratio, '×', '≥ 0.5×', ratio >= 0.5,
         `acks=all ${all.mbPerSec} MB/s = ${pct(all.mbPerSec / (limits?.disk.durableMBPerSec ?? NaN))} of durable disk write`);
     }
+  }
+  // Issue 14 target 3: the commit round's syncfs against acks=1; the per-file fdatasync ratio is the before figure.
+  for (const c of (r['acks-all']?.results ?? []) as any[]) {
+    check(`acks=all / acks=1, ${c.name}, 1 KB`, c.syncfsRatio, '×', `≥ ${c.target}×`, c.syncfsRatio >= c.target,
+      `fdatasync per file (before): ${c.fdatasyncRatio}×; acks=all ${c['acks=all syncfs']} rec/s, acks=1 ${c['acks=1']} rec/s`);
   }
   const lookup = r['storage-lookup'];
   if (lookup) {

@@ -28,7 +28,7 @@ export interface Flushable {
 export type SyncfsFn = (fd: number, callback: (err: NodeJS.ErrnoException | null) => void) => void;
 
 /** Below this many dirty files a round fdatasyncs them one by one (measured: 1-2 files are no slower so). */
-export const DEFAULT_MIN_SYNCFS_FILES = 3;
+const DEFAULT_MIN_SYNCFS_FILES = 3;
 
 interface Waiter {
   promise: Promise<void>;
