@@ -161,6 +161,8 @@ export class Broker {
       nodeId: config.nodeId,
       configFor: (topic) => config.logConfig(topics.get(topic)?.configs ?? {}),
       retentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
+      producerIdExpirationMs: () => config.get('producer.id.expiration.ms') as number,
+      producerIdExpirationCheckIntervalMs: config.get('producer.id.expiration.check.interval.ms') as number,
       // Kafka's default is Long.MAX_VALUE (never); Node timers cap at 2^31-1 ms.
       flushSchedulerIntervalMs: Math.min(config.logFlushSchedulerIntervalMs, 2 ** 31 - 1),
       cleanerBackoffMs: config.logCleanerBackoffMs,

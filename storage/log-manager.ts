@@ -64,6 +64,10 @@ export interface LogManagerOptions {
    * with one syncfs(2) each (when the native addon is built); false keeps an fdatasync per file and log.
    */
   syncfs?: boolean;
+  /** producer.id.expiration.ms, read at each check (it is a dynamic broker config); never when omitted. */
+  producerIdExpirationMs?: () => number;
+  /** producer.id.expiration.check.interval.ms (Kafka's PeriodicProducerExpirationCheck). */
+  producerIdExpirationCheckIntervalMs?: number;
 }
 
 /** A partition directory found at start-up and not loaded yet, with its checkpointed offsets. */
@@ -504,6 +508,8 @@ export class LogManager {
       this.cleanupLogs(Date.now());
     });
     every(this.opts.flushSchedulerIntervalMs ?? 1000, () => this.flushDirtyLogs(Date.now()));
+    const expirationMs = this.opts.producerIdExpirationMs;
+    if (expirationMs) every(this.opts.producerIdExpirationCheckIntervalMs ?? 600_000, () => this.removeExpiredProducers(Date.now(), expirationMs()));
     every(RECOVERY_POINT_CHECKPOINT_INTERVAL_MS, () => {
       for (const d of this.opts.logDirs) this.checkpointRecoveryPoints(d);
     });
@@ -523,6 +529,13 @@ export class LogManager {
       deleted += log.deleteOldSegments(now);
     }
     return deleted;
+  }
+
+  /** producer.id.expiration.ms over the loaded logs (one loaded later is checked at the next round). */
+  removeExpiredProducers(now: number, expirationMs: number): void {
+    let removed = 0;
+    for (const log of this.logs.values()) if (!log.isOffline) removed += log.removeExpiredProducers(now, expirationMs);
+    if (removed > 0) this.opts.logger.debug({ removed, expirationMs }, 'expired idle producer ids');
   }
 
   private async flushDirtyLogs(now: number): Promise<void> {

@@ -95,13 +95,9 @@ export class ProducerStateManager {
    */
   checkBatch(batch: ProducerBatch): BatchMetadata | null {
     const entry = this.producers.get(batch.producerId);
-    const firstSeq = batch.baseSequence;
-    if (entry === undefined) {
-      if (firstSeq !== 0 && firstSeq !== NO_SEQUENCE) {
-        throw new OutOfOrderSequenceError(`producer ${batch.producerId} is unknown and its first sequence is ${firstSeq}, not 0`);
-      }
-      return null;
-    }
+    // An unknown producer (new, or its state expired or deleted with its records) may start at any
+    // sequence, as Kafka's ProducerAppendInfo.checkSequence allows when there is no current epoch.
+    if (entry === undefined) return null;
     if (batch.producerEpoch < entry.producerEpoch) {
       throw new InvalidProducerEpochError(`producer ${batch.producerId} epoch ${batch.producerEpoch} is older than ${entry.producerEpoch}`);
     }
@@ -202,6 +198,22 @@ export class ProducerStateManager {
       if (entry.batches.length > NUM_BATCHES_TO_RETAIN) entry.batches.shift();
     }
     return null;
+  }
+
+  /**
+   * producer.id.expiration.ms (Kafka's ProducerStateManager.removeExpiredProducers): forgets the producers
+   * whose last batch's timestamp is at least `expirationMs` old, never one with an open transaction.
+   * A forgotten producer id that writes again starts over at sequence 0 like a new one. Returns how many.
+   */
+  removeExpiredProducers(now: number, expirationMs: number): number {
+    let removed = 0;
+    for (const [producerId, entry] of this.producers) {
+      if (entry.currentTxnFirstOffset < 0 && now - entry.lastTimestamp >= expirationMs) {
+        this.producers.delete(producerId);
+        removed++;
+      }
+    }
+    return removed;
   }
 
   /** The first offset of the oldest open transaction, or null: the last stable offset stops there. */

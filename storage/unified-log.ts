@@ -631,6 +631,11 @@ export class UnifiedLog implements Flushable {
     return flushing;
   }
 
+  /** producer.id.expiration.ms: forgets idle producer ids without an open transaction (Kafka's UnifiedLog.removeExpiredProducers). */
+  removeExpiredProducers(now: number, expirationMs: number): number {
+    return this.producerStateManager.removeExpiredProducers(now, expirationMs);
+  }
+
   /** flush.ms: flushes when the last flush is older than that. */
   flushIfDue(now: number): Promise<void> {
     if (this.offlineReason !== null || now - this.lastFlushTime < this.config.flushMs || this.nextOffset <= this.recoveryPoint_) return Promise.resolve();

@@ -20,7 +20,7 @@ export function config(overrides: Partial<LogConfig> = {}): LogConfig {
 /** A client batch (base offset 0) of `count` records with `valueSize`-byte values. */
 export function batch(
   count: number,
-  opts: { timestamp?: number; valueSize?: number; key?: (i: number) => Buffer | null; value?: (i: number) => Buffer | null; producerId?: number; producerEpoch?: number; baseSequence?: number } = {},
+  opts: { timestamp?: number; valueSize?: number; key?: (i: number) => Buffer | null; value?: (i: number) => Buffer | null; producerId?: number; producerEpoch?: number; baseSequence?: number; isTransactional?: boolean } = {},
 ): Buffer {
   const records: KafkaRecord[] = [];
   for (let i = 0; i < count; i++) {
@@ -32,7 +32,7 @@ export function batch(
       headers: [],
     });
   }
-  return encodeBatch({ baseOffset: 0, records, producerId: opts.producerId, producerEpoch: opts.producerEpoch, baseSequence: opts.baseSequence });
+  return encodeBatch({ baseOffset: 0, records, producerId: opts.producerId, producerEpoch: opts.producerEpoch, baseSequence: opts.baseSequence, isTransactional: opts.isTransactional });
 }
 
 export function openLog(dir: string, cfg: LogConfig, state: Partial<{ recoveryPoint: number; logStartOffset: number; hadCleanShutdown: boolean }> = {}, logger = silentLogger): UnifiedLog {

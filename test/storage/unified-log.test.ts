@@ -236,8 +236,26 @@ describe('idempotent producers', () => {
     expect(() => log!.appendAsLeader(batch(1, { producerId: 7, producerEpoch: 1, baseSequence: 5 }), 0)).toThrow(OutOfOrderSequenceError);
     log.appendAsLeader(batch(1, { producerId: 7, producerEpoch: 1, baseSequence: 0 }), 0);
     expect(() => log!.appendAsLeader(batch(1, { ...p, baseSequence: 5 }), 0)).toThrow(InvalidProducerEpochError);
-    // Unknown producer starting mid-stream.
-    expect(() => log!.appendAsLeader(batch(1, { producerId: 8, producerEpoch: 0, baseSequence: 4 }), 0)).toThrow(OutOfOrderSequenceError);
+    // An unknown producer starting mid-stream (its state expired, or its records were deleted) is
+    // accepted, as Kafka does, and is then held to its sequence.
+    expect(log.appendAsLeader(batch(1, { producerId: 8, producerEpoch: 0, baseSequence: 4 }), 0).firstOffset).toBe(6);
+    expect(() => log!.appendAsLeader(batch(1, { producerId: 8, producerEpoch: 0, baseSequence: 7 }), 0)).toThrow(OutOfOrderSequenceError);
+  });
+
+  it('producer.id.expiration.ms forgets idle producer ids, never one with an open transaction', () => {
+    dir = tempDir();
+    log = openLog(dir, config());
+    log.appendAsLeader(batch(1, { producerId: 7, producerEpoch: 0, baseSequence: 0, timestamp: 1_000 }), 0);
+    log.appendAsLeader(batch(1, { producerId: 9, producerEpoch: 0, baseSequence: 0, timestamp: 1_000, isTransactional: true }), 0);
+    log.appendAsLeader(batch(1, { producerId: 11, producerEpoch: 0, baseSequence: 0, timestamp: 5_000 }), 0);
+    // Kafka's isProducerExpired: now - lastTimestamp >= producer.id.expiration.ms, and no open transaction.
+    expect(log.removeExpiredProducers(10_000, 9_001)).toBe(0);
+    expect(log.removeExpiredProducers(10_000, 9_000)).toBe(1);
+    expect([...log.producerStateManager.activeProducers.keys()].sort()).toEqual([11, 9]);
+    expect(log.removeExpiredProducers(100_000, 1)).toBe(1);
+    expect([...log.producerStateManager.activeProducers.keys()]).toEqual([9]);
+    // Forgotten, producer 7 is a new producer: a retry of its old batch is no longer recognised as a duplicate.
+    expect(log.appendAsLeader(batch(1, { producerId: 7, producerEpoch: 0, baseSequence: 0 }), 0).firstOffset).toBe(3);
   });
 
   it('rebuilds producer state at start-up', async () => {

@@ -11,7 +11,7 @@ import { OFFSETS_TOPIC_NAME } from '../offsets-topic.js';
 import { TransactionCoordinator, type ProducerIdGenerator, type TransactionConfig, type TransactionMetrics, type TransactionMarkerWriter } from './transaction-coordinator.js';
 import type { TxnPartitions } from './transaction-metadata.js';
 import { FINALIZED_TRANSACTION_VERSION, transactionLogValueVersion } from './transaction-version.js';
-import { TRANSACTION_STATE_TOPIC_NAME, TransactionStateManager, type TransactionStateTopic } from './transaction-state-manager.js';
+import { TRANSACTION_STATE_TOPIC_NAME, TransactionStateManager, type Durability, type TransactionStateTopic } from './transaction-state-manager.js';
 
 /** What the transaction coordinator needs of the broker (which passes itself). */
 export interface TransactionCoordinatorHost extends CoordinatorHost {
@@ -76,10 +76,11 @@ class LogTransactionStateTopic implements TransactionStateTopic {
   get numPartitions(): number {
     return this.logs.numPartitions;
   }
-  async append(partition: number, records: Parameters<TransactionStateTopic['append']>[1], durable = true): Promise<void> {
+  async append(partition: number, records: Parameters<TransactionStateTopic['append']>[1], durability: Durability = 'flushed'): Promise<void> {
     await this.records.append(partition, records);
+    if (durability === 'unflushed') return;
     const flushed = this.logs.getOrCreate(partition).flush();
-    if (durable) await flushed;
+    if (durability === 'flushed') await flushed;
     else flushed.catch(() => {});
   }
   flush(partition: number): Promise<void> {

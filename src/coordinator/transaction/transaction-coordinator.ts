@@ -182,7 +182,7 @@ export class TransactionCoordinator {
     const starting = txn!.state !== S.Ongoing;
     const transit = txn!.prepareAddPartitions(partitions, Date.now(), clientTransactionVersion);
     try {
-      await this.txnManager.appendTransaction(txn!, transit, durable);
+      await this.txnManager.appendTransaction(txn!, transit, durable ? 'flushed' : 'flushing');
     } catch {
       return E.COORDINATOR_NOT_AVAILABLE;
     }
@@ -290,7 +290,7 @@ export class TransactionCoordinator {
       throw err;
     }
     try {
-      await this.txnManager.appendTransaction(txn, transit, false);
+      await this.txnManager.appendTransaction(txn, transit, 'flushing');
     } catch {
       return fail(E.COORDINATOR_NOT_AVAILABLE);
     }
@@ -315,9 +315,10 @@ export class TransactionCoordinator {
   private async completeTransaction(txn: TransactionMetadata, commit: boolean): Promise<void> {
     try {
       await this.markers.writeMarkers(txn.producerId, txn.producerEpoch, COORDINATOR_EPOCH, commit, txn.partitions);
-      // Complete* need not be on disk before the answer: lost, the transaction is still prepared at the
-      // next start and its markers are written again (the markers themselves are on disk by now).
-      await this.txnManager.appendTransaction(txn, txn.prepareComplete(Date.now()), false);
+      // Complete* need not be on disk before the answer, nor flushed on its own: lost, the transaction
+      // is still prepared at the next start and its markers are written again (they are on disk by now).
+      // Its own flush would only delay the next transaction's add, queued behind it.
+      await this.txnManager.appendTransaction(txn, txn.prepareComplete(Date.now()), 'unflushed');
     } catch (err) {
       this.log?.error({ err, transactionalId: txn.transactionalId }, 'failed to complete transaction; it stays prepared');
       this.retryCompletion(txn, commit);

@@ -9,11 +9,18 @@ import { TransactionMetadata, type TxnTransitMetadata } from './transaction-meta
 
 export const TRANSACTION_STATE_TOPIC_NAME = '__transaction_state';
 
+/**
+ * How far an append goes before it resolves: 'flushed' on disk; 'flushing' appended with its flush
+ * started; 'unflushed' appended only, carried to disk by the partition's next flush (a Complete* record:
+ * lost, the transaction is found prepared at start-up and completed again).
+ */
+export type Durability = 'flushed' | 'flushing' | 'unflushed';
+
 /** The coordinator's view of __transaction_state (the broker implements it on its logs). */
 export interface TransactionStateTopic {
   readonly numPartitions: number;
-  /** Appends the records as one batch and resolves once they are on disk (or, `durable` false, once appended; the flush follows). */
-  append(partition: number, records: ReadonlyArray<CoordinatorRecord>, durable?: boolean): Promise<void>;
+  /** Appends the records as one batch and resolves as `durability` says ('flushed' when omitted). */
+  append(partition: number, records: ReadonlyArray<CoordinatorRecord>, durability?: Durability): Promise<void>;
   readAll(partition: number): Promise<CoordinatorRecord[]>;
   /** Resolves once everything appended to the partition so far is on disk. */
   flush(partition: number): Promise<void>;
@@ -65,20 +72,21 @@ export class TransactionStateManager {
 
   /**
    * Writes the transit (pending on `metadata`) and applies it. On a failed write the pending state is
-   * cleared and the error rethrown: nothing changed. `durable` false: applied once appended, flushed after.
+   * cleared and the error rethrown: nothing changed. Short of 'flushed', applied once appended; a
+   * 'flushing' record's flush is kept on `metadata` (unflushedState) until it settles.
    */
-  async appendTransaction(metadata: TransactionMetadata, transit: TxnTransitMetadata, durable = true): Promise<void> {
+  async appendTransaction(metadata: TransactionMetadata, transit: TxnTransitMetadata, durability: Durability = 'flushed'): Promise<void> {
     const partition = this.partitionFor(metadata.transactionalId);
     const key = transactionLogKey(metadata.transactionalId);
     try {
-      await this.topic.append(partition, [{ key, value: transactionLogValue(transit, this.valueVersion) }], durable);
+      await this.topic.append(partition, [{ key, value: transactionLogValue(transit, this.valueVersion) }], durability);
     } catch (err) {
       metadata.abortPendingTransition();
       this.log?.error({ err, transactionalId: metadata.transactionalId, partition }, 'failed to write transaction state');
       throw err;
     }
     metadata.completeTransitionTo(transit);
-    if (!durable) this.trackFlush(metadata);
+    if (durability === 'flushing') this.trackFlush(metadata);
   }
 
   /** Keeps the flush of the record just appended on `metadata` until it settles (the flush's own error handling is the log's). */
