@@ -58,7 +58,6 @@ def produce(bootstrap, topic, rate, seconds, record_bytes, acks):
         'bootstrap.servers': bootstrap,
         'acks': acks,
         'linger.ms': 0,
-        'socket.nagle.disable': True,
     })
     padding = b'x' * (record_bytes - 8)
     total = int(rate * seconds)

@@ -18,6 +18,8 @@
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/sendfile.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -296,7 +298,25 @@ Napi::Value RaiseOpenFileLimit(const Napi::CallbackInfo& info) {
   return result;
 }
 
+// quickAck(fd) -> boolean: sets TCP_QUICKACK on a TCP socket, which acknowledges what was received at
+// once instead of with the response. Called when a response will wait (an acks=all produce waiting for
+// its fdatasync, a fetch waiting for data): a client with Nagle's algorithm on (librdkafka's default
+// before 2.10, socket.nagle.disable=false) holds its next small request until the previous one is
+// acknowledged, so a delayed ACK would delay every request behind it by the flush. Not permanent in
+// Linux, hence once per waiting request. False when the fd is not a TCP socket (or not Linux).
+Napi::Value QuickAck(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !isNonNegativeInteger(info[0])) return typeError(env, "quickAck(fd)");
+#ifdef TCP_QUICKACK
+  int one = 1;
+  return Napi::Boolean::New(env, setsockopt(info[0].As<Napi::Number>().Int32Value(), IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one) == 0);
+#else
+  return Napi::Boolean::New(env, false);
+#endif
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("quickAck", Napi::Function::New(env, QuickAck, "quickAck"));
   exports.Set("sendChunks", Napi::Function::New(env, SendChunks, "sendChunks"));
   exports.Set("raiseOpenFileLimit", Napi::Function::New(env, RaiseOpenFileLimit, "raiseOpenFileLimit"));
   return exports;

@@ -110,6 +110,7 @@ export const handler: Handler<ProduceRequest, ProduceResponse> = {
     if (request.acks === 0) return NO_RESPONSE;
     if (request.acks === -1 && touched.length > 0) {
       // kafkite's durability default: acks=all is answered once the data is on disk (group-committed fdatasync).
+      ctx.responseDelayed?.();
       try {
         await Promise.all(touched.map((log) => log.flush()));
       } catch (err) {

@@ -211,6 +211,7 @@ export const handler: Handler<FetchRequest, FetchResponse> = {
     let result = readAll(targets, request.maxBytes, broker, version, request.isolationLevel, denied);
     const answerNow = (): boolean => result.bytes >= request.minBytes || result.reads.some((r) => r.data.errorCode !== ErrorCode.NONE);
     // Long poll: wait for appends to the fetched partitions until min_bytes or max_wait_ms.
+    if (!answerNow() && Date.now() < deadline) ctx.responseDelayed?.();
     while (!answerNow() && Date.now() < deadline && !broker.closing) {
       const partitions = targets.filter((t) => t.topic !== undefined).map((t): [string, number] => [t.topic!, t.partition]);
       await waitRemote(ctx, broker.purgatory.wait(partitions, deadline - Date.now()));

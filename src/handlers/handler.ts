@@ -18,6 +18,11 @@ export interface RequestContext {
   readonly log: Logger;
   /** The handler adds the time it spends parked (Kafka's RemoteTimeMs) here; see waitRemote. */
   readonly timing: RequestTiming;
+  /**
+   * The response will wait (an acks=all produce for its fdatasync, a fetch for data): the request is
+   * acknowledged at the TCP level now, so a client with Nagle's algorithm on still sends what follows.
+   */
+  readonly responseDelayed?: () => void;
 }
 
 /** What a handler reports of its own timing, for Kafka-like request metrics. */

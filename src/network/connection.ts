@@ -8,6 +8,7 @@ import { HANDLERS, unsupportedApiVersionsResponse } from '../handlers/index.js';
 import { NO_RESPONSE, type RequestContext, type RequestTiming } from '../handlers/handler.js';
 import type { RequestMemoryPool } from './request-memory-pool.js';
 import type { ResponseSender } from './response-sender.js';
+import { socketFd } from './sendfile-sender.js';
 import { ANONYMOUS, principalToString, type KafkaPrincipal } from '../security/principal.js';
 import { SASL_AUTHENTICATE, SASL_HANDSHAKE, SaslServerAuthenticator, type KafkaReply, type TokenOutcome } from '../security/sasl/sasl-server-authenticator.js';
 import type { SaslListenerConfig } from '../security/sasl/sasl-listener-config.js';
@@ -51,6 +52,8 @@ export interface ConnectionOptions {
   failedAuthenticationDelayMs?: number;
   /** The TLS client certificate's principal (SSL listeners). */
   principal?: KafkaPrincipal;
+  /** Sets TCP_QUICKACK on a socket fd (the native addon); absent without it. */
+  quickAck?: (fd: number) => boolean;
 }
 
 export class Connection {
@@ -90,6 +93,16 @@ export class Connection {
     socket.on('error', (err) => this.opts.log.debug({ err, remote: this.remoteAddress }, 'connection error'));
     socket.on('close', () => this.onClosed());
   }
+
+  /**
+   * Acknowledges the bytes received so far at once (TCP_QUICKACK) when a response will wait. Without it
+   * the ACK rides on the response, and a client with Nagle's algorithm on (librdkafka before 2.10) holds
+   * its next request until then: every acks=all produce would wait for the previous one's fdatasync.
+   */
+  private readonly ackReceived = (): void => {
+    const fd = this.opts.quickAck && !this.closed ? socketFd(this.socket) : undefined;
+    if (fd !== undefined) this.opts.quickAck!(fd);
+  };
 
   get id(): number {
     return this.opts.id;
@@ -300,6 +313,7 @@ export class Connection {
       broker: this.opts.broker,
       log: this.opts.log,
       timing,
+      responseDelayed: this.ackReceived,
     };
     const slot = this.enqueue(timing);
     const started = timing.dispatched;

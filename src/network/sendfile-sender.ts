@@ -21,6 +21,8 @@ export interface SendfileAddon {
   ): void;
   /** Raises RLIMIT_NOFILE's soft limit to the hard one; the limits in force after (-1: unlimited). Absent in older builds. */
   raiseOpenFileLimit?(): { soft: number; hard: number; error?: string };
+  /** TCP_QUICKACK on a socket: acknowledges what it received at once; false if not a TCP socket. Absent in older builds. */
+  quickAck?(fd: number): boolean;
 }
 
 // Relative to this module: src/network/ when run from source, dist/src/network/ when compiled.
@@ -59,7 +61,7 @@ export function createResponseSender(opts: { zeroCopy: boolean; log: Logger }): 
 }
 
 /** The kernel fd of a plain TCP socket; undefined for TLS or handles without one (use the fallback). */
-function socketFd(socket: Socket): number | undefined {
+export function socketFd(socket: Socket): number | undefined {
   if (socket instanceof TLSSocket) return undefined;
   const fd = (socket as Socket & { _handle?: { fd?: number } | null })._handle?.fd;
   return typeof fd === 'number' && fd >= 0 ? fd : undefined;

@@ -11,6 +11,7 @@ import type { ListenerSsl } from '../security/ssl-engine-factory.js';
 import { rfc2253SubjectOf, SslPrincipalMappingError } from '../security/ssl-principal-mapper.js';
 import { Connection } from './connection.js';
 import { RequestMemoryPool } from './request-memory-pool.js';
+import { loadSendfileAddon } from './sendfile-sender.js';
 import type { ResponseSender } from './response-sender.js';
 
 export interface ListenerSpec {
@@ -61,8 +62,13 @@ export class SocketServer {
   /** Accepted at max.connections: not read until a slot frees up. */
   private readonly waitingForSlot: Array<{ listener: ListenerSpec; socket: Socket; principal: KafkaPrincipal }> = [];
 
+  /** TCP_QUICKACK through the native addon, when it is built with it. */
+  private readonly quickAck: ((fd: number) => boolean) | undefined;
+
   constructor(private readonly opts: SocketServerOptions) {
     this.memoryPool = new RequestMemoryPool(opts.queuedMaxRequestBytes);
+    const addon = loadSendfileAddon();
+    this.quickAck = addon?.quickAck?.bind(addon);
   }
 
   get connectionCount(): number {
@@ -191,6 +197,7 @@ export class SocketServer {
       maxInFlight: this.opts.maxInFlightPerConnection,
       memoryPool: this.memoryPool,
       log: this.opts.log,
+      ...(this.quickAck ? { quickAck: this.quickAck } : {}),
       onClose: (c) => {
         this.connections.delete(c);
         const left = (this.perIp.get(ip) ?? 1) - 1;

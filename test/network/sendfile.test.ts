@@ -177,6 +177,21 @@ describe.skipIf(!addon)('sendfile sender errors', () => {
   });
 });
 
+describe.skipIf(!addon)('quickAck (TCP_QUICKACK)', () => {
+  it('sets it on a connected TCP socket, refuses a file and bad arguments', async () => {
+    const { serverSide, client } = await connectPair();
+    const socketFd = (serverSide as Socket & { _handle: { fd: number } })._handle.fd;
+    expect(addon!.quickAck!(socketFd)).toBe(true);
+    // The socket still works both ways after it.
+    client.resume();
+    const got = new Promise<Buffer>((resolve) => client.once('data', resolve));
+    serverSide.write('after quickack');
+    expect((await got).toString()).toBe('after quickack');
+    expect(addon!.quickAck!(fd)).toBe(false); // a regular file: ENOTSOCK / EOPNOTSUPP
+    expect(() => addon!.quickAck!(-1)).toThrow(TypeError);
+  });
+});
+
 describe('createResponseSender', () => {
   function capture(): { log: Logger; lines: Array<Record<string, unknown>> } {
     const lines: Array<Record<string, unknown>> = [];
