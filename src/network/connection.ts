@@ -6,6 +6,7 @@ import { API_KEYS, requestHeaderVersion, responseHeaderVersion } from '../../pro
 import type { Broker } from '../broker.js';
 import { HANDLERS, unsupportedApiVersionsResponse } from '../handlers/index.js';
 import { NO_RESPONSE, type RequestContext, type RequestTiming } from '../handlers/handler.js';
+import type { FrameBufferPool } from './frame-buffer-pool.js';
 import type { RequestMemoryPool } from './request-memory-pool.js';
 import type { ResponseSender } from './response-sender.js';
 import { socketFd } from './sendfile-sender.js';
@@ -13,6 +14,7 @@ import { ANONYMOUS, principalToString, type KafkaPrincipal } from '../security/p
 import { SASL_AUTHENTICATE, SASL_HANDSHAKE, SaslServerAuthenticator, type KafkaReply, type TokenOutcome } from '../security/sasl/sasl-server-authenticator.js';
 import type { SaslListenerConfig } from '../security/sasl/sasl-listener-config.js';
 
+const PRODUCE_KEY = 0;
 const API_VERSIONS_KEY = 18;
 /** Record data (file slices) one send may carry before the next one waits for it to go out. */
 const MAX_FILE_BYTES_PER_SEND = 1 << 20;
@@ -42,6 +44,8 @@ export interface ConnectionOptions {
   maxInFlight: number;
   /** queued.max.request.bytes, shared by every connection. */
   memoryPool: RequestMemoryPool;
+  /** Reused buffers for Produce frames that span socket chunks, shared by every connection. */
+  framePool: FrameBufferPool;
   log: Logger;
   onClose(connection: Connection): void;
   /** SASL listeners: every request waits for authentication. */
@@ -58,8 +62,14 @@ export interface ConnectionOptions {
 
 export class Connection {
   private readonly queue: ResponseSlot[] = [];
+  /** Bytes of a size prefix split across chunks. */
   private readonly partial: Buffer[] = [];
+  /** Bytes of the current size prefix or frame received so far. */
   private partialBytes = 0;
+  /** The frame being received when it spans chunks: each chunk is copied in as it arrives. */
+  private frameBuffer: Buffer | null = null;
+  /** frameBuffer came from the frame pool (a Produce request) and goes back once handled. */
+  private frameBufferPooled = false;
   private frameSize = 0;
   /** The current frame's 4-byte size prefix has been read whole. */
   private haveSize = false;
@@ -210,15 +220,22 @@ export class Connection {
         continue;
       }
       const take = Math.min(want, available);
-      this.partial.push(chunk.subarray(pos, pos + take));
+      if (this.frameBuffer === null) {
+        // The first bytes of the frame are the API key; only Produce frames are pooled (see FrameBufferPool).
+        this.frameBufferPooled = take >= 2 && chunk.readInt16BE(pos) === PRODUCE_KEY;
+        this.frameBuffer = this.frameBufferPooled ? this.opts.framePool.take(this.frameSize) : Buffer.allocUnsafe(this.frameSize);
+      }
+      // Copied while the chunk is fresh in cache, rather than concatenated once the frame is complete.
+      chunk.copy(this.frameBuffer, this.partialBytes, pos, pos + take);
       this.partialBytes += take;
       pos += take;
       if (this.partialBytes === this.frameSize) {
-        const frame = Buffer.concat(this.partial, this.partialBytes);
-        this.partial.length = 0;
+        const frame = this.frameBuffer;
+        const pooled = this.frameBufferPooled;
+        this.frameBuffer = null;
         this.partialBytes = 0;
         this.haveSize = false;
-        this.onFrame(frame);
+        this.onFrame(frame, pooled);
         this.releaseRequestMemory();
       }
     }
@@ -242,7 +259,8 @@ export class Connection {
     return take;
   }
 
-  private onFrame(frame: Buffer): void {
+  /** `pooled`: the frame is the frame pool's, given back once a Produce handler has finished with it. */
+  private onFrame(frame: Buffer, pooled = false): void {
     if (this.authenticator?.expectsRawToken) {
       this.onAuthOutcome(this.authenticator.handleRawToken(frame));
       return;
@@ -325,13 +343,18 @@ export class Connection {
       return;
     }
     const quota = { requestBytes: frame.length, handlerMillis: performance.now() - started };
+    const giveBack = pooled && apiKey === PRODUCE_KEY;
     if (result instanceof Promise) {
       result.then(
-        (res) => this.finish(slot, ctx, res, started, quota),
+        (res) => {
+          this.finish(slot, ctx, res, started, quota);
+          if (giveBack) this.opts.framePool.give(frame);
+        },
         (err) => this.failed(ctx, err),
       );
     } else {
       this.finish(slot, ctx, result, started, quota);
+      if (giveBack) this.opts.framePool.give(frame);
     }
   }
 

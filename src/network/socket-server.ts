@@ -10,6 +10,7 @@ import type { SaslListenerConfig } from '../security/sasl/sasl-listener-config.j
 import type { ListenerSsl } from '../security/ssl-engine-factory.js';
 import { rfc2253SubjectOf, SslPrincipalMappingError } from '../security/ssl-principal-mapper.js';
 import { Connection } from './connection.js';
+import { FrameBufferPool } from './frame-buffer-pool.js';
 import { RequestMemoryPool } from './request-memory-pool.js';
 import { loadSendfileAddon } from './sendfile-sender.js';
 import type { ResponseSender } from './response-sender.js';
@@ -59,6 +60,8 @@ export class SocketServer {
   private nextConnectionId = 1;
   private readonly perIp = new Map<string, number>();
   private readonly memoryPool: RequestMemoryPool;
+  /** 2 MiB holds any Produce request within librdkafka's and Kafka's default 1 MB message.max.bytes. */
+  private readonly framePool = new FrameBufferPool(2 << 20, 8);
   /** Accepted at max.connections: not read until a slot frees up. */
   private readonly waitingForSlot: Array<{ listener: ListenerSpec; socket: Socket; principal: KafkaPrincipal }> = [];
 
@@ -196,6 +199,7 @@ export class SocketServer {
       maxRequestBytes: this.opts.maxRequestBytes,
       maxInFlight: this.opts.maxInFlightPerConnection,
       memoryPool: this.memoryPool,
+      framePool: this.framePool,
       log: this.opts.log,
       ...(this.quickAck ? { quickAck: this.quickAck } : {}),
       onClose: (c) => {
