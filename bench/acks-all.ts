@@ -25,11 +25,14 @@ interface Case {
   target: number;
 }
 
-const CASES: Case[] = [
+const ALL_CASES: Case[] = [
   { name: '8 producers × 8 partitions', producers: 8, partitions: 8, inFlight: 5, target: 0.7 },
   { name: '64 producers × 64 partitions', producers: 64, partitions: 64, inFlight: 2, target: 0.7 },
   { name: '8 producers × 1 partition', producers: 8, partitions: 1, inFlight: 5, target: 0.8 },
 ];
+
+// BENCH_ACKS_CASES=0,2 runs only those cases (by index), e.g. to profile one.
+const CASES = process.env.BENCH_ACKS_CASES ? process.env.BENCH_ACKS_CASES.split(',').map((i) => ALL_CASES[Number(i)]!) : ALL_CASES;
 
 type Mode = 'acks=1' | 'acks=all syncfs' | 'acks=all fdatasync';
 const MODES: Mode[] = ['acks=1', 'acks=all syncfs', 'acks=all fdatasync'];
