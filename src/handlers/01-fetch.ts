@@ -209,7 +209,11 @@ export const handler: Handler<FetchRequest, FetchResponse> = {
     const names = new Set(targets.map((t) => t.topic ?? (version < FIRST_TOPIC_ID_VERSION ? t.requestedName : undefined)).filter((n) => n !== undefined));
     const denied = new Set([...names].filter((n) => !authorizeTopic(ctx, AclOperation.READ, n)));
     let result = readAll(targets, request.maxBytes, broker, version, request.isolationLevel, denied);
-    const answerNow = (): boolean => result.bytes >= request.minBytes || result.reads.some((r) => r.data.errorCode !== ErrorCode.NONE);
+    // ReplicaManager.fetchMessages answers at once when there is nothing to fetch: an incremental fetch whose
+    // session is empty (the Java consumer forgets every partition it still has buffered records of) must not
+    // sit out max_wait_ms, or the consumer's next fetch waits behind it.
+    const answerNow = (): boolean =>
+      targets.length === 0 || result.bytes >= request.minBytes || result.reads.some((r) => r.data.errorCode !== ErrorCode.NONE);
     // Long poll: wait for appends to the fetched partitions until min_bytes or max_wait_ms.
     if (!answerNow() && Date.now() < deadline) ctx.responseDelayed?.();
     while (!answerNow() && Date.now() < deadline && !broker.closing) {

@@ -256,6 +256,25 @@ describe('incremental fetch sessions (KIP-227)', () => {
     expect(recordsOf(res.responses[0]!.partitions[0]!)).toEqual(['for-p1']);
   });
 
+  it('answers at once, without waiting max_wait_ms, when the session has no partition left (Kafka: nothing to fetch)', async () => {
+    await createTopic('f-emptied');
+    const full = await fetch(fetchRequest('f-emptied', [fetchPartition(0, 0)], { sessionId: 0, sessionEpoch: 0 }));
+    // The Java consumer forgets a partition while it still holds buffered records of it: here the only one.
+    const started = Date.now();
+    const res = await fetch(fetchRequest('f-emptied', [], {
+      sessionId: full.sessionId, sessionEpoch: 1, maxWaitMs: 20_000, minBytes: 1,
+      forgottenTopicsData: [{ topic: 'f-emptied', topicId: ZERO_UUID, partitions: [0] }],
+    }));
+    expect(res.errorCode).toBe(0);
+    expect(res.responses).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // A sessionless fetch of nothing too.
+    const before = Date.now();
+    const empty = await fetch({ ...fetchRequest('f-emptied', []), topics: [], maxWaitMs: 20_000, minBytes: 1 });
+    expect(empty.responses).toEqual([]);
+    expect(Date.now() - before).toBeLessThan(10_000);
+  });
+
   it('moves a partition that returned records behind the others, so a full max_bytes starves none', async () => {
     await createTopic('f-rotate', 3);
     for (const p of [0, 1, 2]) {
