@@ -811,7 +811,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 28,
     name: 'TxnOffsetCommit',
     minVersion: 0,
-    maxVersion: 4,
+    maxVersion: 5,
     flexibleMin: 3,
     latestVersionUnstable: false,
     readRequest: readTxnOffsetCommitRequest,

@@ -3135,7 +3135,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'TxnOffsetCommitRequest',
     type: 'request',
     apiKey: 28,
-    validVersions: '0-4',
+    validVersions: '0-5',
     flexibleVersions: '3+',
     fields: [
       { name: 'TransactionalId', type: 'string', versions: '0+' },
@@ -3160,7 +3160,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'TxnOffsetCommitResponse',
     type: 'response',
     apiKey: 28,
-    validVersions: '0-4',
+    validVersions: '0-5',
     flexibleVersions: '3+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },

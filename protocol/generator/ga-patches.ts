@@ -20,6 +20,10 @@ const GA_PATCHES: Readonly<Record<string, GaPatch>> = {
   EndTxnResponse: { stable: true, why: 'pairs with the request' },
   ProduceRequest: { validVersions: '0-12', why: 'v12 has v11\'s layout; under transaction version 2 it adds the partition to the transaction implicitly (KIP-890 part 2)' },
   ProduceResponse: { validVersions: '0-12', why: 'pairs with the request' },
+  // Checked with the search tool (GA's TxnOffsetCommitRequest.json comment): "Version 5 is the same as
+  // version 4 (KIP-890)"; under transaction version 2 it also does AddOffsetsToTxn's work.
+  TxnOffsetCommitRequest: { validVersions: '0-5', why: 'v5 has v4\'s layout; under transaction version 2 it adds the group\'s offsets partition to the transaction implicitly (KIP-890 part 2)' },
+  TxnOffsetCommitResponse: { validVersions: '0-5', why: 'pairs with the request' },
 };
 
 /** A spec as loaded: only the fields a patch touches matter here. */

@@ -5,16 +5,20 @@ import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
 import { AclOperation, authorizeGroup, authorizeTopic, authorizeTransactionalId } from '../security/authorization.js';
 
+/** v5: transaction version 2, where this request also does AddOffsetsToTxn's work (KIP-890 part 2). */
+const FIRST_TV2_VERSION = 5;
+
 /**
  * Offsets committed inside a transaction: pending until its COMMIT marker. As in Kafka 4, the group's
- * __consumer_offsets partition must be in the transaction (AddOffsetsToTxn) and the producer current
- * (verified with the transaction coordinator: a fenced producer gets INVALID_PRODUCER_EPOCH, nothing stored).
+ * __consumer_offsets partition must be in the transaction (AddOffsetsToTxn; from v5 this request adds it
+ * itself) and the producer current (checked with the transaction coordinator: a fenced producer gets
+ * INVALID_PRODUCER_EPOCH, nothing stored).
  */
 export const handler: Handler<TxnOffsetCommitRequest, TxnOffsetCommitResponse> = {
   apiKey: 28,
   name: 'TxnOffsetCommit',
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   async handle(request, ctx) {
     const allWith = (errorCode: number): TxnOffsetCommitResponse => ({
       throttleTimeMs: 0,
@@ -30,10 +34,15 @@ export const handler: Handler<TxnOffsetCommitRequest, TxnOffsetCommitResponse> =
     if (denied.length === request.topics.length && denied.length > 0) return { throttleTimeMs: 0, topics: deniedTopics };
     const { broker } = ctx;
     const offsetsPartition = broker.groupCoordinator.partitionFor(request.groupId);
-    const verified = broker.transactionCoordinator.verifyPartitions(
-      request.transactionalId, request.producerId, request.producerEpoch, new Map([[OFFSETS_TOPIC_NAME, new Set([offsetsPartition])]]),
-    );
-    const verifyError = typeof verified === 'number' ? verified : verified.get(OFFSETS_TOPIC_NAME)!.get(offsetsPartition)!;
+    const offsets = new Map([[OFFSETS_TOPIC_NAME, new Set([offsetsPartition])]]);
+    let verifyError: number;
+    if (ctx.apiVersion >= FIRST_TV2_VERSION) {
+      // Durable before the pending offsets are written: they never reach __consumer_offsets unknown to the transaction.
+      verifyError = await broker.transactionCoordinator.handleAddPartitions(request.transactionalId, request.producerId, request.producerEpoch, offsets, 2);
+    } else {
+      const verified = broker.transactionCoordinator.verifyPartitions(request.transactionalId, request.producerId, request.producerEpoch, offsets);
+      verifyError = typeof verified === 'number' ? verified : verified.get(OFFSETS_TOPIC_NAME)!.get(offsetsPartition)!;
+    }
     if (verifyError !== ErrorCode.NONE) {
       const errorCode = verifyError === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : verifyError;
       ctx.log.debug({ clientId: ctx.clientId, transactionalId: request.transactionalId, group: request.groupId, errorCode }, 'TxnOffsetCommit refused');

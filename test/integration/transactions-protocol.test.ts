@@ -2,6 +2,7 @@
 // error and no state change), the listing APIs, verification of produce, timeouts and restarts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
+import { batchesIn } from '../../protocol/records/batch-header.js';
 import { encodeBatch } from '../../protocol/records/record-batch.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 
@@ -274,8 +275,49 @@ describe('transaction coordinator over the wire', () => {
   it('advertises the transaction APIs and the finalized transaction.version', async () => {
     const res = await client.send(18, 3, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
     const versions = Object.fromEntries(res.apiKeys.map((k: any) => [k.apiKey, [k.minVersion, k.maxVersion]]));
-    expect(versions).toMatchObject({ 0: [0, 12], 22: [0, 5], 24: [0, 5], 25: [0, 4], 26: [0, 5], 27: [0, 1], 28: [0, 4], 65: [0, 0], 66: [0, 1] });
-    expect(res.finalizedFeatures).toEqual([{ name: 'transaction.version', maxVersionLevel: 1, minVersionLevel: 1 }]);
+    expect(versions).toMatchObject({ 0: [0, 12], 22: [0, 5], 24: [0, 5], 25: [0, 4], 26: [0, 5], 27: [0, 1], 28: [0, 5], 65: [0, 0], 66: [0, 1] });
+    expect(res.supportedFeatures).toEqual([{ name: 'transaction.version', minVersion: 0, maxVersion: 2 }]);
+    expect(res.finalizedFeatures).toEqual([{ name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 }]);
+  });
+
+  it('transaction version 2 (KIP-890 part 2): implicit adds by Produce v12 and TxnOffsetCommit v5, an epoch bump per EndTxn v5', async () => {
+    const { producerId, producerEpoch: e0 } = await initProducerId('wire-tv2');
+    const group = 'wire-tv2-group';
+    const start = (await fetchPartitionState('tx-b', 1)).highWatermark;
+    // No AddPartitionsToTxn: Produce v12 adds the partition, TxnOffsetCommit v5 the group's offsets partition.
+    expect((await produce('wire-tv2', 'tx-b', 1, txnBatch(producerId, e0, 0, ['t1', 't2']), 12)).errorCode).toBe(E.NONE);
+    const offsetsReq = (epoch: number, offset: number) => ({
+      transactionalId: 'wire-tv2', groupId: group, producerId, producerEpoch: epoch, generationId: -1, memberId: '', groupInstanceId: null,
+      topics: [{ name: 'tx-b', partitions: [{ partitionIndex: 1, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: null }] }],
+    });
+    expect((await client.send(28, 5, offsetsReq(e0, 2))).topics[0].partitions[0].errorCode).toBe(E.NONE);
+    const ongoing = await describeTxn('wire-tv2');
+    expect(ongoing.transactionState).toBe('Ongoing');
+    expect(ongoing.topics.map((t: any) => t.topic).sort()).toEqual(['__consumer_offsets', 'tx-b']);
+    // EndTxn v5 answers the bumped epoch; its retry (the old epoch) gets the same answer.
+    expect(await endTxn('wire-tv2', producerId, e0, true, 5)).toMatchObject({ errorCode: E.NONE, producerId, producerEpoch: e0 + 1 });
+    expect(await endTxn('wire-tv2', producerId, e0, true, 5)).toMatchObject({ errorCode: E.NONE, producerId, producerEpoch: e0 + 1 });
+    const fetchOffsets = () => client.send(9, 7, { groupId: group, topics: [{ name: 'tx-b', partitionIndexes: [1] }], groups: [], requireStable: true }).then((r: any) => r.topics[0].partitions[0]);
+    expect(await fetchOffsets()).toMatchObject({ errorCode: E.NONE, committedOffset: 2 });
+    // The COMMIT marker carries the bumped epoch, so the old epoch is fenced on the partition too.
+    const committed = await fetchPartitionState('tx-b', 1);
+    expect(committed.highWatermark).toBe(start + 3);
+    const headers = [...batchesIn(committed.records as Buffer)];
+    expect(headers.at(-1)).toMatchObject({ isControl: true, producerEpoch: e0 + 1 });
+    expect((await produce('wire-tv2', 'tx-b', 1, txnBatch(producerId, e0, 2, ['stale']), 12)).errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
+
+    // The next transaction: the new epoch, sequences from 0 again; aborted, with the next bump.
+    expect((await produce('wire-tv2', 'tx-b', 1, txnBatch(producerId, e0 + 1, 0, ['aborted']), 12)).errorCode).toBe(E.NONE);
+    expect((await client.send(28, 5, offsetsReq(e0 + 1, 3))).topics[0].partitions[0].errorCode).toBe(E.NONE);
+    expect(await endTxn('wire-tv2', producerId, e0 + 1, false, 5)).toMatchObject({ errorCode: E.NONE, producerEpoch: e0 + 2 });
+    expect(await fetchOffsets()).toMatchObject({ errorCode: E.NONE, committedOffset: 2 });
+    // An abort with nothing added is allowed under version 2 (it bumps the epoch too); a stale EndTxn is fenced.
+    expect(await endTxn('wire-tv2', producerId, e0 + 2, false, 5)).toMatchObject({ errorCode: E.NONE, producerEpoch: e0 + 3 });
+    expect((await endTxn('wire-tv2', producerId, e0 + 1, true, 5)).errorCode).toBe(E.PRODUCER_FENCED);
+    expect(await describeTxn('wire-tv2')).toMatchObject({ transactionState: 'CompleteAbort', producerEpoch: e0 + 3 });
+    // TxnOffsetCommit v5 from a fenced epoch stores nothing.
+    expect((await client.send(28, 5, offsetsReq(e0, 9))).topics[0].partitions[0].errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
+    expect(await fetchOffsets()).toMatchObject({ committedOffset: 2 });
   });
 });
 

@@ -82,7 +82,9 @@ export async function verifyTransactionalProduce(
     }
   }
   if (transactionalId === null || transactional.length === 0) return failures;
-  if (verificationEnabled) {
+  // Transaction version 2 has no AddPartitionsToTxn: Produce v12 must add, whatever
+  // transaction.partition.verification.enable says (else no marker would ever reach the partition).
+  if (verificationEnabled || apiVersion >= FIRST_TV2_PRODUCE_VERSION) {
     if (apiVersion >= FIRST_TV2_PRODUCE_VERSION) {
       // One add for the request's partitions (one state record), answered before its flush.
       const { producerId, producerEpoch } = transactional[0];
