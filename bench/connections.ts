@@ -6,7 +6,10 @@
 //    any connection (the per-connection cost is the difference over CONNECTIONS) (target < 400 MB);
 //  - the broker's event-loop p99 delay while the connections are made (prom-client's
 //    monitorEventLoopDelay on the admin /metrics, reset by each scrape), against the same broker idle
-//    for as long (target < 20 ms); and while the producers run.
+//    for as long (target < 20 ms); and while the producers run;
+//  - the peer: a bare node TCP server (accepts, answers every request with a small canned frame, no
+//    Kafka) taking the same storm from the same clients just before, with its event-loop p99 measured
+//    the same way and its RSS with every connection open: what node and the kernel cost by themselves.
 // The clients are raw sockets on prebuilt frames spread over WORKERS processes, so the load generator
 // stays cheap; the records acknowledged are checked against the partitions' end offsets.
 //
@@ -14,7 +17,8 @@
 //   BENCH_CONN_CONNECTIONS=10000 BENCH_CONN_PRODUCERS=1000 BENCH_CONN_WORKERS=2 BENCH_CONN_PRODUCE_SECONDS=5 node dist/bench/connections.js
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiKey } from '../protocol/generated/index.js';
@@ -38,9 +42,10 @@ const SAMPLING_MS = 10;
 
 // ---- the worker: raw sockets on prebuilt frames ----
 
-type ToWorker = { cmd: 'connect'; port: number; count: number; first: number } | { cmd: 'produce'; count: number; seconds: number } | { cmd: 'close' };
+type ToWorker = { cmd: 'connect'; port: number; count: number; first: number } | { cmd: 'produce'; count: number; seconds: number } | { cmd: 'drop' } | { cmd: 'close' };
 type FromWorker =
   | { kind: 'connected'; connected: number; failed: number; connectMsP99: number }
+  | { kind: 'dropped' }
   | { kind: 'produced'; requests: number; latenciesMs: { p50: number; p99: number; max: number }; errors: number }
   | { kind: 'closed' };
 
@@ -175,10 +180,47 @@ async function runWorker(): Promise<void> {
         kind: 'produced', requests: latencies.length, errors,
         latenciesMs: { p50: round(percentile(latencies, 0.5), 2), p99: round(percentile(latencies, 0.99), 2), max: round(percentile(latencies, 1), 2) },
       });
+    } else if (m.cmd === 'drop') {
+      for (const c of sockets.splice(0)) c.socket.destroy();
+      send({ kind: 'dropped' });
     } else {
       for (const c of sockets) c.socket.destroy();
       send({ kind: 'closed' });
       process.disconnect();
+    }
+  });
+}
+
+// ---- the peer: a bare node server, no Kafka ----
+
+type ToPeer = { cmd: 'eventLoopP99' } | { cmd: 'stop' };
+
+/** Answers every request frame with an 8-byte frame carrying its correlation id; reports its event-loop p99 (reset on each ask) over IPC. */
+async function runPeer(): Promise<void> {
+  const delay = monitorEventLoopDelay({ resolution: SAMPLING_MS });
+  delay.enable();
+  const server = createServer({ noDelay: true }, (socket) => {
+    let pending: Buffer = Buffer.alloc(0);
+    socket.on('error', () => socket.destroy());
+    socket.on('data', (chunk: Buffer) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      while (pending.length >= 4 && pending.length >= 4 + pending.readInt32BE(0)) {
+        const response = Buffer.alloc(12);
+        response.writeInt32BE(8, 0);
+        pending.copy(response, 4, 8, 12); // the correlation id, after api key and version
+        socket.write(response);
+        pending = pending.subarray(4 + pending.readInt32BE(0));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  process.send!({ port: (server.address() as AddressInfo).port });
+  process.on('message', (m: ToPeer) => {
+    if (m.cmd === 'eventLoopP99') {
+      process.send!({ p99Ms: round(delay.percentile(99) / 1e6 - SAMPLING_MS, 1), rssMB: round(process.memoryUsage.rss() / 2 ** 20, 1) });
+      delay.reset();
+    } else {
+      process.exit(0);
     }
   });
 }
@@ -216,7 +258,29 @@ async function main(): Promise<void> {
   const pid = broker.child.pid!;
   const adminAddress = String(broker.logs.find((l) => l.msg === 'admin http started')?.address);
   const workers = Array.from({ length: WORKERS }, () => fork(process.argv[1]!, ['worker'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  const peer = fork(process.argv[1]!, ['peer'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const askPeer = (m: ToPeer) => new Promise<any>((resolve) => {
+    peer.once('message', resolve);
+    peer.send(m);
+  });
   try {
+    const perWorker = Math.ceil(CONNECTIONS / WORKERS);
+    const connectAll = (port: number) =>
+      ask(workers, workers.map((_, i) => ({ cmd: 'connect', port, first: i * perWorker, count: Math.min(perWorker, CONNECTIONS - i * perWorker) })), 'connected');
+    // The peer's storm: the same clients against a bare node server.
+    const peerPort = (await new Promise<any>((resolve) => peer.once('message', resolve))).port as number;
+    await new Promise((r) => setTimeout(r, 1000));
+    await askPeer({ cmd: 'eventLoopP99' });
+    const p0 = process.hrtime.bigint();
+    const peerConnected = await connectAll(peerPort);
+    const peerStormSeconds = seconds(p0);
+    const peerStorm = await askPeer({ cmd: 'eventLoopP99' });
+    const peerOpen = peerConnected.reduce((s, c) => s + c.connected, 0);
+    await new Promise((r) => setTimeout(r, 1000));
+    const peerIdle = await askPeer({ cmd: 'eventLoopP99' });
+    await ask(workers, workers.map(() => ({ cmd: 'drop' })), 'dropped');
+    peer.send({ cmd: 'stop' });
+
     const admin = await WireClient.connect(broker.port);
     const created = await admin.send(ApiKey.CreateTopics, 4, {
       topics: [{ name: TOPIC, numPartitions: PARTITIONS, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 30_000, validateOnly: false,
@@ -230,10 +294,9 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 3000));
     const idleP99 = await eventLoopP99Ms(adminAddress);
 
-    const perWorker = Math.ceil(CONNECTIONS / WORKERS);
     const cpu0 = cpuSeconds(pid);
     const t0 = process.hrtime.bigint();
-    const connected = await ask(workers, workers.map((_, i) => ({ cmd: 'connect', port: broker.port, first: i * perWorker, count: Math.min(perWorker, CONNECTIONS - i * perWorker) })), 'connected');
+    const connected = await connectAll(broker.port);
     const stormSeconds = seconds(t0);
     const stormP99 = await eventLoopP99Ms(adminAddress);
     const stormCpuMsPerConnection = ((cpuSeconds(pid) - cpu0) * 1000) / CONNECTIONS;
@@ -272,10 +335,12 @@ async function main(): Promise<void> {
       producedRecordsPerSec: Math.round((requests * RECORDS_PER_BATCH) / PRODUCE_SECONDS),
       produceLatencyMsP99: Math.max(...produced.map((p) => p.latenciesMs.p99)),
       recordsAcked: requests * RECORDS_PER_BATCH, recordsStored: stored,
+      peer: { open: peerOpen, connectionsPerSec: Math.round(peerOpen / peerStormSeconds), eventLoopP99Ms: peerStorm.p99Ms, rssOpenMB: peerIdle.rssMB },
     };
     if (stored < result.recordsAcked) throw new Error(`acknowledged ${result.recordsAcked} records but the log holds ${stored}`);
     printTable(`${CONNECTIONS} connections (ApiVersions + Metadata each, then idle), then ${PRODUCERS} of them producing ${RECORDS_PER_BATCH} × ${RECORD_BYTES} B acks=1 for ${PRODUCE_SECONDS} s; ${WORKERS} client processes`, [
-      { phase: 'before any connection (peer)', 'broker RSS MB': rssBefore, 'event-loop p99 ms': idleP99, note: 'idle 3 s' },
+      { phase: 'peer: bare node server, connecting', 'broker RSS MB': peerIdle.rssMB, 'event-loop p99 ms': peerStorm.p99Ms, note: `${result.peer.connectionsPerSec} conn/s, ${peerOpen} open; RSS with all open` },
+      { phase: 'before any connection', 'broker RSS MB': rssBefore, 'event-loop p99 ms': idleP99, note: 'idle 3 s' },
       { phase: `connecting (${result.connectionsPerSec} conn/s)`, 'broker RSS MB': '', 'event-loop p99 ms': stormP99, note: `${open} open, ${failed} failed, ${result.brokerCpuMsPerConnection} broker CPU ms/conn` },
       { phase: 'all idle', 'broker RSS MB': rssIdle, 'event-loop p99 ms': '', note: `${result.kbPerIdleConnection} KB per connection` },
       { phase: 'producing (peak)', 'broker RSS MB': rssPeak, 'event-loop p99 ms': produceP99, note: `${result.producedRecordsPerSec} rec/s, request p99 ${result.produceLatencyMsP99} ms, ${errors} errors` },
@@ -283,6 +348,7 @@ async function main(): Promise<void> {
     printJson('connections', result);
   } finally {
     for (const w of workers) if (w.exitCode === null) w.kill();
+    if (peer.exitCode === null) peer.kill();
     broker.child.kill('SIGTERM');
     await broker.exited;
     rmSync(dataDir, { recursive: true, force: true });
@@ -297,4 +363,5 @@ function cpuSeconds(pid: number): number {
 }
 
 if (process.argv[2] === 'worker') await runWorker();
+else if (process.argv[2] === 'peer') await runPeer();
 else await main();

@@ -189,9 +189,9 @@ async function main(): Promise<void> {
   const conn = r.connections;
   if (conn) {
     check(`broker RSS, ${conn.connections.toLocaleString('en-US')} connections, ${conn.producers.toLocaleString('en-US')} producing`, conn.rssPeakMB, 'MB', '< 400 MB', conn.rssPeakMB < 400,
-      `${conn.rssBeforeMB} MB before any connection, ${conn.rssIdleMB} MB all idle (${conn.kbPerIdleConnection} KB/conn); ${conn.producedRecordsPerSec.toLocaleString('en-US')} rec/s`);
+      `${conn.rssBeforeMB} MB before any connection, ${conn.rssIdleMB} MB all idle (${conn.kbPerIdleConnection} KB/conn); bare node server with all open ${conn.peer?.rssOpenMB} MB; ${conn.producedRecordsPerSec.toLocaleString('en-US')} rec/s`);
     check(`event-loop p99 while ${conn.connections.toLocaleString('en-US')} connect`, conn.brokerEventLoopP99Ms, 'ms', '< 20 ms', conn.brokerEventLoopP99Ms < 20,
-      `idle ${conn.idleEventLoopP99Ms} ms (same run); ${conn.connectionsPerSec} conn/s, ${conn.open} open, ${conn.failed} failed; producing ${conn.produceEventLoopP99Ms} ms`);
+      `peer: bare node server ${conn.peer?.eventLoopP99Ms} ms in the same storm (${conn.peer?.connectionsPerSec} conn/s); idle ${conn.idleEventLoopP99Ms} ms; kafkite ${conn.connectionsPerSec} conn/s, ${conn.open} open, ${conn.failed} failed; producing ${conn.produceEventLoopP99Ms} ms`);
   }
   const startup = r.startup?.results as any[] | undefined;
   for (const s of startup ?? []) {
