@@ -389,6 +389,13 @@ export class LogSegment {
     return { slice, first };
   }
 
+  /** The base offset of the batch starting at `position` (a batch boundary), or null at the end of the segment. */
+  baseOffsetAt(position: number): number | null {
+    if (position >= this.size) return null;
+    for (const batch of this.log.batchesFrom(position)) return batch.baseOffset;
+    return null;
+  }
+
   /** The largest batch boundary <= `limit`, scanning forward from the index entry nearest below it. */
   private batchBoundaryAtOrBefore(limit: number, from: number, trace?: LookupTrace): number {
     if (limit >= this.size) return this.size;

@@ -71,7 +71,7 @@ export class LogSegments {
     maxBytes: number,
     minOneBatch: boolean,
     trace?: LookupTrace,
-  ): { slices: FileSlice[]; bytes: number } {
+  ): { slices: FileSlice[]; bytes: number; segment?: LogSegment } {
     let segment = this.floorSegment(fetchOffset, trace);
     while (segment !== undefined && fetchOffset < maxOffset) {
       const next = this.higherSegment(segment.baseOffset);
@@ -79,7 +79,7 @@ export class LogSegments {
       const maxPosition = maxOffset < (next?.baseOffset ?? logEndOffset) ? (segment.translateOffset(maxOffset)?.position ?? segment.size) : segment.size;
       const result = segment.read(fetchOffset, maxBytes, minOneBatch, maxPosition, trace);
       if (result !== null) {
-        return result.slice.length > 0 ? { slices: [result.slice], bytes: result.slice.length } : { slices: [], bytes: 0 };
+        return result.slice.length > 0 ? { slices: [result.slice], bytes: result.slice.length, segment } : { slices: [], bytes: 0 };
       }
       segment = next;
     }

@@ -649,7 +649,8 @@ export class UnifiedLog implements Flushable {
    * `minOneBatch`), as file ranges from a single segment. Empty at the log end offset.
    */
   read(fetchOffset: number, maxBytes: number, minOneBatch: boolean, trace?: LookupTrace): { slices: FileSlice[]; bytes: number } {
-    return this.readUpTo(fetchOffset, maxBytes, minOneBatch, this.nextOffset, trace);
+    const { slices, bytes } = this.readUpTo(fetchOffset, maxBytes, minOneBatch, this.nextOffset, trace);
+    return { slices, bytes };
   }
 
   /**
@@ -658,16 +659,19 @@ export class UnifiedLog implements Flushable {
    */
   readCommitted(fetchOffset: number, maxBytes: number, minOneBatch: boolean): { slices: FileSlice[]; bytes: number; abortedTransactions: FetchAbortedTxn[] } {
     const maxOffset = this.lastStableOffset;
-    const read = this.readUpTo(fetchOffset, maxBytes, minOneBatch, maxOffset);
-    if (read.bytes === 0) return { ...read, abortedTransactions: [] };
-    // Kafka bounds the search by the offset after what was read; the next segment's base or the LSO
-    // over-approximates that (clients ignore aborted transactions past their records).
-    const upperBound = Math.min(this.segments.higherSegment(this.segments.floorSegment(fetchOffset)!.baseOffset)?.baseOffset ?? maxOffset, maxOffset);
+    const { segment, ...read } = this.readUpTo(fetchOffset, maxBytes, minOneBatch, maxOffset);
+    if (read.bytes === 0 || segment === undefined) return { ...read, abortedTransactions: [] };
+    // The aborted transactions overlapping [fetchOffset, the offset after the last batch read) (Kafka's
+    // UnifiedLog.addAbortedTransactions, whose bound comes from the sparse offset index; this one is
+    // exact): the base offset of the batch right after the slice, else the next segment's, within the LSO.
+    const end = read.slices[0].position + read.slices[0].length;
+    const after = segment.baseOffsetAt(end) ?? this.segments.higherSegment(segment.baseOffset)?.baseOffset ?? maxOffset;
+    const upperBound = Math.min(after, maxOffset);
     const abortedTransactions = this.collectAbortedTransactions(fetchOffset, upperBound).map((t) => ({ producerId: t.producerId, firstOffset: t.firstOffset }));
     return { ...read, abortedTransactions };
   }
 
-  private readUpTo(fetchOffset: number, maxBytes: number, minOneBatch: boolean, maxOffset: number, trace?: LookupTrace): { slices: FileSlice[]; bytes: number } {
+  private readUpTo(fetchOffset: number, maxBytes: number, minOneBatch: boolean, maxOffset: number, trace?: LookupTrace): { slices: FileSlice[]; bytes: number; segment?: LogSegment } {
     this.checkOnline();
     if (fetchOffset < this.logStartOffset_ || fetchOffset > this.nextOffset) {
       throw new OffsetOutOfRangeError(

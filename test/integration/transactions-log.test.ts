@@ -33,11 +33,11 @@ function produce(topic: string, records: Buffer): Promise<ProduceResponse> {
   return client.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] });
 }
 
-function fetchRequest(topic: string, fetchOffset: number, isolationLevel: number): FetchRequest {
+function fetchRequest(topic: string, fetchOffset: number, isolationLevel: number, partitionMaxBytes = 1 << 20): FetchRequest {
   return {
     clusterId: null, replicaId: -1, replicaState: { replicaId: -1, replicaEpoch: -1 }, maxWaitMs: 0, minBytes: 0,
     maxBytes: 50 << 20, isolationLevel, sessionId: 0, sessionEpoch: -1, forgottenTopicsData: [], rackId: '',
-    topics: [{ topic, topicId: ZERO_UUID, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 1 << 20, replicaDirectoryId: ZERO_UUID }] }],
+    topics: [{ topic, topicId: ZERO_UUID, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes, replicaDirectoryId: ZERO_UUID }] }],
   };
 }
 
@@ -81,5 +81,40 @@ describe('control batches from clients', () => {
     expect(await latestOffset('rc-forged', 0)).toBe(2);
     const read = (await client.send<FetchResponse>(1, 12, fetchRequest('rc-forged', 0, 0))).responses[0].partitions[0];
     expect([...batchesIn(read.records as Buffer)].every((h) => !h.isControl)).toBe(true);
+  });
+});
+
+describe('abortedTransactions in read_committed fetches', () => {
+  it('lists only the aborted transactions overlapping the batches returned', async () => {
+    await createTopic('rc-bound');
+    await produce('rc-bound', plain(2)); // 0-1
+    const init = await client.send(22, 4, { transactionalId: 'rc-bound-txn', transactionTimeoutMs: 30000, producerId: -1, producerEpoch: -1 });
+    const { producerId, producerEpoch } = init;
+    const added = await client.send(24, 3, {
+      transactions: [], v3AndBelowTransactionalId: 'rc-bound-txn', v3AndBelowProducerId: producerId, v3AndBelowProducerEpoch: producerEpoch,
+      v3AndBelowTopics: [{ name: 'rc-bound', partitions: [0] }],
+    });
+    expect(added.resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode).toBe(0);
+    const txnBatch = encodeBatch({
+      baseOffset: 0, records: [0, 1, 2].map((i) => ({ offset: i, timestamp: Date.now(), key: null, value: Buffer.from(`aborted-${i}`), headers: [] })),
+      producerId, producerEpoch, baseSequence: 0, isTransactional: true,
+    });
+    const res = await client.send(0, 9, { transactionalId: 'rc-bound-txn', acks: -1, timeoutMs: 5000, topicData: [{ name: 'rc-bound', partitionData: [{ index: 0, records: txnBatch }] }] });
+    expect(res.responses[0].partitionResponses[0]).toMatchObject({ errorCode: 0, baseOffset: 2 }); // 2-4
+    expect((await client.send(26, 3, { transactionalId: 'rc-bound-txn', producerId, producerEpoch, committed: false })).errorCode).toBe(0); // marker 5
+    await produce('rc-bound', plain(1)); // 6
+
+    const fetch = async (offset: number, maxBytes: number) => (await client.send<FetchResponse>(1, 12, fetchRequest('rc-bound', offset, 1, maxBytes))).responses[0].partitions[0];
+    // One byte of room: only the first batch (offsets 0-1) comes back, which the aborted transaction does not overlap.
+    const first = await fetch(0, 1);
+    expect([...batchesIn(first.records as Buffer)].map((h) => h.baseOffset)).toEqual([0]);
+    expect(first.abortedTransactions).toEqual([]);
+    // Everything: the aborted transaction is listed for the consumer to skip.
+    const all = await fetch(0, 1 << 20);
+    expect([...batchesIn(all.records as Buffer)].map((h) => h.baseOffset)).toEqual([0, 2, 5, 6]);
+    expect(all.abortedTransactions).toEqual([{ producerId, firstOffset: 2 }]);
+    // From inside it, and past it.
+    expect((await fetch(2, 1)).abortedTransactions).toEqual([{ producerId, firstOffset: 2 }]);
+    expect((await fetch(6, 1 << 20)).abortedTransactions).toEqual([]);
   });
 });
