@@ -52,14 +52,15 @@ function ensureConfluentKafka(): boolean {
 }
 
 /** Runs a python child to its end, collecting its JSON output line; 'ready' resolves `onReady`. */
-function python(args: string[], onReady?: () => void): Promise<any> {
+function python(args: string[], onReady?: () => void): { done: Promise<any>; kill(): void } {
   const child = spawn(PYTHON, [SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let json: any = null;
   createInterface({ input: child.stdout! }).on('line', (line) => {
     if (line === 'ready') onReady?.();
     else if (line.startsWith('{')) json = JSON.parse(line);
   });
-  return new Promise((resolve, reject) => child.once('close', (code) => (code === 0 && json ? resolve(json) : reject(new E2eError(`e2e_latency.py ${args[0]} exited with ${code}`)))));
+  const done = new Promise((resolve, reject) => child.once('close', (code) => (code === 0 && json ? resolve(json) : reject(new E2eError(`e2e_latency.py ${args[0]} exited with ${code}`)))));
+  return { done, kill: () => child.exitCode === null && child.kill() };
 }
 
 interface LibrdkafkaRun extends LatencySummary {
@@ -75,10 +76,18 @@ async function librdkafkaRun(bootstrap: string, topic: string, acks: string, rat
   let ready!: () => void;
   const consumerReady = new Promise<void>((resolve) => (ready = resolve));
   const consumer = python(['consume', bootstrap, topic, String(rate * SECONDS), String(warmup)], ready);
-  await Promise.race([consumerReady, consumer]);
-  const produced = await Promise.all(Array.from({ length: producers }, () =>
-    python(['produce', bootstrap, topic, String(rate / producers), String(SECONDS + 1), String(RECORD_BYTES), acks])));
-  const latency = await consumer;
+  await Promise.race([consumerReady, consumer.done]);
+  const producing = Array.from({ length: producers }, () =>
+    python(['produce', bootstrap, topic, String(rate / producers), String(SECONDS + 1), String(RECORD_BYTES), acks]));
+  let produced: any[];
+  try {
+    produced = await Promise.all(producing.map((p) => p.done));
+  } catch (err) {
+    // A producer that failed leaves the consumer waiting for records that will not come.
+    for (const p of [...producing, consumer]) p.kill();
+    throw err;
+  }
+  const latency = await consumer.done;
   const sent = produced.reduce((s, p) => s + p.sent, 0);
   const achievedRate = Math.round(sent / Math.max(...produced.map((p) => p.seconds)));
   return { ...latency, achievedRate, producers };
