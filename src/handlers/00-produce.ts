@@ -4,7 +4,7 @@ import { upConvertMessageSet } from '../../protocol/records/message-conversion.j
 import { StorageResourceError } from '../../storage/errors.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
 import { ErrorCode } from '../errors.js';
-import { NO_RESPONSE, type Handler, type RequestContext } from './handler.js';
+import { NO_RESPONSE, waitRemote, type Handler, type RequestContext } from './handler.js';
 import { INTERNAL_TOPICS } from '../metadata/internal-topics.js';
 import { AclOperation, authorizeTopic, authorizeTransactionalId } from '../security/authorization.js';
 import { verifyTransactionalProduce, type VerificationFailure } from '../coordinator/transaction/produce-verification.js';
@@ -112,7 +112,8 @@ export const handler: Handler<ProduceRequest, ProduceResponse> = {
       // kafkite's durability default: acks=all is answered once the data is on disk (group-committed fdatasync).
       ctx.responseDelayed?.();
       try {
-        await Promise.all(touched.map((log) => log.flush()));
+        // Counted as remote time, as Kafka counts an acks=all produce waiting in its DelayedProduce purgatory.
+        await waitRemote(ctx, Promise.all(touched.map((log) => log.flush())));
       } catch (err) {
         ctx.log.error({ error: (err as Error).message }, 'flush failed');
         for (const t of responses) for (const p of t.partitionResponses) if (p.errorCode === ErrorCode.NONE) p.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;

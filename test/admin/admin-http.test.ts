@@ -138,6 +138,10 @@ describe('admin http', () => {
       expect(immediate.request_total_time_count! - parked.request_total_time_count!).toBe(1);
       expect(immediate.request_remote_time_sum! - parked.request_remote_time_sum!).toBe(0);
       expect(immediate.request_local_time_sum! - parked.request_local_time_sum!).toBeGreaterThan(0);
+      // kcat's acks=all produce (first test) waited for its fdatasync: remote time, as Kafka's DelayedProduce.
+      const m = await scrape();
+      expect(m.get('kafkite_request_remote_time_seconds_count{api="Produce"}')).toBeGreaterThanOrEqual(1);
+      expect(m.get('kafkite_request_remote_time_seconds_sum{api="Produce"}')).toBeGreaterThan(0);
     } finally {
       client.close();
     }
