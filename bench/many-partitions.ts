@@ -1,7 +1,10 @@
 // Many partitions under RLIMIT_NOFILE 4,096 (issue 13 part 3): TOPICS × PER_TOPIC partitions created
 // through CreateTopics (50 topics a request), produce to and fetch from a random 1,000 of them, then a
-// restart on that data dir: ready time (spawn → 'kafkite started'), idle RSS, descriptors in use.
-// Peer, measured in the same run: a bare `node` process's start-up time and RSS.
+// restart on that data dir: ready time (spawn → 'kafkite started'), idle RSS, descriptors in use, and the
+// latency of produce/fetch requests while the logs load in the background after the restart, to
+// partitions not loaded yet ("cold") and to loaded ones.
+// Peers, measured in the same run: a bare `node` process's start-up time and RSS; the same requests
+// once the background load is over.
 //
 //   npx tsc -p . && node dist/bench/many-partitions.js                         (1,000 × 100 = 100,000)
 //   BENCH_MP_TOPICS=100 node dist/bench/many-partitions.js                     (scaled: 10,000)
@@ -12,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeBatch } from '../protocol/records/record-batch.js';
 import { spawnKafkite, type KafkiteProcess } from './lib/kafkite-process.js';
-import { printJson, printTable, round } from './lib/stats.js';
+import { percentile, printJson, printTable, round } from './lib/stats.js';
 import { WireClient } from './lib/wire-client.js';
 
 const TOPICS = Number(process.env.BENCH_MP_TOPICS ?? 1000);
@@ -45,24 +48,69 @@ async function stop(broker: KafkiteProcess): Promise<void> {
   await broker.exited;
 }
 
-async function serve(client: WireClient, targets: Array<[string, number]>, round_: number): Promise<number> {
+async function produceOne(client: WireClient, topic: string, partition: number, tag: string): Promise<void> {
+  const records = encodeBatch({ baseOffset: 0, records: [{ offset: 0, timestamp: Date.now(), key: null, value: Buffer.from(`${topic}-${partition}-${tag}`), headers: [] }] });
+  const res = await client.send(0, 9, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] });
+  const code = res.responses[0].partitionResponses[0].errorCode;
+  if (code !== 0) throw new Error(`produce to ${topic}-${partition}: error ${code}`);
+}
+
+/** Fetches from offset 0; returns the high watermark. */
+async function fetchOne(client: WireClient, topic: string, partition: number): Promise<number> {
+  const res = await client.send(1, 12, {
+    clusterId: null, replicaId: -1, replicaState: { replicaId: -1, replicaEpoch: -1 }, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20,
+    isolationLevel: 0, sessionId: 0, sessionEpoch: -1, forgottenTopicsData: [], rackId: '',
+    topics: [{ topic, topicId: '0'.repeat(32), partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: 0, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 1 << 20, replicaDirectoryId: '0'.repeat(32) }] }],
+  });
+  const p = res.responses[0].partitions[0];
+  if (p.errorCode !== 0) throw new Error(`fetch ${topic}-${partition}: error ${p.errorCode}`);
+  return p.highWatermark;
+}
+
+/** Milliseconds of each produce and fetch request, to a partition not used before (cold) and to a loaded one. */
+interface Latencies {
+  cold: number[];
+  loaded: number[];
+}
+
+/**
+ * Produces to each target and fetches from it. With `latencies`, the produce (the first use of the
+ * target since start-up) counts as cold and the fetch as loaded, while `counting()` holds.
+ */
+async function serve(client: WireClient, targets: Array<[string, number]>, round_: number, latencies?: Latencies, counting = () => true): Promise<number> {
   const started = performance.now();
   for (const [topic, partition] of targets) {
-    const records = encodeBatch({ baseOffset: 0, records: [{ offset: 0, timestamp: Date.now(), key: null, value: Buffer.from(`${topic}-${partition}-${round_}`), headers: [] }] });
-    const res = await client.send(0, 9, { transactionalId: null, acks: 1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] });
-    const code = res.responses[0].partitionResponses[0].errorCode;
-    if (code !== 0) throw new Error(`produce to ${topic}-${partition}: error ${code}`);
-  }
-  for (const [topic, partition] of targets) {
-    const res = await client.send(1, 12, {
-      clusterId: null, replicaId: -1, replicaState: { replicaId: -1, replicaEpoch: -1 }, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20,
-      isolationLevel: 0, sessionId: 0, sessionEpoch: -1, forgottenTopicsData: [], rackId: '',
-      topics: [{ topic, topicId: '0'.repeat(32), partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: 0, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 1 << 20, replicaDirectoryId: '0'.repeat(32) }] }],
-    });
-    const p = res.responses[0].partitions[0];
-    if (p.errorCode !== 0 || p.highWatermark < round_ + 1) throw new Error(`fetch ${topic}-${partition}: error ${p.errorCode}, high watermark ${p.highWatermark}`);
+    let t = performance.now();
+    await produceOne(client, topic, partition, String(round_));
+    if (latencies && counting()) latencies.cold.push(performance.now() - t);
+    t = performance.now();
+    const hw = await fetchOne(client, topic, partition);
+    if (latencies && counting()) latencies.loaded.push(performance.now() - t);
+    if (hw < round_ + 1) throw new Error(`fetch ${topic}-${partition}: high watermark ${hw}`);
   }
   return round(performance.now() - started);
+}
+
+/**
+ * Produce + fetch pairs, alternating between a partition not used yet and one of `loaded`, while
+ * `go()` holds (at most `max` pairs of each).
+ */
+async function probeLatency(client: WireClient, fresh: () => [string, number], loaded: Array<[string, number]>, go: () => boolean, max: number, out: Latencies = { cold: [], loaded: [] }): Promise<Latencies> {
+  for (let i = 0; i < max && go(); i++) {
+    for (const [kind, [topic, partition]] of [['cold', fresh()], ['loaded', loaded[i % loaded.length]!]] as const) {
+      let t = performance.now();
+      await produceOne(client, topic, partition, 'probe');
+      out[kind].push(performance.now() - t);
+      t = performance.now();
+      await fetchOne(client, topic, partition);
+      out[kind].push(performance.now() - t);
+    }
+  }
+  return out;
+}
+
+function p99(values: number[]): number {
+  return round(percentile([...values].sort((a, b) => a - b), 0.99), 2);
 }
 
 async function main(): Promise<void> {
@@ -105,16 +153,32 @@ async function main(): Promise<void> {
     const readyMs = round(broker.readyMs);
     const rssAtReady = rssMiB(broker.child.pid!);
     client = await WireClient.connect(broker.port);
-    const serveAfterRestartMs = await serve(client, targets, 1);
+    // The logs load in the background: request latency meanwhile, then idle RSS once they all have.
+    const restarted = broker;
+    const loading = () => !restarted.logs.some((l) => /^Loaded \d+ logs in the background/.test(String(l.msg)));
+    const duringLoad: Latencies = { cold: [], loaded: [] };
+    const serveAfterRestartMs = await serve(client, targets, 1, duringLoad, loading);
     const fdsAfterRestart = openFds(broker.child.pid!);
-    // The rest of the logs load in the background; idle RSS once they all have.
+    const fresh = () => {
+      for (;;) {
+        const t = Math.floor(Math.random() * TOPICS);
+        const p = Math.floor(Math.random() * PER_TOPIC);
+        if (!picked.has(`${t}-${p}`)) {
+          picked.add(`${t}-${p}`);
+          return [`mp-${t}`, p] as [string, number];
+        }
+      }
+    };
+    const probesLeft = () => picked.size < TOPICS * PER_TOPIC - 1;
+    await probeLatency(client, fresh, targets, () => loading() && probesLeft(), 100_000, duringLoad);
     const loadStarted = Date.now();
-    while (!broker.logs.some((l) => /^Loaded \d+ logs in the background/.test(String(l.msg))) && Date.now() - loadStarted < 30_000) await sleep(200);
+    while (loading() && Date.now() - loadStarted < 60_000) await sleep(200);
     for (const l of broker.logs.filter((x) => Number(x.level) >= 40).slice(0, 5)) console.log(`broker ${Number(l.level) >= 50 ? 'error' : 'warning'}: ${String(l.msg).slice(0, 300)}`);
     const backgroundLoad = broker.logs.find((l) => /^Loaded \d+ logs in the background/.test(String(l.msg)))?.msg ?? 'not finished';
     await sleep(IDLE_SETTLE_MS);
     const idleRss = rssMiB(broker.child.pid!);
     const idleFds = openFds(broker.child.pid!);
+    const afterLoad = await probeLatency(client, fresh, targets, probesLeft, Math.max(100, duringLoad.cold.length / 2));
     client.close();
     await stop(broker);
 
@@ -131,10 +195,14 @@ async function main(): Promise<void> {
       { figure: 'fds in use while serving', value: fdsServing, target: `≤ ${LIMIT}`, peer: '' },
       { figure: 'fds in use after restart + serving', value: fdsAfterRestart, target: `≤ ${LIMIT}`, peer: '' },
       { figure: 'fds in use idle', value: idleFds, target: `≤ ${LIMIT}`, peer: '' },
+      { figure: `p99 ms, cold partition, during background load (${duringLoad.cold.length} req)`, value: p99(duringLoad.cold), target: '', peer: `${round(p99(duringLoad.cold) / p99(afterLoad.cold), 1)}× after (${p99(afterLoad.cold)} ms)` },
+      { figure: `p99 ms, loaded partition, during background load (${duringLoad.loaded.length} req)`, value: p99(duringLoad.loaded), target: '', peer: `${round(p99(duringLoad.loaded) / p99(afterLoad.loaded), 1)}× after (${p99(afterLoad.loaded)} ms)` },
     ];
     printTable(`many partitions, RLIMIT_NOFILE ${LIMIT}, data in ${dataDir} (${String(backgroundLoad)})`, rows);
     printJson('many-partitions', {
-      partitions, createMs, serveMs, readyMs, serveAfterRestartMs, rssAtReadyMiB: rssAtReady, idleRssMiB: idleRss, fdsServing, fdsAfterRestart, idleFds,
+      partitions, createMs, serveMs, readyMs, serveAfterRestartMs, rssAtReadyMiB: rssAtReady, idleRssMiB: idleRss, idleRssBeforeRestartMiB: rssFirst, fdsServing, fdsAfterRestart, idleFds,
+      duringLoadP99Ms: { cold: p99(duringLoad.cold), loaded: p99(duringLoad.loaded), requests: duringLoad.cold.length + duringLoad.loaded.length },
+      afterLoadP99Ms: { cold: p99(afterLoad.cold), loaded: p99(afterLoad.loaded) },
       peer, readyToBareNode: round(readyMs / peer.readyMs, 1), idleRssToBareNode: round(idleRss / peer.rssMiB, 1),
     });
   } finally {

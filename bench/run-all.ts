@@ -199,6 +199,19 @@ async function main(): Promise<void> {
   }
   const empty = startup?.find((s) => s.segments === 0);
   if (empty) check('idle RSS (empty broker)', empty.idleRssMB, 'MB', '< 100 MB', empty.idleRssMB < 100, `bare node ${limits?.node.idleRssMB} MB`);
+  const mp = r['many-partitions'];
+  if (mp) {
+    const n = `${mp.partitions.toLocaleString('en-US')} partitions`;
+    check(`restart ready, ${n}`, mp.readyMs, 'ms', '< 3,000 ms', mp.readyMs < 3000, `${mp.readyToBareNode}× bare node`);
+    check(`idle RSS, ${n} (after create + serve 1,000)`, mp.idleRssBeforeRestartMiB, 'MiB', '< 500 MiB', mp.idleRssBeforeRestartMiB < 500, `bare node ${mp.peer.rssMiB} MiB`);
+    check(`idle RSS, ${n} (after restart + background load)`, mp.idleRssMiB, 'MiB', '< 500 MiB', mp.idleRssMiB < 500, `${mp.idleRssToBareNode}× bare node`);
+    check(`fds in use, ${n}`, Math.max(mp.fdsServing, mp.fdsAfterRestart, mp.idleFds), 'fds', '≤ 4,096', Math.max(mp.fdsServing, mp.fdsAfterRestart, mp.idleFds) <= 4096, 'RLIMIT_NOFILE 4,096');
+    // A figure: how much the background load after a restart slows requests down (1× = not at all).
+    targets.push({
+      figure: `request p99 during / after background load, ${n}`, value: `${round(mp.duringLoadP99Ms.cold / mp.afterLoadP99Ms.cold, 1)} × (cold), ${round(mp.duringLoadP99Ms.loaded / mp.afterLoadP99Ms.loaded, 1)} × (loaded)`,
+      target: '(figure)', verdict: 'n/a', ofLimit: `during ${mp.duringLoadP99Ms.cold} / ${mp.duringLoadP99Ms.loaded} ms over ${mp.duringLoadP99Ms.requests} requests`,
+    });
+  }
   const loadRss = Math.max(...(matrix ?? []).map((m) => m.peakRssMB), ...(kcat ?? []).map((c) => c.brokerPeakRssMB));
   if (Number.isFinite(loadRss)) targets.push({ figure: 'peak RSS under load (produce/consume runs)', value: `${loadRss} MB`, target: '(figure)', verdict: 'n/a', ofLimit: '' });
 

@@ -81,6 +81,8 @@ export class BrokerConfig {
   /** A pino level: trace, debug, info, warn, error, fatal or silent. */
   get logLevel(): string { return (this.values.get('log.level') as string).toLowerCase(); }
   get adminListener(): string | null { return this.values.get('admin.listener') as string | null; }
+  /** Idle time after which a partition log is unloaded; -1 never. */
+  get logUnloadIdleMs(): number { return this.number('kafkite.log.unload.idle.ms'); }
   get zeroCopyEnable(): boolean { return this.boolean('kafkite.zero.copy.enable'); }
   get logFlushSyncfsEnable(): boolean { return this.boolean('kafkite.log.flush.syncfs.enable'); }
   get consoleEnable(): boolean { return this.boolean('kafkite.console.enable'); }

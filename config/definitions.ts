@@ -20,6 +20,9 @@ const KAFKITE_CONFIG_DEFS: readonly BrokerConfigDef[] = [
   { name: 'kafkite.console.enable', type: 'boolean', default: 'true', validator: null, topicName: null, group: 'kafkite' },
   // Hides the console's writing actions and refuses them (create, delete, reset, produce, config edit).
   { name: 'kafkite.console.read.only', type: 'boolean', default: 'false', validator: null, topicName: null, group: 'kafkite' },
+  // A partition log unused this long is closed and only its offsets stay in memory (new and background-loaded
+  // ones at once); loaded again on its next use. -1 keeps every log loaded, as Kafka does.
+  { name: 'kafkite.log.unload.idle.ms', type: 'long', default: '600000', validator: { kind: 'range', min: -1, max: null }, topicName: null, group: 'kafkite' },
   { name: 'kafkite.zero.copy.enable', type: 'boolean', default: 'true', validator: null, topicName: null, group: 'kafkite' },
   // Flushes (acks=all, flush.ms/flush.messages) of a log dir's partitions share commit rounds with one syncfs(2)
   // each (native addon); false, or no addon, fdatasyncs each partition's files on its own.

@@ -153,6 +153,7 @@ export class Broker {
       openFileLimit: openFiles.soft,
       minFreeSpace: config.storageMinFree,
       syncfs: config.logFlushSyncfsEnable,
+      unloadIdleMs: Math.min(config.logUnloadIdleMs, 2 ** 31 - 1),
       // Directories of topics the registry does not have are what a failed or interrupted creation left.
       isKnownPartition: (topic, partition) => partition < (topics.get(topic)?.partitions ?? 0),
       logDirs: [...config.logDirs],
@@ -275,8 +276,8 @@ export class Broker {
     return this.logManager.isLogOffline(topic, partition);
   }
 
-  private createPartitionLog(topic: TopicInfo, partition: number): UnifiedLog {
-    return this.logManager.createLog(topic.name, partition, topic.topicId, this.config.logConfig(topic.configs));
+  private createPartitionLog(topic: TopicInfo, partition: number): void {
+    this.logManager.createPartition(topic.name, partition, topic.topicId, this.config.logConfig(topic.configs));
   }
 
   getLog(topic: string, partition: number): UnifiedLog | undefined {
@@ -347,7 +348,8 @@ export class Broker {
     topic.configs = { ...overrides };
     this.topics.update();
     const logConfig = this.config.logConfig(topic.configs);
-    for (let p = 0; p < topic.partitions; p++) this.getLog(name, p)?.updateConfig(logConfig);
+    // Logs not loaded take the new config when they load.
+    for (let p = 0; p < topic.partitions; p++) this.logManager.loadedLog(name, p)?.updateConfig(logConfig);
     this.log.info({ topic: name, configs: overrides }, 'topic configs altered');
   }
 

@@ -2,6 +2,10 @@
 // deletion, checkpoints, and the background tasks (retention, flush, cleaner).
 // Start-up only lists the partition directories: a log is loaded (and recovered) when first used, and
 // the rest in the background, so a restart on 100k partitions is ready in well under a second.
+// kafkite's own (Kafka keeps every log loaded): with kafkite.log.unload.idle.ms, a log nobody used for
+// that long is closed and only its offsets and a retention summary stay in memory; new partitions and
+// those the background pass loaded are unloaded at once. So idle memory follows the partitions in use,
+// not the partitions that exist.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,6 +17,7 @@ import {
   CLEANER_OFFSET_CHECKPOINT_FILE,
   CLEAN_SHUTDOWN_FILE,
   DELETE_DIR_SUFFIX,
+  LOG_FILE_SUFFIX,
   LOG_START_OFFSET_CHECKPOINT_FILE,
   META_PROPERTIES_FILE,
   RECOVERY_POINT_CHECKPOINT_FILE,
@@ -25,12 +30,17 @@ import { isDescriptorExhaustion, segmentFileCapacity, segmentFiles } from './fil
 import { GroupCommit } from './group-commit.js';
 import { ensureMetaProperties, readPartitionMetadata, writePartitionMetadata } from './meta-properties.js';
 import { probeStorageAddon } from './native-storage.js';
-import { UnifiedLog } from './unified-log.js';
+import { UnifiedLog, type RetentionSummary } from './unified-log.js';
 
 /** Kafka's log.flush.offset.checkpoint.interval.ms default. */
 const RECOVERY_POINT_CHECKPOINT_INTERVAL_MS = 60_000;
-/** Background loading after start-up: logs per turn of the event loop, so requests are served in between. */
-const BACKGROUND_LOAD_BATCH = 50;
+/**
+ * Background loading after start-up: milliseconds of loading per turn of the event loop, so requests
+ * arriving meanwhile wait at most about this long (plus one log's load) before they are served.
+ */
+const BACKGROUND_LOAD_SLICE_MS = 2;
+/** After the background load ran into the descriptor limit: how long it waits before trying again. */
+const BACKGROUND_LOAD_RETRY_MS = 1000;
 /** A repeated resource warning (too many open files) is logged at most this often. */
 const RESOURCE_WARNING_INTERVAL_MS = 60_000;
 
@@ -68,27 +78,40 @@ export interface LogManagerOptions {
   producerIdExpirationMs?: () => number;
   /** producer.id.expiration.check.interval.ms (Kafka's PeriodicProducerExpirationCheck). */
   producerIdExpirationCheckIntervalMs?: number;
+  /**
+   * kafkite.log.unload.idle.ms: a log unused this long is unloaded (flushed first), and logs created or
+   * loaded in the background are unloaded at once. Negative or absent: logs stay loaded, as in Kafka.
+   */
+  unloadIdleMs?: number;
 }
 
-/** A partition directory found at start-up and not loaded yet, with its checkpointed offsets. */
+/** A partition log not loaded: found at start-up and not loaded yet, or unloaded while idle. */
 interface UnloadedLog {
   name: string;
-  dir: string;
   logDir: string;
   topic: string;
   partition: number;
   recoveryPoint: number;
   logStartOffset: number;
+  /** Closed cleanly (unloaded, or found after a clean shutdown): it loads without recovery. */
+  clean: boolean;
+  /** Null until the log was loaded once (then the retention task can judge it without loading it). */
+  summary: RetentionSummary | null;
 }
 
 export class LogManager {
   private readonly logs = new Map<string, UnifiedLog>();
   private readonly unloaded = new Map<string, UnloadedLog>();
   private readonly logDirOf = new Map<UnifiedLog, string>();
+  /** When each loaded log was last asked for (0: loaded by a background task, never used). */
+  private readonly lastUsed = new Map<UnifiedLog, number>();
+  /** One string per topic name for the many entries of a topic's partitions. */
+  private readonly topicNames = new Map<string, string>();
   /** Partitions (loaded or not) per log dir, for placing new ones. */
   private readonly partitionCounts = new Map<string, number>();
   private readonly hadCleanShutdown = new Map<string, boolean>();
-  private backgroundLoad: NodeJS.Immediate | null = null;
+  /** Cancels the next slice of the background load; null when none is scheduled. */
+  private cancelBackgroundLoad: (() => void) | null = null;
   private lastResourceWarning = 0;
   private readonly staleStartOffsetCheckpoints = new Set<string>();
   private readonly timers: NodeJS.Timeout[] = [];
@@ -168,14 +191,17 @@ export class LogManager {
         fs.rmSync(full, { recursive: true, force: true });
         continue;
       }
+      let topic = this.topicNames.get(parsed.topic);
+      if (topic === undefined) this.topicNames.set(parsed.topic, (topic = parsed.topic));
       this.unloaded.set(entry.name, {
         name: entry.name,
-        dir: full,
         logDir,
-        topic: parsed.topic,
+        topic,
         partition: parsed.partition,
         recoveryPoint: recoveryPoints.get(entry.name) ?? 0,
         logStartOffset: logStartOffsets.get(entry.name) ?? 0,
+        clean: this.hadCleanShutdown.get(logDir) ?? false,
+        summary: null,
       });
       count++;
     }
@@ -187,14 +213,18 @@ export class LogManager {
     this.opts.logger.info(`Found ${count} logs in ${logDir}${this.hadCleanShutdown.get(logDir) ? '' : ' (with recovery)'}`);
   }
 
-  /** Loads a log found at start-up. A damaged one is left out (logged), as one bad partition must not stop the broker. */
-  private loadUnloaded(pending: UnloadedLog): UnifiedLog | undefined {
+  /**
+   * Loads a log not loaded (`used`: for a request, not a background task). A damaged one is left out
+   * (logged), as one bad partition must not stop the broker.
+   */
+  private loadUnloaded(pending: UnloadedLog, used: boolean): UnifiedLog | undefined {
     let log: UnifiedLog;
+    const dir = path.join(pending.logDir, pending.name);
     try {
-      log = this.loadLog(pending.dir, pending.logDir, pending.topic, pending.partition, readPartitionMetadata(pending.dir) ?? '0'.repeat(32), {
+      log = this.loadLog(dir, pending.logDir, pending.topic, pending.partition, readPartitionMetadata(dir) ?? '0'.repeat(32), {
         recoveryPoint: pending.recoveryPoint,
         logStartOffset: pending.logStartOffset,
-        hadCleanShutdown: this.hadCleanShutdown.get(pending.logDir) ?? false,
+        hadCleanShutdown: pending.clean,
       });
     } catch (err) {
       if (isDescriptorExhaustion(err) || err instanceof StorageResourceError) {
@@ -204,34 +234,108 @@ export class LogManager {
       }
       this.unloaded.delete(pending.name);
       this.partitionCounts.set(pending.logDir, (this.partitionCounts.get(pending.logDir) ?? 1) - 1);
-      this.opts.logger.error({ err }, `Cannot load ${pending.dir}: ${(err as Error).message}`);
+      this.opts.logger.error({ err }, `Cannot load ${dir}: ${(err as Error).message}`);
       return undefined;
     }
     this.unloaded.delete(pending.name);
     this.logs.set(pending.name, log);
     this.logDirOf.set(log, pending.logDir);
+    this.lastUsed.set(log, used ? Date.now() : 0);
     const offline = this.offlineDirs.get(pending.logDir);
     if (offline) log.markOffline(`log dir ${pending.logDir} is offline (${offline.message})`);
     return log;
   }
 
-  /** Loads the logs nobody asked for yet, a batch per event-loop turn (retention and the cleaner need them). */
+  /**
+   * Loads (recovering them) the logs nobody asked for yet, in slices of a few milliseconds with a turn
+   * of the event loop in between, so that requests go first. Retention and the cleaner need them
+   * loaded, or, when unloading is on, their retention summary: those are unloaded again at once.
+   */
   private loadInBackground(): void {
-    if (this.unloaded.size === 0) return;
+    const names = [...this.unloaded.values()].filter((u) => u.summary === null).map((u) => u.name);
+    if (names.length === 0) return;
     const started = Date.now();
-    const total = this.unloaded.size;
+    let i = 0;
     const step = () => {
-      this.backgroundLoad = null;
-      let n = 0;
-      for (const pending of this.unloaded.values()) {
-        if (n++ >= BACKGROUND_LOAD_BATCH) break;
-        // A resource failure leaves it listed: stop for this turn rather than spin on it.
-        if (this.loadUnloaded(pending) === undefined && this.unloaded.has(pending.name)) break;
+      this.cancelBackgroundLoad = null;
+      const deadline = performance.now() + BACKGROUND_LOAD_SLICE_MS;
+      while (i < names.length && performance.now() < deadline) {
+        const pending = this.unloaded.get(names[i]);
+        // Loaded on demand (or deleted) meanwhile.
+        if (pending === undefined || pending.summary !== null) {
+          i++;
+          continue;
+        }
+        const log = this.loadUnloaded(pending, false);
+        if (log === undefined && this.unloaded.has(pending.name)) {
+          // Out of descriptors: it stays listed; try again in a while rather than spin on it.
+          const retry = setTimeout(step, BACKGROUND_LOAD_RETRY_MS);
+          this.cancelBackgroundLoad = () => clearTimeout(retry);
+          return;
+        }
+        i++;
+        if (log !== undefined) this.unload(pending.name, log);
       }
-      if (this.unloaded.size > 0) this.backgroundLoad = setImmediate(step);
-      else this.opts.logger.info(`Loaded ${total} logs in the background in ${Date.now() - started} ms`);
+      if (i < names.length) next();
+      else this.opts.logger.info(`Loaded ${names.length} logs in the background in ${Date.now() - started} ms`);
     };
-    this.backgroundLoad = setImmediate(step);
+    const next = () => {
+      const turn = setImmediate(step);
+      this.cancelBackgroundLoad = () => clearImmediate(turn);
+    };
+    next();
+  }
+
+  /** Whether a loaded log may ever be unloaded: not internal topics, nor compacted logs (the cleaner works on loaded ones). */
+  private unloadable(log: UnifiedLog): boolean {
+    return (
+      (this.opts.unloadIdleMs ?? -1) >= 0 &&
+      !log.topic.startsWith('__') &&
+      !log.config.cleanupPolicy.includes('compact') &&
+      !this.cleaner.isCleaning(log) &&
+      log.canUnload
+    );
+  }
+
+  /** Closes the log and keeps only its entry (offsets, retention summary) if it may be unloaded. */
+  private unload(name: string, log: UnifiedLog): boolean {
+    if (!this.unloadable(log)) return false;
+    const logDir = this.logDirOf.get(log)!;
+    try {
+      const summary = log.retentionSummary();
+      log.closeForUnload();
+      this.unloaded.set(name, {
+        name,
+        logDir,
+        topic: log.topic,
+        partition: log.partition,
+        recoveryPoint: log.recoveryPoint,
+        logStartOffset: log.logStartOffset,
+        clean: true,
+        summary,
+      });
+    } catch (err) {
+      // Its files reopen on use, so it simply stays loaded.
+      this.opts.logger.warn({ topic: log.topic, partition: log.partition, error: (err as Error).message }, 'idle log not unloaded');
+      return false;
+    }
+    this.logs.delete(name);
+    this.logDirOf.delete(log);
+    this.lastUsed.delete(log);
+    return true;
+  }
+
+  /** Unloads the logs unused for kafkite.log.unload.idle.ms; a dirty one is flushed now and unloaded at a later pass. */
+  unloadIdleLogs(now: number): number {
+    const idleMs = this.opts.unloadIdleMs ?? -1;
+    if (idleMs < 0) return 0;
+    let unloaded = 0;
+    for (const [name, log] of this.logs) {
+      if (now - (this.lastUsed.get(log) ?? 0) < idleMs) continue;
+      if (this.unload(name, log)) unloaded++;
+      else if (log.hasUnflushedData && !log.isOffline) log.flush().catch(() => {});
+    }
+    return unloaded;
   }
 
   /** One warning per minute at most for running out of descriptors, naming the limit. */
@@ -341,9 +445,25 @@ export class LogManager {
   getLog(topic: string, partition: number): UnifiedLog | undefined {
     const name = logDirName(topic, partition);
     const log = this.logs.get(name);
-    if (log) return log;
+    if (log) {
+      this.lastUsed.set(log, Date.now());
+      return log;
+    }
     const pending = this.unloaded.get(name);
-    return pending ? this.loadUnloaded(pending) : undefined;
+    return pending ? this.loadUnloaded(pending, true) : undefined;
+  }
+
+  /** The partition's log if it is loaded (loads nothing: a log not loaded takes its config when it loads). */
+  loadedLog(topic: string, partition: number): UnifiedLog | undefined {
+    return this.logs.get(logDirName(topic, partition));
+  }
+
+  /** Bytes of every partition of the log dir, loaded or not (DescribeLogDirs, the console). */
+  partitionSizes(logDir: string): Array<{ topic: string; partition: number; size: number }> {
+    return [
+      ...this.logsInDir(logDir).map((l) => ({ topic: l.topic, partition: l.partition, size: l.size })),
+      ...this.unloadedInDir(logDir).map((u) => ({ topic: u.topic, partition: u.partition, size: u.summary?.size ?? segmentBytesOnDisk(path.join(logDir, u.name)) })),
+    ];
   }
 
   /** Whether the partition has a log, loaded or not (loads nothing). */
@@ -361,7 +481,17 @@ export class LogManager {
     return pending !== undefined && this.offlineDirs.has(pending.logDir);
   }
 
-  /** The logs loaded so far (the others have not changed since start-up). */
+  /** Whether the background load after start-up is still going. */
+  get backgroundLoading(): boolean {
+    return this.cancelBackgroundLoad !== null;
+  }
+
+  /** Partition logs loaded (in memory, files open on use) and not loaded (only their entry in memory). */
+  get logCounts(): { loaded: number; unloaded: number } {
+    return { loaded: this.logs.size, unloaded: this.unloaded.size };
+  }
+
+  /** The logs loaded now (the others are unchanged since they were last loaded, or since start-up). */
   allLogs(): Iterable<UnifiedLog> {
     return this.logs.values();
   }
@@ -401,8 +531,18 @@ export class LogManager {
     }
     this.logs.set(name, log);
     this.logDirOf.set(log, logDir);
+    this.lastUsed.set(log, Date.now());
     this.partitionCounts.set(logDir, (this.partitionCounts.get(logDir) ?? 0) + 1);
     return log;
+  }
+
+  /**
+   * Creates the partition's log (see createLog) for a topic being created: when unloading is on it is
+   * unloaded at once, so that creating 100k partitions leaves nothing but their entries in memory.
+   */
+  createPartition(topic: string, partition: number, topicId: string, config: LogConfig): void {
+    const log = this.createLog(topic, partition, topicId, config);
+    this.unload(logDirName(topic, partition), log);
   }
 
   private newLog(dir: string, logDir: string, topic: string, partition: number, topicId: string, config: LogConfig): UnifiedLog {
@@ -438,11 +578,11 @@ export class LogManager {
     const name = logDirName(topic, partition);
     const pending = this.unloaded.get(name);
     if (pending) {
-      // Never loaded: nothing can be reading it, so it goes at once.
+      // Not loaded (never, or not for kafkite.log.unload.idle.ms): nothing is reading it, so it goes at once.
       this.unloaded.delete(name);
       this.partitionCounts.set(pending.logDir, (this.partitionCounts.get(pending.logDir) ?? 1) - 1);
       const renamed = path.join(pending.logDir, `${name}.${crypto.randomUUID().replaceAll('-', '')}${DELETE_DIR_SUFFIX}`);
-      fs.renameSync(pending.dir, renamed);
+      fs.renameSync(path.join(pending.logDir, name), renamed);
       fs.rmSync(renamed, { recursive: true, force: true });
       return;
     }
@@ -451,6 +591,7 @@ export class LogManager {
     const logDir = this.logDirOf.get(log)!;
     this.logs.delete(name);
     this.logDirOf.delete(log);
+    this.lastUsed.delete(log);
     this.partitionCounts.set(logDir, (this.partitionCounts.get(logDir) ?? 1) - 1);
     this.cleaner.abort(log);
     const renamed = path.join(logDir, `${name}.${crypto.randomUUID().replaceAll('-', '')}${DELETE_DIR_SUFFIX}`);
@@ -476,18 +617,34 @@ export class LogManager {
   /** Removes a log made moments ago whose topic creation failed: closed and deleted at once. */
   abandonLog(topic: string, partition: number): void {
     const name = logDirName(topic, partition);
+    const unloaded = this.unloaded.get(name);
+    if (unloaded) {
+      this.unloaded.delete(name);
+      this.partitionCounts.set(unloaded.logDir, (this.partitionCounts.get(unloaded.logDir) ?? 1) - 1);
+      this.removeFailedDir(path.join(unloaded.logDir, name));
+      return;
+    }
     const log = this.logs.get(name);
     if (!log) return;
     const logDir = this.logDirOf.get(log)!;
     this.logs.delete(name);
     this.logDirOf.delete(log);
+    this.lastUsed.delete(log);
     this.partitionCounts.set(logDir, (this.partitionCounts.get(logDir) ?? 1) - 1);
     try {
       log.closeAndDelete();
-      fs.rmSync(log.dir, { recursive: true, force: true });
+    } catch {
+      // Removed with its directory below.
+    }
+    this.removeFailedDir(log.dir);
+  }
+
+  private removeFailedDir(dir: string): void {
+    try {
+      fs.rmSync(dir, { recursive: true, force: true });
     } catch (err) {
       // What stays is not in the registry, so the next start removes it.
-      this.opts.logger.warn({ dir: log.dir, error: (err as Error).message }, 'cannot remove the partition dir of a failed topic creation');
+      this.opts.logger.warn({ dir, error: (err as Error).message }, 'cannot remove the partition dir of a failed topic creation');
     }
   }
 
@@ -516,13 +673,26 @@ export class LogManager {
     every(Math.min(this.opts.retentionCheckIntervalMs, 10_000), () => {
       for (const d of [...this.staleStartOffsetCheckpoints]) this.checkpointLogStartOffsetsOrWarn(d);
     });
+    const idleMs = this.opts.unloadIdleMs ?? -1;
+    if (idleMs >= 0) every(Math.min(Math.max(idleMs, 100), 30_000), () => void this.unloadIdleLogs(Date.now()));
     this.diskSpace.start();
     if (this.opts.cleanerEnable ?? true) this.cleaner.startup(() => this.allLogs());
     this.loadInBackground();
   }
 
-  /** Retention: deletes expired segments of every log. Returns the number of segments deleted. */
+  /**
+   * Retention: deletes expired segments of every log. An unloaded log is loaded only when its summary
+   * says retention would delete a segment (or its topic became compacted, for the cleaner). Returns
+   * the number of segments deleted.
+   */
   cleanupLogs(now: number): number {
+    const configs = new Map<string, LogConfig>();
+    for (const pending of [...this.unloaded.values()]) {
+      if (pending.summary === null || this.offlineDirs.has(pending.logDir)) continue;
+      let config = configs.get(pending.topic);
+      if (config === undefined) configs.set(pending.topic, (config = this.opts.configFor(pending.topic)));
+      if (needsLoading(pending.summary, pending.logStartOffset, config, now)) this.loadUnloaded(pending, false);
+    }
     let deleted = 0;
     for (const log of this.logs.values()) {
       if (log.isOffline || this.cleaner.isCleaning(log)) continue;
@@ -566,8 +736,8 @@ export class LogManager {
   async shutdown(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
     this.timers.length = 0;
-    if (this.backgroundLoad) clearImmediate(this.backgroundLoad);
-    this.backgroundLoad = null;
+    this.cancelBackgroundLoad?.();
+    this.cancelBackgroundLoad = null;
     this.diskSpace.stop();
     await this.cleaner.shutdown();
     for (const [remove, timer] of this.pendingDirDeletes) {
@@ -591,7 +761,7 @@ export class LogManager {
         this.checkpointRecoveryPoints(logDir);
         this.checkpointLogStartOffsets(logDir);
         // Logs never loaded after an unclean start were never recovered: the next start must still recover them.
-        const unrecovered = !this.hadCleanShutdown.get(logDir) && this.unloadedInDir(logDir).length > 0;
+        const unrecovered = this.unloadedInDir(logDir).some((u) => !u.clean);
         if (!unrecovered && !unclean.has(logDir)) writeFileAtomically(path.join(logDir, CLEAN_SHUTDOWN_FILE), JSON.stringify({ version: 0, brokerEpoch: -1 }));
       } catch (err) {
         this.opts.logger.warn({ logDir, error: (err as Error).message }, 'checkpoints not written at shutdown; the log dir is recovered at the next start');
@@ -599,4 +769,24 @@ export class LogManager {
     }
     for (const { commit } of this.groupCommits.values()) commit.close();
   }
+}
+
+/** Whether retention would delete a segment of an unloaded log (UnifiedLog.deleteOldSegments' tests), or the cleaner needs it. */
+function needsLoading(summary: RetentionSummary, logStartOffset: number, config: LogConfig, now: number): boolean {
+  if (config.cleanupPolicy.includes('compact')) return true;
+  if (summary.secondSegmentBase <= logStartOffset) return true;
+  if (!config.cleanupPolicy.includes('delete') || summary.size === 0) return false;
+  if (config.retentionMs >= 0 && now - summary.firstSegmentLargestTimestamp > config.retentionMs) return true;
+  return config.retentionBytes >= 0 && summary.size - config.retentionBytes >= summary.firstSegmentSize;
+}
+
+/** The bytes of a partition directory's .log files (for one never loaded). */
+function segmentBytesOnDisk(dir: string): number {
+  let bytes = 0;
+  try {
+    for (const f of fs.readdirSync(dir)) if (f.endsWith(LOG_FILE_SUFFIX)) bytes += fs.statSync(path.join(dir, f)).size;
+  } catch {
+    // Gone meanwhile: nothing to count.
+  }
+  return bytes;
 }

@@ -84,6 +84,16 @@ export interface UnifiedLogOptions {
   commitRound?: (log: UnifiedLog) => Promise<void>;
 }
 
+/** See UnifiedLog.retentionSummary. */
+export interface RetentionSummary {
+  size: number;
+  firstSegmentSize: number;
+  /** -1 for an empty log. */
+  firstSegmentLargestTimestamp: number;
+  /** Infinity for a log of one segment. */
+  secondSegmentBase: number;
+}
+
 export function segmentConfigOf(config: LogConfig): SegmentConfig {
   return {
     indexIntervalBytes: config.indexIntervalBytes,
@@ -838,6 +848,44 @@ export class UnifiedLog implements Flushable {
     this.segments.add(replacement);
   }
 
+  // ---- unloading (kafkite's own: Kafka keeps every log loaded) ----
+
+  /**
+   * Whether LogManager may close this log to free its memory and load it again from its files on next
+   * use: everything appended is on disk (a log never appended to may still owe its directory an fsync,
+   * which only concerns empty files that a load recreates), and no flush, delayed deletion or open
+   * transaction is pending.
+   */
+  get canUnload(): boolean {
+    return (
+      this.offlineReason === null &&
+      this.flushing === null &&
+      this.nextOffset <= this.recoveryPoint_ &&
+      (!this.dirNeedsSync || this.nextOffset === 0) &&
+      this.pendingDeletes.size === 0 &&
+      this.producerStateManager.firstUnstableOffset() === null
+    );
+  }
+
+  /** What an unloaded log keeps to tell, without loading it, whether retention would delete a segment. */
+  retentionSummary(): RetentionSummary {
+    const all = this.segments.values();
+    const first = all[0];
+    const size = this.size;
+    return {
+      size,
+      firstSegmentSize: first.size,
+      firstSegmentLargestTimestamp: size > 0 ? first.largestTimestamp : -1,
+      secondSegmentBase: all.length > 1 ? all[1].baseOffset : Infinity,
+    };
+  }
+
+  /** Closes a log that canUnload, synchronously: only the producer snapshot may be written (as at close). */
+  closeForUnload(): void {
+    this.snapshotIfChanged();
+    for (const s of this.segments.values()) s.close();
+  }
+
   // ---- shutdown ----
 
   /** Flushes and closes every file; pending deletions happen now. */
@@ -859,17 +907,22 @@ export class UnifiedLog implements Flushable {
       segment.deleteFiles();
     }
     this.pendingDeletes.clear();
-    // As Kafka's ProducerStateManager.takeSnapshot: only when something was appended since the last one
-    // (an untouched log, of 100k, costs no file write at shutdown).
-    if (this.nextOffset > Math.max(this.lastSnapshotOffset, this.logStartOffset_)) {
-      try {
-        this.takeProducerSnapshot();
-      } catch (err) {
-        // A full disk: the next start replays producer state from the log instead.
-        this.logger.warn({ topic: this.topic, partition: this.partition, error: (err as Error).message }, 'producer snapshot not written at close');
-      }
-    }
+    this.snapshotIfChanged();
     for (const s of this.segments.values()) s.close();
+  }
+
+  /**
+   * As Kafka's ProducerStateManager.takeSnapshot at close: only when something was appended since the
+   * last one (an untouched log, of 100k, costs no file write at shutdown).
+   */
+  private snapshotIfChanged(): void {
+    if (this.nextOffset <= Math.max(this.lastSnapshotOffset, this.logStartOffset_)) return;
+    try {
+      this.takeProducerSnapshot();
+    } catch (err) {
+      // A full disk: the next load replays producer state from the log instead.
+      this.logger.warn({ topic: this.topic, partition: this.partition, error: (err as Error).message }, 'producer snapshot not written at close');
+    }
   }
 
   /** Closes without flushing and deletes every file (topic deletion). */

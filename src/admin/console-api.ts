@@ -85,7 +85,7 @@ export function registerConsoleApi(app: FastifyInstance, opts: ConsoleApiOptions
     ],
     logDirs: broker.config.logDirs.map((dir) => {
       let usedBytes = 0;
-      for (const log of broker.logManager.logsInDir(dir)) usedBytes += log.size;
+      for (const p of broker.logManager.partitionSizes(dir)) usedBytes += p.size;
       try {
         const fs = statfsSync(dir);
         return { dir, usedBytes, freeBytes: fs.bavail * fs.bsize, totalBytes: fs.blocks * fs.bsize };

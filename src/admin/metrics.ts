@@ -335,6 +335,17 @@ export class KafkiteMetrics implements BrokerMetrics {
     diskGauge('kafkite_log_dir_min_free_bytes', 'kafkite.storage.min.free.bytes for the log dir, in bytes.', (s) => s.thresholdBytes);
     diskGauge('kafkite_log_dir_disk_full', '1 while produce is refused because the log dir is short of space.', (s) => (s.full ? 1 : 0));
     new Gauge({
+      name: 'kafkite_partition_logs',
+      help: 'Partition logs by state: loaded, or unloaded (not yet loaded since start-up, or idle for kafkite.log.unload.idle.ms).',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const counts = broker.logManager.logCounts;
+        this.set({ state: 'loaded' }, counts.loaded);
+        this.set({ state: 'unloaded' }, counts.unloaded);
+      },
+    });
+    new Gauge({
       name: 'kafkite_open_segment_files',
       help: 'Segment files (.log, .index, .timeindex) open in the descriptor cache.',
       registers,

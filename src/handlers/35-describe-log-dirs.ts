@@ -1,16 +1,14 @@
 import { statfsSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { DescribeLogDirsRequest } from '../../protocol/generated/DescribeLogDirsRequest.js';
 import type { DescribeLogDirsResponse, DescribeLogDirsTopic } from '../../protocol/generated/DescribeLogDirsResponse.js';
-import type { UnifiedLog } from '../../storage/unified-log.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
 import { AclOperation, authorizeCluster } from '../security/authorization.js';
 
-function wanted(request: DescribeLogDirsRequest): (log: UnifiedLog) => boolean {
+function wanted(request: DescribeLogDirsRequest): (p: { topic: string; partition: number }) => boolean {
   if (request.topics === null) return () => true;
   const keys = new Set(request.topics.flatMap((t) => t.partitions.map((p) => `${t.topic}\u0000${p}`)));
-  return (log) => keys.has(`${log.topic}\u0000${log.partition}`);
+  return (p) => keys.has(`${p.topic}\u0000${p.partition}`);
 }
 
 export const handler: Handler<DescribeLogDirsRequest, DescribeLogDirsResponse> = {
@@ -22,7 +20,6 @@ export const handler: Handler<DescribeLogDirsRequest, DescribeLogDirsResponse> =
     // DESCRIBE on the cluster; without it, an empty answer (KafkaApis.handleDescribeLogDirsRequest).
     if (!authorizeCluster(ctx, AclOperation.DESCRIBE)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };
     const include = wanted(request);
-    const logs = [...ctx.broker.logManager.allLogs()].filter(include);
     return {
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,
@@ -32,10 +29,11 @@ export const handler: Handler<DescribeLogDirsRequest, DescribeLogDirsResponse> =
           return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, logDir, topics: [], totalBytes: -1, usableBytes: -1 };
         }
         const byTopic = new Map<string, DescribeLogDirsTopic>();
-        for (const log of logs.filter((l) => dirname(l.dir) === logDir)) {
-          let topic = byTopic.get(log.topic);
-          if (!topic) byTopic.set(log.topic, (topic = { name: log.topic, partitions: [] }));
-          topic.partitions.push({ partitionIndex: log.partition, partitionSize: log.size, offsetLag: 0, isFutureKey: false });
+        // Every partition, loaded or not (an unloaded one by its summary or its files' sizes).
+        for (const p of ctx.broker.logManager.partitionSizes(logDir).filter(include)) {
+          let topic = byTopic.get(p.topic);
+          if (!topic) byTopic.set(p.topic, (topic = { name: p.topic, partitions: [] }));
+          topic.partitions.push({ partitionIndex: p.partition, partitionSize: p.size, offsetLag: 0, isFutureKey: false });
         }
         const fs = statfsSync(logDir);
         return {

@@ -1,17 +1,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { batchesIn } from '../../protocol/records/batch-header.js';
+import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js';
 import { LogManager } from '../../storage/log-manager.js';
 import type { LogConfig } from '../../storage/log-config.js';
-import { batch, config, silentLogger, tempDir } from './helpers.js';
+import { batch, config, readSlice, silentLogger, tempDir } from './helpers.js';
 
 let root: string;
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
 const TOPIC_ID = '0f1e2d3c4b5a69788796a5b4c3d2e1f0';
 
-function open(logDirs: string[], cfg: LogConfig = config()): Promise<LogManager> {
-  return LogManager.open({ logDirs, logger: silentLogger, clusterId: 'q1Sh-9_ISia_zwGINzRvyQ', nodeId: 1, configFor: () => cfg, retentionCheckIntervalMs: 300_000 });
+function open(logDirs: string[], cfg: LogConfig = config(), unloadIdleMs?: number): Promise<LogManager> {
+  return LogManager.open({ logDirs, logger: silentLogger, clusterId: 'q1Sh-9_ISia_zwGINzRvyQ', nodeId: 1, configFor: () => cfg, retentionCheckIntervalMs: 300_000, unloadIdleMs });
+}
+
+/** An idempotent (or transactional) batch of producer 7 at `baseSequence`, of `count` 10-byte records. */
+function producerBatch(baseSequence: number, count: number, isTransactional = false): Buffer {
+  const records = Array.from({ length: count }, (_, i) => ({ offset: i, timestamp: Date.now(), key: null, value: Buffer.from(`v${baseSequence + i}`), headers: [] }));
+  return encodeBatch({ baseOffset: 0, records, producerId: 7, producerEpoch: 0, baseSequence, isTransactional });
 }
 
 describe('LogManager', () => {
@@ -108,5 +116,104 @@ describe('LogManager', () => {
     expect(log.logStartOffset).toBe(2);
     expect(fs.readFileSync(path.join(root, 'a', 'log-start-offset-checkpoint'), 'utf8')).toBe('0\n1\nt 0 2\n');
     await manager.shutdown();
+  });
+
+  describe('unloading idle logs (kafkite.log.unload.idle.ms)', () => {
+    it('creates partitions unloaded and reloads an idle log with the same offsets, producer state and data', async () => {
+      root = tempDir();
+      const dirs = [path.join(root, 'a')];
+      const manager = await open(dirs, config(), 0);
+      manager.createPartition('t', 0, TOPIC_ID, config());
+      manager.createPartition('t', 1, TOPIC_ID, config());
+      expect(manager.logCounts).toEqual({ loaded: 0, unloaded: 2 });
+      expect(manager.hasLog('t', 1)).toBe(true);
+
+      const log = manager.getLog('t', 0)!;
+      expect(log.appendAsLeader(producerBatch(0, 3), 0).firstOffset).toBe(0);
+      expect(log.appendAsLeader(producerBatch(3, 2), 0).firstOffset).toBe(3);
+      log.appendAsLeader(producerBatch(5, 2, true), 0); // a transaction, still open
+      expect(log.deleteRecordsBefore(1)).toBe(1);
+      await log.flush();
+      const before = { hw: log.highWatermark, lso: log.lastStableOffset, start: log.logStartOffset };
+      expect(before).toEqual({ hw: 7, lso: 5, start: 1 });
+      // An open transaction keeps it loaded (its LSO lives in the producer state).
+      expect(manager.unloadIdleLogs(Date.now() + 1)).toBe(0);
+      const marker = log.appendTransactionMarker(7, 0, 0, true, Date.now());
+      await marker.flushed;
+      expect(manager.unloadIdleLogs(Date.now() + 1)).toBe(1);
+      expect(manager.logCounts).toEqual({ loaded: 0, unloaded: 2 });
+      expect(manager.loadedLog('t', 0)).toBeUndefined();
+
+      const reloaded = manager.getLog('t', 0)!;
+      expect(reloaded).not.toBe(log);
+      expect({ hw: reloaded.highWatermark, lso: reloaded.lastStableOffset, start: reloaded.logStartOffset }).toEqual({ hw: 8, lso: 8, start: 1 });
+      expect(reloaded.recoveryPoint).toBe(8);
+      // Producer state came back: the last batch retried is a duplicate with its first offsets, a gap is refused.
+      expect(reloaded.appendAsLeader(producerBatch(7, 1), 0).firstOffset).toBe(8);
+      expect(reloaded.appendAsLeader(producerBatch(7, 1), 0)).toMatchObject({ firstOffset: 8, lastOffset: 8 });
+      expect(() => reloaded.appendAsLeader(producerBatch(20, 1), 0)).toThrow(/sequence/i);
+      expect(reloaded.logEndOffset).toBe(9);
+      const values: string[] = [];
+      for (const slice of reloaded.read(1, 1 << 20, true).slices) {
+        const bytes = readSlice(slice);
+        for (const h of batchesIn(bytes)) for (const r of decodeBatch(bytes.subarray(h.pos, h.pos + h.sizeInBytes)).records) if (r.value) values.push(r.value.toString());
+      }
+      // From the batch holding offset 1 (the log start offset) on; the commit marker's control record is left out.
+      expect(values.filter((v) => v.startsWith('v'))).toEqual(['v0', 'v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7']);
+      await manager.shutdown();
+
+      // The unloaded partition is in the checkpoints, and the clean-shutdown marker is written.
+      expect(fs.readFileSync(path.join(dirs[0], 'recovery-point-offset-checkpoint'), 'utf8').split('\n')).toEqual(expect.arrayContaining(['t 0 9', 't 1 0']));
+      expect(fs.existsSync(path.join(dirs[0], '.kafka_cleanshutdown'))).toBe(true);
+    });
+
+    it('flushes a dirty idle log before unloading it, so a crash after the unload loses nothing', async () => {
+      root = tempDir();
+      const dirs = [path.join(root, 'a')];
+      const manager = await open(dirs, config(), 0);
+      manager.createPartition('t', 0, TOPIC_ID, config());
+      const log = manager.getLog('t', 0)!;
+      for (let i = 0; i < 4; i++) log.appendAsLeader(batch(5), 0);
+      expect(log.hasUnflushedData).toBe(true);
+      // Not unloaded while dirty: a flush starts instead, and the next pass unloads it.
+      expect(manager.unloadIdleLogs(Date.now() + 1)).toBe(0);
+      await log.flush();
+      expect(log.recoveryPoint).toBe(20);
+      expect(manager.unloadIdleLogs(Date.now() + 1)).toBe(1);
+      // Crash (no shutdown): the next start recovers from the files.
+      const after = await open(dirs, config(), 0);
+      const recovered = after.getLog('t', 0)!;
+      expect(recovered.logEndOffset).toBe(20);
+      expect(recovered.read(0, 1 << 20, true).bytes).toBe(recovered.size);
+      await after.shutdown();
+    });
+
+    it('unloads what the background load recovers, and loads an unloaded log again only when retention has work', async () => {
+      root = tempDir();
+      const dirs = [path.join(root, 'a')];
+      const cfg = config({ retentionMs: 60_000, fileDeleteDelayMs: 0, segmentBytes: 200 });
+      const first = await open(dirs, cfg);
+      const log = first.createLog('t', 0, TOPIC_ID, cfg);
+      for (let i = 0; i < 6; i++) log.appendAsLeader(batch(2, { timestamp: 1_000_000 + i, valueSize: 40 }), 0);
+      first.createLog('t', 1, TOPIC_ID, cfg);
+      expect(log.segments.size).toBeGreaterThan(2);
+      await first.shutdown();
+
+      const manager = await open(dirs, cfg, 60_000);
+      manager.startup();
+      expect(manager.backgroundLoading).toBe(true);
+      for (let i = 0; i < 500 && manager.backgroundLoading; i++) await new Promise((r) => setTimeout(r, 10));
+      // Both were loaded (and recovered, were it needed) in the background, then unloaded at once.
+      expect(manager.logCounts).toEqual({ loaded: 0, unloaded: 2 });
+      // Nothing expired yet: the retention task loads nothing.
+      expect(manager.cleanupLogs(1_000_000 + 1000)).toBe(0);
+      expect(manager.logCounts.loaded).toBe(0);
+      // Expired: only the log with segments to delete is loaded.
+      const deleted = manager.cleanupLogs(1_000_000 + 120_000);
+      expect(deleted).toBeGreaterThan(1);
+      expect(manager.loadedLog('t', 0)?.logStartOffset).toBe(12);
+      expect(manager.loadedLog('t', 1)).toBeUndefined();
+      await manager.shutdown();
+    });
   });
 });
