@@ -2,12 +2,15 @@
 // flush.messages/flush.ms, transaction markers) that arrive while a round is running join the next one.
 // A round begins each log's flush (fixing the offset it makes durable), makes the files durable, and
 // completes each flush (recovery point forward, waiting produce answers released).
-// Making them durable: one syncfs(2) of the log dir's filesystem (native/storage.cc), or an fdatasync per
-// dirty file, whichever costs less. syncfs writes back every dirty page of the filesystem, not only the
+// Making them durable: one syncfs(2) of the log dir's filesystem (native/storage.cc) for the whole round,
+// or an fdatasync of each log's dirty files, each log going on to its next flush as soon as its own is
+// done (the group commit of one log). syncfs writes back every dirty page of the filesystem, not only the
 // round's: an earlier measurement found one syncfs for 8 dirty files 2.5× faster than their fdatasyncs
 // (5-9× for 64), but on a filesystem shared with busy neighbours, or with acks=1 topics' unflushed data
-// beside, it pays for their writeback too. So the round measures both (moving averages of a syncfs, and
-// of an fdatasync round per file), takes the cheaper, and retries the other at most once a second.
+// beside, it pays for their writeback too. So both are timed (moving averages of how long a flush waits
+// for its syncfs, or for its log's fdatasyncs), the faster is taken, and the other is tried again now and
+// then. A log never has two flushes in flight: the second would skip the directory or
+// transaction index fsync the first took on, yet could complete first.
 import fs from 'node:fs';
 import type { Logger } from 'pino';
 
@@ -32,8 +35,13 @@ export type SyncfsFn = (fd: number, callback: (err: NodeJS.ErrnoException | null
 
 /** Below this many dirty files a round always fdatasyncs them one by one (one file: syncfs cannot be cheaper). */
 const MIN_SYNCFS_FILES = 2;
-/** The mode not chosen is measured again after this long, as the cost of both changes with the load. */
+/**
+ * The mode not taken is timed again after this long, as both costs change with the load; and at most
+ * once per RETRY_COST_FACTOR times its last duration, so that a syncfs slowed to 300 ms by neighbours
+ * stalls the log dir's flushes once in 15 s (2%), not once a second.
+ */
 const REMEASURE_MS = 1000;
+const RETRY_COST_FACTOR = 50;
 /** Weight of the newest duration in the moving averages. */
 const EWMA_WEIGHT = 0.5;
 
@@ -55,32 +63,40 @@ function waiter(): Waiter {
   return { promise, resolve, reject };
 }
 
-/** What rounds have done, for tests and benchmarks. */
+/** What the commit rounds have done, for tests and benchmarks. */
 export interface GroupCommitStats {
   rounds: number;
   syncfsCalls: number;
+  /** Files fdatasynced one by one. */
   fileFlushes: number;
-  /** Moving averages: ms per syncfs, and ms per file of an fdatasync round (NaN until measured). */
+  /** Moving averages of a flush's duration, ms: by syncfs, and by its log's fdatasyncs (NaN until timed). */
   syncfsMs: number;
-  fdatasyncMsPerFile: number;
+  fdatasyncMs: number;
 }
 
 type Mode = 'syncfs' | 'fdatasync';
 
+interface Begun {
+  log: Flushable;
+  pending: PendingFlush;
+  waiter: Waiter;
+}
+
 export class GroupCommit {
-  /** Logs waiting for the next round, each with the promise its callers hold. */
-  private next = new Map<Flushable, Waiter>();
-  /** The running round's flushes. */
-  private current: Map<Flushable, { pending: PendingFlush; waiter: Waiter }> | null = null;
+  /** Logs whose next flush has not begun, each with the promise its callers hold. */
+  private readonly waiting = new Map<Flushable, Waiter>();
+  /** Flushes begun and not completed: at most one per log. */
+  private readonly inFlight = new Map<Flushable, Begun>();
+  private syncfsRunning = false;
   private scheduled = false;
   /**
    * Opened once and kept: syncfs reports the filesystem's writeback errors seen since its fd was opened
    * (Linux's per-superblock errseq), so a fresh fd per round could miss an error another reader saw first.
    */
   private fd: number | null;
-  readonly stats: GroupCommitStats = { rounds: 0, syncfsCalls: 0, fileFlushes: 0, syncfsMs: NaN, fdatasyncMsPerFile: NaN };
-  /** When each mode was last measured (performance.now()). */
-  private readonly measuredAt: Record<Mode, number> = { syncfs: -Infinity, fdatasync: -Infinity };
+  readonly stats: GroupCommitStats = { rounds: 0, syncfsCalls: 0, fileFlushes: 0, syncfsMs: NaN, fdatasyncMs: NaN };
+  /** When each mode was last timed (performance.now()). */
+  private readonly timedAt: Record<Mode, number> = { syncfs: -Infinity, fdatasync: -Infinity };
 
   constructor(
     readonly logDir: string,
@@ -92,32 +108,35 @@ export class GroupCommit {
 
   /** Settles once everything `log` had appended when called is durable (or its flush failed). */
   flush(log: Flushable): Promise<void> {
-    const running = this.current?.get(log);
+    const running = this.inFlight.get(log);
     if (running && running.pending.coversAll()) return running.waiter.promise;
-    let w = this.next.get(log);
+    let w = this.waiting.get(log);
     if (!w) {
       w = waiter();
-      this.next.set(log, w);
+      this.waiting.set(log, w);
     }
-    if (this.current === null && !this.scheduled) {
-      // Once the event loop has read everything ready: the flushes of all requests parsed in this turn share the round.
-      this.scheduled = true;
-      setImmediate(() => {
-        this.scheduled = false;
-        if (this.current === null) void this.runRound();
-      });
-    }
+    this.schedule();
     return w.promise;
   }
 
-  private async runRound(): Promise<void> {
-    const waiting = this.next;
-    this.next = new Map();
-    const round = new Map<Flushable, { pending: PendingFlush; waiter: Waiter }>();
-    this.current = round;
-    this.stats.rounds++;
+  /** Once the event loop has read everything ready: the flushes of all requests parsed in this turn share the round. */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.startRound();
+    });
+  }
+
+  /** Begins the flush of every waiting log that has none in flight, unless a syncfs is running (its end starts the next). */
+  private startRound(): void {
+    if (this.syncfsRunning) return;
+    const begun: Begun[] = [];
     let files = 0;
-    for (const [log, w] of waiting) {
+    for (const [log, w] of this.waiting) {
+      if (this.inFlight.has(log)) continue;
+      this.waiting.delete(log);
       let pending: PendingFlush | null;
       try {
         pending = log.beginFlush();
@@ -129,56 +148,70 @@ export class GroupCommit {
         w.resolve();
         continue;
       }
-      round.set(log, { pending, waiter: w });
+      begun.push({ log, pending, waiter: w });
       files += pending.files;
     }
-    try {
-      if (round.size === 0) return;
-      const mode = this.fd !== null && files >= MIN_SYNCFS_FILES ? this.cheaperMode(files) : 'fdatasync';
-      const started = performance.now();
-      if (mode === 'syncfs') await this.syncfsRound(round, this.fd!);
-      else await Promise.all([...round.values()].map((f) => this.fdatasyncEach(f.pending, f.waiter)));
-      this.measured(mode, performance.now() - started, files);
-    } finally {
-      this.current = null;
-      if (this.next.size > 0) void this.runRound();
-    }
+    if (begun.length === 0) return;
+    this.stats.rounds++;
+    for (const b of begun) this.inFlight.set(b.log, b);
+    // One file: nothing to share, and syncfs would also write everything else that is dirty.
+    if (this.fd !== null && files >= MIN_SYNCFS_FILES && this.fasterMode() === 'syncfs') void this.syncfsRound(begun, this.fd);
+    else for (const b of begun) void this.fdatasyncLog(b);
   }
 
-  /** The mode expected to cost less for `files` dirty files; the other one when its figure is stale. */
-  private cheaperMode(files: number): Mode {
-    const now = performance.now();
-    const { syncfsMs, fdatasyncMsPerFile } = this.stats;
+  /** The mode timed faster; the other one when its figure is over a second old. */
+  private fasterMode(): Mode {
+    const { syncfsMs, fdatasyncMs } = this.stats;
     if (Number.isNaN(syncfsMs)) return 'syncfs';
-    if (Number.isNaN(fdatasyncMsPerFile)) return 'fdatasync';
-    const cheaper: Mode = syncfsMs <= fdatasyncMsPerFile * files ? 'syncfs' : 'fdatasync';
-    const other: Mode = cheaper === 'syncfs' ? 'fdatasync' : 'syncfs';
-    return now - this.measuredAt[other] >= REMEASURE_MS ? other : cheaper;
+    if (Number.isNaN(fdatasyncMs)) return 'fdatasync';
+    const faster: Mode = syncfsMs <= fdatasyncMs ? 'syncfs' : 'fdatasync';
+    const other: Mode = faster === 'syncfs' ? 'fdatasync' : 'syncfs';
+    const otherMs = other === 'syncfs' ? syncfsMs : fdatasyncMs;
+    return performance.now() - this.timedAt[other] >= Math.max(REMEASURE_MS, RETRY_COST_FACTOR * otherMs) ? other : faster;
   }
 
-  private measured(mode: Mode, ms: number, files: number): void {
-    this.measuredAt[mode] = performance.now();
-    const ewma = (old: number, sample: number) => (Number.isNaN(old) ? sample : old + EWMA_WEIGHT * (sample - old));
-    if (mode === 'syncfs') this.stats.syncfsMs = ewma(this.stats.syncfsMs, ms);
-    else if (files >= MIN_SYNCFS_FILES) this.stats.fdatasyncMsPerFile = ewma(this.stats.fdatasyncMsPerFile, ms / files);
+  private timed(mode: Mode, ms: number): void {
+    this.timedAt[mode] = performance.now();
+    const key = mode === 'syncfs' ? 'syncfsMs' : 'fdatasyncMs';
+    const old = this.stats[key];
+    this.stats[key] = Number.isNaN(old) ? ms : old + EWMA_WEIGHT * (ms - old);
   }
 
-  private async syncfsRound(round: Map<Flushable, { pending: PendingFlush; waiter: Waiter }>, fd: number): Promise<void> {
+  private async syncfsRound(begun: Begun[], fd: number): Promise<void> {
+    this.syncfsRunning = true;
     this.stats.syncfsCalls++;
+    const started = performance.now();
     const error = await new Promise<unknown>((resolve) => this.syncfs(fd, (err) => resolve(err)));
+    this.timed('syncfs', performance.now() - started);
     if (error) this.logger.error({ logDir: this.logDir, error: (error as Error).message }, 'syncfs of the log dir failed');
-    for (const { pending, waiter: w } of round.values()) complete(pending, w, error);
+    for (const b of begun) this.completed(b, error);
+    this.syncfsRunning = false;
+    this.startRound();
   }
 
-  private async fdatasyncEach(pending: PendingFlush, w: Waiter): Promise<void> {
-    this.stats.fileFlushes += pending.files;
+  private async fdatasyncLog(b: Begun): Promise<void> {
+    this.stats.fileFlushes += b.pending.files;
+    const started = performance.now();
     let error: unknown = null;
     try {
-      await pending.fdatasyncEach();
+      await b.pending.fdatasyncEach();
     } catch (err) {
       error = err;
     }
-    complete(pending, w, error);
+    // Single-file flushes say little about what syncfs competes with (it only runs for two files or more).
+    if (b.pending.files >= MIN_SYNCFS_FILES || this.inFlight.size > 1) this.timed('fdatasync', performance.now() - started);
+    this.completed(b, error);
+    if (this.waiting.size > 0) this.schedule();
+  }
+
+  private completed(b: Begun, error: unknown): void {
+    this.inFlight.delete(b.log);
+    try {
+      b.pending.complete(error ?? null);
+      b.waiter.resolve();
+    } catch (err) {
+      b.waiter.reject(err);
+    }
   }
 
   /** Stops using syncfs (shutdown): later flushes fdatasync file by file. */
@@ -186,14 +219,5 @@ export class GroupCommit {
     if (this.fd === null) return;
     fs.closeSync(this.fd);
     this.fd = null;
-  }
-}
-
-function complete(pending: PendingFlush, w: Waiter, error: unknown): void {
-  try {
-    pending.complete(error ?? null);
-    w.resolve();
-  } catch (err) {
-    w.reject(err);
   }
 }
