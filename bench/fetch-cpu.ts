@@ -4,10 +4,13 @@
 //   npx tsc -p . && node dist/bench/fetch-cpu.js
 //   BENCH_FETCH_MB=2000 BENCH_RUNS=5 node dist/bench/fetch-cpu.js
 //
-// The topic (8 partitions of 1 KB records) is written once; the broker is restarted on the same
-// data dir for each run of each mode, the modes alternating; each run's sendfile / fallback ratio is
-// reported (the target must hold in every run, not only in the median); consumers are kafkite's own loadgen (one Fetch in flight per partition,
+// The topic (8 partitions of 1 KB records) is written once and copied; one broker per mode serves its
+// copy, both warmed by one unmeasured pass, and their measured passes alternate; each run's sendfile /
+// fallback ratio is reported (the target must hold in every run, not only in the median); consumers are kafkite's own loadgen (one Fetch in flight per partition,
 // 1 MiB per partition, librdkafka's default max.partition.fetch.bytes) reading from page cache.
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { BenchBroker } from './lib/broker-process.js';
 import { median, printJson, printTable, round } from './lib/stats.js';
 import { consumeLoad, createTopic, produceLoad } from './loadgen.js';
@@ -45,19 +48,18 @@ async function fillTopic(broker: BenchBroker): Promise<number> {
   return bytes;
 }
 
-/** One broker start in one mode: an unmeasured pass (JIT, page cache), then one measured pass over the topic. */
-async function measure(dataDir: string, zeroCopy: boolean): Promise<Measured> {
+/** A broker in one mode on its own copy of the data, warmed by one unmeasured pass (JIT, page cache). */
+async function startMode(dataDir: string, zeroCopy: boolean): Promise<{ broker: BenchBroker; measure: () => Promise<Measured> }> {
   const broker = await BenchBroker.start({ dataDir, overrides: [`kafkite.zero.copy.enable=${zeroCopy}`] });
-  try {
-    const consume = () => consumeLoad({ bootstrap: broker.bootstrap, topic: TOPIC, partitions: PARTITIONS, partitionMaxBytes: 1 << 20, recordBytes: RECORD_BYTES });
-    await consume();
+  const consume = () => consumeLoad({ bootstrap: broker.bootstrap, topic: TOPIC, partitions: PARTITIONS, partitionMaxBytes: 1 << 20, recordBytes: RECORD_BYTES });
+  await consume();
+  const measure = async (): Promise<Measured> => {
     const cpuBefore = broker.cpuSeconds();
     const r = await consume();
     const gb = r.bytes / 1e9;
     return { gb, cpuSecondsPerGb: (broker.cpuSeconds() - cpuBefore) / gb, mbPerSec: r.mbPerSec };
-  } finally {
-    await broker.stop();
-  }
+  };
+  return { broker, measure };
 }
 
 function summary(zeroCopy: boolean, runs: Measured[]): ModeResult {
@@ -73,19 +75,27 @@ function summary(zeroCopy: boolean, runs: Measured[]): ModeResult {
 async function main(): Promise<void> {
   const writer = await BenchBroker.start();
   const dataDir = writer.dataDir;
+  const copyDir = mkdtempSync(join(tmpdir(), 'kafkite-bench-fetch-copy-'));
+  const brokers: BenchBroker[] = [];
   try {
     await fillTopic(writer);
     await writer.stop();
-    // The modes alternate run by run (the order swapping), so each run's ratio compares neighbours in time.
+    // Both brokers run side by side, each on its own copy of the same segments, and their measured
+    // passes alternate (the order swapping each run), so each run's ratio compares neighbours in time.
+    cpSync(dataDir, copyDir, { recursive: true });
+    const sendfile = await startMode(dataDir, true);
+    brokers.push(sendfile.broker);
+    const copying = await startMode(copyDir, false);
+    brokers.push(copying.broker);
     const on: Measured[] = [];
     const off: Measured[] = [];
     for (let i = 0; i < RUNS; i++) {
       if (i % 2 === 0) {
-        on.push(await measure(dataDir, true));
-        off.push(await measure(dataDir, false));
+        on.push(await sendfile.measure());
+        off.push(await copying.measure());
       } else {
-        off.push(await measure(dataDir, false));
-        on.push(await measure(dataDir, true));
+        off.push(await copying.measure());
+        on.push(await sendfile.measure());
       }
     }
     const modes = [summary(true, on), summary(false, off)];
@@ -96,7 +106,9 @@ async function main(): Promise<void> {
     console.log(`sendfile / fallback CPU ratio per run: ${runRatios.join(', ')} (median ${ratio})`);
     printJson('fetch-cpu', { partitions: PARTITIONS, recordBytes: RECORD_BYTES, runs: RUNS, modes, sendfileToFallbackRatio: ratio, runRatios });
   } finally {
+    for (const b of brokers) await b.stop();
     writer.cleanup();
+    rmSync(copyDir, { recursive: true, force: true });
   }
 }
 

@@ -6,6 +6,7 @@ import { ConfigError } from '../config/config-error.js';
 import { usesSasl, usesTls } from '../config/listeners.js';
 import { startAdminServer, type AdminServer } from './admin/admin-server.js';
 import { Broker } from './broker.js';
+import { crc32cImplementation } from '../protocol/records/crc32c.js';
 import { createResponseSender } from './network/sendfile-sender.js';
 import { ListenerBindError, SocketServer, type ListenerSpec } from './network/socket-server.js';
 import { SaslListenerConfig } from './security/sasl/sasl-listener-config.js';
@@ -87,6 +88,8 @@ export class KafkiteServer {
         logDirs: config.logDirs,
         nodeId: config.nodeId,
         clusterId: broker.clusterId,
+        // Every produced batch's CRC is checked: the native addon's, or @node-rs/crc32 when it is not built.
+        crc32c: crc32cImplementation,
       },
       'kafkite started',
     );

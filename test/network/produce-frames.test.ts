@@ -4,7 +4,7 @@
 // (several frames in flight, buffers reused between them), several batches and partitions per request,
 // compressed batches, and with kcat as a real client.
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey } from '../../protocol/generated/index.js';
@@ -13,7 +13,7 @@ import { encodeBatch, type KafkaRecord } from '../../protocol/records/record-bat
 import { BenchConnection } from '../../bench/lib/wire.js';
 import { createTopic } from '../../bench/loadgen.js';
 import { FrameBufferPool } from '../../src/network/frame-buffer-pool.js';
-import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { REPO_ROOT, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { batchesOnDisk } from '../helpers/disk-batches.js';
 import { kcat } from '../helpers/kcat.js';
 
@@ -79,6 +79,11 @@ describe('Produce frames spanning socket chunks', () => {
   afterAll(async () => {
     expect(await broker.stop()).toBe(0);
     broker.cleanup();
+  });
+
+  it('says at start which CRC32C checks the batches: the native addon wherever it is built', () => {
+    const started = broker.logs.find((l) => l.msg === 'kafkite started')!;
+    expect(started.crc32c).toBe(existsSync(join(REPO_ROOT, 'build/Release/kafkite_crc32c.node')) ? 'native-sse4.2' : '@node-rs/crc32');
   });
 
   it('stores every pipelined request byte for byte, with offsets and index entries right', async () => {
