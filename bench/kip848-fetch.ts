@@ -5,6 +5,11 @@
 // metrics (/metrics): remote (parked until min bytes or max wait), local (lookups, slices, encoding),
 // response queue (behind an earlier response), send (socket write / sendfile), total; averaged per fetch.
 // Target: consumer protocol >= 0.9x classic, the ratio taken within each round.
+// This client fetches every assigned partition each time on both protocols. Apache Kafka's Java
+// AsyncKafkaConsumer before KAFKA-17182 (Kafka 4.0) leaves out partitions it still has buffered: once the
+// partitions it does send are at their log end, the fetch is parked max.wait.ms (as Kafka's
+// DelayedFetch parks it) and the buffered partitions' next fetch queues behind it; kafkite_request_
+// remote_time_seconds{api="Fetch"} shows that time.
 //
 //   npx tsc -p . && node dist/bench/kip848-fetch.js
 //   BENCH_KIP848_MB=400 BENCH_RUNS=5 node dist/bench/kip848-fetch.js

@@ -22,7 +22,7 @@ const SCRIPTS: Array<{ name: string; file: string; env: Record<string, string> }
   { name: 'security', file: 'security.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_SEC_CONNECTIONS: FULL ? '2000' : '600' } },
   { name: 'transactions', file: 'transactions.js', env: { BENCH_RUNS: FULL ? '9' : '5', BENCH_TXN_SECONDS: '1' } },
   { name: 'read-committed', file: 'read-committed.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_RC_MB: FULL ? '400' : '200' } },
-  { name: 'kip848-fetch', file: 'kip848-fetch.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_KIP848_MB: FULL ? '400' : '200' } },
+  { name: 'kip848-fetch', file: 'kip848-fetch.js', env: { BENCH_RUNS: FULL ? '7' : '5', BENCH_KIP848_MB: FULL ? '400' : '150' } },
   { name: 'down-conversion', file: 'down-conversion.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_DOWNCONVERSION_MB: FULL ? '500' : '150' } },
   { name: 'connections', file: 'connections.js', env: { BENCH_CONN_CONNECTIONS: '10000', BENCH_CONN_PRODUCERS: '1000', BENCH_CONN_PRODUCE_SECONDS: FULL ? '10' : '3' } },
   { name: 'e2e-latency', file: 'e2e-latency.js', env: { BENCH_RUNS: '3', BENCH_E2E_SECONDS: FULL ? '10' : '3' } },
