@@ -1,12 +1,16 @@
 // acks=all against acks=1 with many partitions (issue 14, target 3): what making every answer durable
-// costs. Two brokers run side by side: one flushes through the log dir's commit round (one syncfs(2) per
-// round, the default) and one with kafkite.log.flush.syncfs.enable=false, which fdatasyncs each
-// partition file on its own (as kafkite did before the commit round). Each round times, in alternating
-// order, acks=1 and acks=all on the first and acks=all on the second; each figure is the median of rounds.
-// 1 KB records, ~16 KB batches; loadgen producers (connections) with requests in flight.
+// costs. Two brokers run side by side: one flushes through the log dir's commit rounds (the default: one
+// syncfs(2) per round, or an fdatasync per log when that times faster) and one with
+// kafkite.log.flush.syncfs.enable=false, which fdatasyncs each partition file on its own (as kafkite did
+// before the commit rounds). Each round times, in alternating order, acks=1 and acks=all on the first and
+// acks=all on the second; each figure is the median of rounds. 1 KB records, ~16 KB batches; loadgen
+// producers (connections) with requests in flight. Before each run the filesystem is synced, so that no
+// run pays for writing back what the one before left dirty (syncfs would, and so would the disk).
 //
 //   npx tsc -p . && node dist/bench/acks-all.js
 //   BENCH_ACKS_ROUNDS=5 BENCH_ACKS_SECONDS=3 node dist/bench/acks-all.js
+import { execFileSync } from 'node:child_process';
+import { probeStorageAddon } from '../storage/native-storage.js';
 import { BenchBroker } from './lib/broker-process.js';
 import { median, printJson, printTable, round } from './lib/stats.js';
 import { createTopic, produceLoad, type LoadResult } from './loadgen.js';
@@ -37,6 +41,12 @@ const CASES = process.env.BENCH_ACKS_CASES ? process.env.BENCH_ACKS_CASES.split(
 type Mode = 'acks=1' | 'acks=all syncfs' | 'acks=all fdatasync';
 const MODES: Mode[] = ['acks=1', 'acks=all syncfs', 'acks=all fdatasync'];
 
+function syncFilesystem(dir: string): void {
+  const addon = probeStorageAddon().addon;
+  if (addon) addon.syncfsSync(dir);
+  else execFileSync('sync', ['-f', dir]);
+}
+
 async function main(): Promise<void> {
   const syncfsBroker = await BenchBroker.start();
   const fdatasyncBroker = await BenchBroker.start({ overrides: ['kafkite.log.flush.syncfs.enable=false'] });
@@ -54,6 +64,7 @@ async function main(): Promise<void> {
         const order = r % 2 === 0 ? MODES : [...MODES].reverse();
         for (const mode of order) {
           const broker = mode === 'acks=all fdatasync' ? fdatasyncBroker : syncfsBroker;
+          syncFilesystem(broker.dataDir);
           const result = await produceLoad({
             bootstrap: broker.bootstrap, topic, connections: c.producers, inFlight: c.inFlight, recordBytes: RECORD_BYTES,
             batchRecords: BATCH_RECORDS, partitions: c.partitions, acks: mode === 'acks=1' ? 1 : -1, seconds: SECONDS,
