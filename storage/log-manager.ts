@@ -39,6 +39,11 @@ const RECOVERY_POINT_CHECKPOINT_INTERVAL_MS = 60_000;
  * arriving meanwhile wait at most about this long (plus one log's load) before they are served.
  */
 const BACKGROUND_LOAD_SLICE_MS = 2;
+/**
+ * Pause between slices: the process sleeps rather than running flat out until the load is done, so on a
+ * busy machine the scheduler still wakes it at once when a request arrives.
+ */
+const BACKGROUND_LOAD_PAUSE_MS = 1;
 /** After the background load ran into the descriptor limit: how long it waits before trying again. */
 const BACKGROUND_LOAD_RETRY_MS = 1000;
 /** A repeated resource warning (too many open files) is logged at most this often. */
@@ -247,8 +252,8 @@ export class LogManager {
   }
 
   /**
-   * Loads (recovering them) the logs nobody asked for yet, in slices of a few milliseconds with a turn
-   * of the event loop in between, so that requests go first. Retention and the cleaner need them
+   * Loads (recovering them) the logs nobody asked for yet, in slices of a few milliseconds with a pause
+   * in between, so that requests go first. Retention and the cleaner need them
    * loaded, or, when unloading is on, their retention summary: those are unloaded again at once.
    */
   private loadInBackground(): void {
@@ -280,8 +285,8 @@ export class LogManager {
       else this.opts.logger.info(`Loaded ${names.length} logs in the background in ${Date.now() - started} ms`);
     };
     const next = () => {
-      const turn = setImmediate(step);
-      this.cancelBackgroundLoad = () => clearImmediate(turn);
+      const turn = setTimeout(step, BACKGROUND_LOAD_PAUSE_MS);
+      this.cancelBackgroundLoad = () => clearTimeout(turn);
     };
     next();
   }
