@@ -5,26 +5,16 @@
 //   broker CPU with the overview open and idle               vs. the same broker with no page open
 // BENCH_CONSOLE_MB sizes the partition (default 1024 MB, the 1 GB; kcat fills it in about 25 s here).
 import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { launchBrowser } from './lib/browser.js';
 import { BenchBroker } from './lib/broker-process.js';
 import { median, printJson, printTable, round } from './lib/stats.js';
+import { freePort } from './lib/free-port.js';
 
 const MB = Number(process.env.BENCH_CONSOLE_MB ?? 1024);
 const LOADS = Number(process.env.BENCH_RUNS ?? 5);
 const READS = 15;
 const IDLE_SECONDS = Number(process.env.BENCH_CONSOLE_IDLE_SECONDS ?? 10);
 const VALUE_BYTES = 1000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** Produces MB megabytes of 1 kB records with kcat (acks=1, large batches). */
 function fill(bootstrap: string, topic: string): Promise<number> {

@@ -14,7 +14,6 @@
 //   npx tsc -p . && node dist/bench/kip848-fetch.js
 //   BENCH_KIP848_MB=400 BENCH_RUNS=5 node dist/bench/kip848-fetch.js
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Consumer } from '@platformatic/kafka';
 import { pino } from 'pino';
@@ -24,6 +23,7 @@ import { UnifiedLog } from '../storage/unified-log.js';
 import { BenchBroker } from './lib/broker-process.js';
 import { median, printJson, printTable, round } from './lib/stats.js';
 import { createTopic } from './loadgen.js';
+import { freePort } from './lib/free-port.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const TARGET_MB = Number(process.env.BENCH_KIP848_MB ?? 200);
@@ -35,16 +35,6 @@ const PROTOCOLS = ['classic', 'consumer'] as const;
 type GroupProtocol = (typeof PROTOCOLS)[number];
 /** The request phases the broker exposes, as `kafkite_<name>_seconds{api="Fetch"}`. */
 const PHASES = ['request_remote_time', 'request_local_time', 'response_queue_time', 'response_send_time', 'request_total_time'] as const;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** Appends 1 KB records to every partition's log while the broker is stopped; returns the value bytes. */
 async function fillPartitions(dataDir: string): Promise<{ bytes: number; records: number }> {

@@ -22,7 +22,6 @@
 // long as the machine can serve the rate: on an oversubscribed machine the throughput ratio measures the
 // machine's share, and the CPU per record says whether the broker's own work per record changed.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ApiKey } from '../protocol/generated/index.js';
@@ -33,6 +32,7 @@ import { isMain, printJson, printTable, round } from './lib/stats.js';
 import { BenchConnection } from './lib/wire.js';
 import { countBatches, createTopic, fetchRequest, LoadError, type PartitionProgress } from './loadgen.js';
 import { spawnBroker, type SpawnedBroker } from './soak-support.js';
+import { freePort } from './lib/free-port.js';
 
 const MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 30);
 const FIXED_RATE = process.env.BENCH_SOAK_RATE ? Number(process.env.BENCH_SOAK_RATE) : null;
@@ -76,16 +76,6 @@ interface Counts {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /**
  * Produce requests alternating between the sizes, round-robin over partitions and connections. The
