@@ -1,15 +1,23 @@
 // Sends one batch of response chunks — in-memory buffers and segment-file ranges — to a client
-// socket, off the JS thread (napi async work on the libuv pool). File ranges go with sendfile(2),
-// kernel to kernel: no copy into JS memory. One batch is one trip to the pool however many
-// partitions a Fetch response has; the buffers between ranges go with sendmsg(MSG_MORE) so a
-// partition header shares a TCP segment with its records.
+// socket. File ranges go with sendfile(2), kernel to kernel: no copy into JS memory; the buffers
+// between ranges go with sendmsg(MSG_MORE) so a partition header shares a TCP segment with its records.
+//
+// Two entry points share one sender:
+// - sendChunksNow, on the JS thread: sends what the socket takes right now (the socket is libuv's,
+//   non-blocking, so a full socket returns EAGAIN rather than blocking) and only ranges wholly in the
+//   page cache (cachestat(2)), so a slow reader or a disk read never blocks the event loop. Most fetches
+//   of recent data finish here with no thread-pool round trip, no dup(2) and no completion callback.
+// - sendChunks, napi async work on the libuv pool: sends the rest, waiting in poll(2) for a slow reader
+//   and reading cold ranges from disk. One batch is one trip to the pool however many partitions it has.
 #ifndef __linux__
 #error "kafkite's sendfile addon uses Linux sendfile(2); other platforms use the copying fallback"
 #endif
 
 #include <napi.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -22,6 +30,7 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -38,12 +47,204 @@ constexpr size_t kMaxIov = 1024;
 // Our own errno-like code for a file that ends before its range does (no POSIX errno fits).
 constexpr int kShortFile = -1;
 
+// cachestat(2) (Linux 6.5): how much of a file range is in the page cache. glibc 2.36 has neither the
+// wrapper nor the structs; the syscall number is the same on every architecture.
+#ifndef __NR_cachestat
+#define __NR_cachestat 451
+#endif
+struct CachestatRange {
+  uint64_t off;
+  uint64_t len;
+};
+struct Cachestat {
+  uint64_t nrCache, nrDirty, nrWriteback, nrEvicted, nrRecentlyEvicted;
+};
+// Set once the kernel (or a seccomp filter, as in Docker's default profile) refuses cachestat: every
+// range then counts as uncached and goes to the pool, as before this fast path existed.
+std::atomic<bool> cachestatMissing{false};
+
+// True when every page of the range is in the page cache, so sendfile will not wait for the disk.
+bool inPageCache(int fd, off_t position, size_t length) {
+  if (cachestatMissing.load(std::memory_order_relaxed)) return false;
+  CachestatRange range = {static_cast<uint64_t>(position), static_cast<uint64_t>(length)};
+  Cachestat cs = {};
+  if (syscall(__NR_cachestat, fd, &range, &cs, 0) != 0) {
+    if (errno == ENOSYS || errno == EPERM) cachestatMissing.store(true, std::memory_order_relaxed);
+    return false;
+  }
+  static const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  uint64_t first = static_cast<uint64_t>(position) / page;
+  uint64_t last = (static_cast<uint64_t>(position) + length - 1) / page;
+  return cs.nrCache >= last - first + 1;
+}
+
 struct Chunk {
   const char* data;  // null for a file range
   size_t length;
-  int fileFd;        // our dup of the range's file
+  int fileFd;
   off_t position;
 };
+
+// What a send does when the socket is full or a range would have to be read from disk.
+enum class Mode {
+  kBlocking,     // pool thread: poll(2) until the socket has room; read from disk as needed
+  kNonBlocking,  // JS thread: stop there, leaving the rest to the pool
+};
+
+// Sends chunks in order to a non-blocking socket; `sent` bytes went out. In kNonBlocking mode `stopped`
+// says that it stopped early (socket full, range not in the page cache) without error.
+class ChunkSender {
+ public:
+  ChunkSender(int socketFd, Mode mode) : socketFd_(socketFd), mode_(mode) {}
+
+  std::vector<Chunk> chunks;
+  size_t sent = 0;
+  int error = 0;
+  bool stopped = false;
+
+  // Blocking mode only: the fd and inode JS knows the socket by, to notice it was closed meanwhile.
+  void watchJsSocket(int jsSocketFd) {
+    jsSocketFd_ = jsSocketFd;
+    struct stat st;
+    if (fstat(socketFd_, &st) == 0) socketInode_ = st.st_ino;
+  }
+
+  void run() {
+    size_t i = 0;
+    while (i < chunks.size() && error == 0 && !stopped) {
+      if (chunks[i].data == nullptr) {
+        sendFileRange(chunks[i++]);
+        continue;
+      }
+      std::vector<struct iovec> iov;
+      while (i < chunks.size() && chunks[i].data != nullptr && iov.size() < kMaxIov) {
+        iov.push_back({const_cast<char*>(chunks[i].data), chunks[i].length});
+        i++;
+      }
+      sendBuffers(iov, i < chunks.size());
+    }
+  }
+
+ private:
+  // `more`: file data follows, so the kernel may hold these bytes back to fill a segment.
+  void sendBuffers(std::vector<struct iovec>& iov, bool more) {
+    size_t first = 0;
+    while (first < iov.size()) {
+      struct msghdr msg = {};
+      msg.msg_iov = &iov[first];
+      msg.msg_iovlen = iov.size() - first;
+      ssize_t n = sendmsg(socketFd_, &msg, MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0));
+      if (n < 0) {
+        if (!retryable()) return;
+        continue;
+      }
+      sent += static_cast<size_t>(n);
+      stalledMs_ = 0;
+      for (size_t left = static_cast<size_t>(n); left > 0;) {
+        size_t take = left < iov[first].iov_len ? left : iov[first].iov_len;
+        iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + take;
+        iov[first].iov_len -= take;
+        left -= take;
+        if (iov[first].iov_len == 0) first++;
+      }
+    }
+  }
+
+  void sendFileRange(Chunk& range) {
+    if (mode_ == Mode::kNonBlocking && !inPageCache(range.fileFd, range.position, range.length)) {
+      stopped = true;
+      return;
+    }
+    while (range.length > 0) {
+      ssize_t n = sendfile(socketFd_, range.fileFd, &range.position, range.length < kMaxSendfile ? range.length : kMaxSendfile);
+      if (n == 0) {
+        error = kShortFile;
+        return;
+      }
+      if (n < 0) {
+        if (!retryable()) return;
+        continue;
+      }
+      sent += static_cast<size_t>(n);
+      stalledMs_ = 0;
+      range.length -= static_cast<size_t>(n);
+    }
+  }
+
+  // After a failed send: true to try again (interrupted, or the socket has room again), false with
+  // `error` set, or with `stopped` set when a non-blocking send found the socket full.
+  bool retryable() {
+    if (errno == EINTR) return true;
+    if (errno != EAGAIN) {
+      error = errno;
+      return false;
+    }
+    if (mode_ == Mode::kNonBlocking) {
+      stopped = true;
+      return false;
+    }
+    for (;;) {
+      struct pollfd pfd = {socketFd_, POLLOUT, 0};
+      int ready = poll(&pfd, 1, kPollSliceMs);
+      if (ready > 0) return true;  // writable, or POLLERR/POLLHUP which the next send reports
+      if (ready < 0 && errno != EINTR) {
+        error = errno;
+        return false;
+      }
+      if (ready == 0) stalledMs_ += kPollSliceMs;
+      if (socketClosedByJs()) {
+        error = ECANCELED;
+        return false;
+      }
+      if (stalledMs_ >= kStallTimeoutMs) {
+        error = ETIMEDOUT;
+        return false;
+      }
+    }
+  }
+
+  // The pool's dup keeps the connection open even after JS destroyed its socket, so a stalled peer
+  // would hold a pool thread until the timeout. JS's fd number is gone then (or names another file).
+  bool socketClosedByJs() const {
+    if (jsSocketFd_ < 0) return false;
+    struct stat st;
+    return fstat(jsSocketFd_, &st) != 0 || st.st_ino != socketInode_;
+  }
+
+  const int socketFd_;
+  const Mode mode_;
+  int jsSocketFd_ = -1;
+  ino_t socketInode_ = 0;
+  int stalledMs_ = 0;
+};
+
+std::string errnoName(int e) {
+  switch (e) {
+    case kShortFile: return "EOF";
+    case EPIPE: return "EPIPE";
+    case ECONNRESET: return "ECONNRESET";
+    case EBADF: return "EBADF";
+    case ETIMEDOUT: return "ETIMEDOUT";
+    case ECANCELED: return "ECANCELED";
+    case ENOTSOCK: return "ENOTSOCK";
+    case EINVAL: return "EINVAL";
+    case EIO: return "EIO";
+    case ENOMEM: return "ENOMEM";
+    case EMFILE: return "EMFILE";
+    default: return "E" + std::to_string(e);
+  }
+}
+
+// The Error a failed send rejects with: errno `code`, `syscall` and `bytesSent`.
+Napi::Error sendError(Napi::Env env, int error, size_t sent) {
+  std::string code = errnoName(error);
+  std::string message = error == kShortFile ? "file ended before the range was sent" : std::strerror(error);
+  Napi::Error err = Napi::Error::New(env, "sendfile: " + message + " (" + code + ")");
+  err.Set("code", code);
+  err.Set("syscall", "sendfile");
+  err.Set("bytesSent", Napi::Number::New(env, static_cast<double>(sent)));
+  return err;
+}
 
 // The fds are dup()ed when the call is made, on the JS thread: if JS closes the socket (or the
 // storage layer a segment) mid-transfer, the numbers could be reused by another open(), and we
@@ -51,7 +252,7 @@ struct Chunk {
 class SendWorker : public Napi::AsyncWorker {
  public:
   SendWorker(Napi::Function callback, int socketFd)
-      : Napi::AsyncWorker(callback, "kafkite.sendChunks"), jsSocketFd_(socketFd), socketFd_(dup(socketFd)) {
+      : Napi::AsyncWorker(callback, "kafkite.sendChunks"), jsSocketFd_(socketFd), socketFd_(dup(socketFd)), sender_(socketFd_, Mode::kBlocking) {
     if (socketFd_ < 0) error_ = errno;
   }
 
@@ -62,7 +263,7 @@ class SendWorker : public Napi::AsyncWorker {
 
   void AddBuffer(Napi::Buffer<char> buffer) {
     if (buffer.Length() == 0) return;
-    chunks_.push_back({buffer.Data(), buffer.Length(), -1, 0});
+    sender_.chunks.push_back({buffer.Data(), buffer.Length(), -1, 0});
     buffers_.push_back(Napi::Persistent(buffer));  // keeps the bytes alive until we are done
   }
 
@@ -73,43 +274,25 @@ class SendWorker : public Napi::AsyncWorker {
       error_ = errno;
       return;
     }
-    chunks_.push_back({nullptr, static_cast<size_t>(length), ours, static_cast<off_t>(position)});
+    sender_.chunks.push_back({nullptr, static_cast<size_t>(length), ours, static_cast<off_t>(position)});
   }
 
  protected:
   void Execute() override {
     if (error_ != 0) return;
-    struct stat st;
-    if (fstat(socketFd_, &st) == 0) socketInode_ = st.st_ino;
-    size_t i = 0;
-    while (i < chunks_.size() && error_ == 0) {
-      if (chunks_[i].data == nullptr) {
-        sendFileRange(chunks_[i++]);
-        continue;
-      }
-      std::vector<struct iovec> iov;
-      while (i < chunks_.size() && chunks_[i].data != nullptr && iov.size() < kMaxIov) {
-        iov.push_back({const_cast<char*>(chunks_[i].data), chunks_[i].length});
-        i++;
-      }
-      sendBuffers(iov, i < chunks_.size());
-    }
+    sender_.watchJsSocket(jsSocketFd_);
+    sender_.run();
+    error_ = sender_.error;
   }
 
   void OnOK() override {
     Napi::Env env = Env();
-    Napi::Number sent = Napi::Number::New(env, static_cast<double>(sent_));
+    Napi::Number sent = Napi::Number::New(env, static_cast<double>(sender_.sent));
     if (error_ == 0) {
       Callback().Call({env.Null(), sent});
       return;
     }
-    std::string code = error_ == kShortFile ? "EOF" : errnoName(error_);
-    std::string message = error_ == kShortFile ? "file ended before the range was sent" : std::strerror(error_);
-    Napi::Error err = Napi::Error::New(env, "sendfile: " + message + " (" + code + ")");
-    err.Set("code", code);
-    err.Set("syscall", "sendfile");
-    err.Set("bytesSent", sent);
-    Callback().Call({err.Value(), sent});
+    Callback().Call({sendError(env, error_, sender_.sent).Value(), sent});
   }
 
  private:
@@ -122,109 +305,11 @@ class SendWorker : public Napi::AsyncWorker {
     return ours;
   }
 
-  // `more`: file data follows, so the kernel may hold these bytes back to fill a segment.
-  void sendBuffers(std::vector<struct iovec>& iov, bool more) {
-    size_t first = 0;
-    while (first < iov.size()) {
-      struct msghdr msg = {};
-      msg.msg_iov = &iov[first];
-      msg.msg_iovlen = iov.size() - first;
-      ssize_t n = sendmsg(socketFd_, &msg, MSG_NOSIGNAL | (more ? MSG_MORE : 0));
-      if (n < 0) {
-        if (!retryable()) return;
-        continue;
-      }
-      progressed(static_cast<size_t>(n));
-      for (size_t left = static_cast<size_t>(n); left > 0;) {
-        size_t take = left < iov[first].iov_len ? left : iov[first].iov_len;
-        iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + take;
-        iov[first].iov_len -= take;
-        left -= take;
-        if (iov[first].iov_len == 0) first++;
-      }
-    }
-  }
-
-  void sendFileRange(Chunk& range) {
-    while (range.length > 0) {
-      ssize_t n = sendfile(socketFd_, range.fileFd, &range.position, range.length < kMaxSendfile ? range.length : kMaxSendfile);
-      if (n == 0) {
-        error_ = kShortFile;
-        return;
-      }
-      if (n < 0) {
-        if (!retryable()) return;
-        continue;
-      }
-      progressed(static_cast<size_t>(n));
-      range.length -= static_cast<size_t>(n);
-    }
-  }
-
-  void progressed(size_t n) {
-    sent_ += n;
-    stalledMs_ = 0;
-  }
-
-  // After a failed send: true to try again (interrupted, or the socket — non-blocking, libuv's —
-  // has room again), false with error_ set.
-  bool retryable() {
-    if (errno == EINTR) return true;
-    if (errno != EAGAIN) {
-      error_ = errno;
-      return false;
-    }
-    for (;;) {
-      struct pollfd pfd = {socketFd_, POLLOUT, 0};
-      int ready = poll(&pfd, 1, kPollSliceMs);
-      if (ready > 0) return true;  // writable, or POLLERR/POLLHUP which the next send reports
-      if (ready < 0 && errno != EINTR) {
-        error_ = errno;
-        return false;
-      }
-      if (ready == 0) stalledMs_ += kPollSliceMs;
-      if (socketClosedByJs()) {
-        error_ = ECANCELED;
-        return false;
-      }
-      if (stalledMs_ >= kStallTimeoutMs) {
-        error_ = ETIMEDOUT;
-        return false;
-      }
-    }
-  }
-
-  // Our dup keeps the connection open even after JS destroyed its socket, so a stalled peer would
-  // hold a pool thread until the timeout. JS's fd number is gone then (or names another file).
-  bool socketClosedByJs() const {
-    struct stat st;
-    return fstat(jsSocketFd_, &st) != 0 || st.st_ino != socketInode_;
-  }
-
-  static std::string errnoName(int e) {
-    switch (e) {
-      case EPIPE: return "EPIPE";
-      case ECONNRESET: return "ECONNRESET";
-      case EBADF: return "EBADF";
-      case ETIMEDOUT: return "ETIMEDOUT";
-      case ECANCELED: return "ECANCELED";
-      case ENOTSOCK: return "ENOTSOCK";
-      case EINVAL: return "EINVAL";
-      case EIO: return "EIO";
-      case ENOMEM: return "ENOMEM";
-      case EMFILE: return "EMFILE";
-      default: return "E" + std::to_string(e);
-    }
-  }
-
   const int jsSocketFd_;
   const int socketFd_;
+  ChunkSender sender_;
   std::vector<std::pair<int, int>> fileFds_;  // (caller's fd, our dup)
-  std::vector<Chunk> chunks_;
   std::vector<Napi::Reference<Napi::Buffer<char>>> buffers_;
-  ino_t socketInode_ = 0;
-  size_t sent_ = 0;
-  int stalledMs_ = 0;
   int error_ = 0;
 };
 
@@ -239,6 +324,25 @@ Napi::Value typeError(Napi::Env env, const char* message) {
   return env.Undefined();
 }
 
+// Checks a chunks array: Buffers and {fd, position, length} ranges of non-negative integers.
+bool validChunks(Napi::Env env, const Napi::Array& chunks, const char* name) {
+  for (uint32_t i = 0; i < chunks.Length(); i++) {
+    Napi::Value chunk = chunks[i];
+    if (chunk.IsBuffer()) continue;
+    if (!chunk.IsObject()) {
+      typeError(env, (std::string(name) + ": a chunk is neither a Buffer nor a file range").c_str());
+      return false;
+    }
+    Napi::Object range = chunk.As<Napi::Object>();
+    if (!isNonNegativeInteger(range.Get("fd")) || !isNonNegativeInteger(range.Get("position")) ||
+        !isNonNegativeInteger(range.Get("length"))) {
+      typeError(env, (std::string(name) + ": a file range needs non-negative integer fd, position and length").c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
 // sendChunks(socketFd, chunks: Array<Buffer | {fd, position, length}>, callback(err, bytesSent))
 Napi::Value SendChunks(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -247,16 +351,7 @@ Napi::Value SendChunks(const Napi::CallbackInfo& info) {
   }
   Napi::Array chunks = info[1].As<Napi::Array>();
   // Validate everything before dup()ing anything.
-  for (uint32_t i = 0; i < chunks.Length(); i++) {
-    Napi::Value chunk = chunks[i];
-    if (chunk.IsBuffer()) continue;
-    if (!chunk.IsObject()) return typeError(env, "sendChunks: a chunk is neither a Buffer nor a file range");
-    Napi::Object range = chunk.As<Napi::Object>();
-    if (!isNonNegativeInteger(range.Get("fd")) || !isNonNegativeInteger(range.Get("position")) ||
-        !isNonNegativeInteger(range.Get("length"))) {
-      return typeError(env, "sendChunks: a file range needs non-negative integer fd, position and length");
-    }
-  }
+  if (!validChunks(env, chunks, "sendChunks")) return env.Undefined();
   auto* worker = new SendWorker(info[2].As<Napi::Function>(), info[0].As<Napi::Number>().Int32Value());
   for (uint32_t i = 0; i < chunks.Length(); i++) {
     Napi::Value chunk = chunks[i];
@@ -270,6 +365,39 @@ Napi::Value SendChunks(const Napi::CallbackInfo& info) {
   }
   worker->Queue();
   return env.Undefined();
+}
+
+// sendChunksNow(socketFd, chunks) -> bytesSent: sends on the JS thread what goes without waiting (see
+// the top of this file), in order, and stops at the first chunk that would wait. Throws sendChunks's
+// errors. The fds are used during the call only, so they need no dup.
+Napi::Value SendChunksNow(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 2 || !isNonNegativeInteger(info[0]) || !info[1].IsArray()) {
+    return typeError(env, "sendChunksNow(socketFd, chunks)");
+  }
+  Napi::Array chunks = info[1].As<Napi::Array>();
+  if (!validChunks(env, chunks, "sendChunksNow")) return env.Undefined();
+  ChunkSender sender(info[0].As<Napi::Number>().Int32Value(), Mode::kNonBlocking);
+  sender.chunks.reserve(chunks.Length());
+  for (uint32_t i = 0; i < chunks.Length(); i++) {
+    Napi::Value chunk = chunks[i];
+    if (chunk.IsBuffer()) {
+      Napi::Buffer<char> buffer = chunk.As<Napi::Buffer<char>>();
+      if (buffer.Length() > 0) sender.chunks.push_back({buffer.Data(), buffer.Length(), -1, 0});
+      continue;
+    }
+    Napi::Object range = chunk.As<Napi::Object>();
+    int64_t length = range.Get("length").As<Napi::Number>().Int64Value();
+    if (length == 0) continue;
+    sender.chunks.push_back({nullptr, static_cast<size_t>(length), range.Get("fd").As<Napi::Number>().Int32Value(),
+                             static_cast<off_t>(range.Get("position").As<Napi::Number>().Int64Value())});
+  }
+  sender.run();
+  if (sender.error != 0) {
+    sendError(env, sender.error, sender.sent).ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  return Napi::Number::New(env, static_cast<double>(sender.sent));
 }
 
 // raiseOpenFileLimit() -> {soft, hard, error?}: sets RLIMIT_NOFILE's soft limit to its hard limit (as
@@ -318,6 +446,7 @@ Napi::Value QuickAck(const Napi::CallbackInfo& info) {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("quickAck", Napi::Function::New(env, QuickAck, "quickAck"));
   exports.Set("sendChunks", Napi::Function::New(env, SendChunks, "sendChunks"));
+  exports.Set("sendChunksNow", Napi::Function::New(env, SendChunksNow, "sendChunksNow"));
   exports.Set("raiseOpenFileLimit", Napi::Function::New(env, RaiseOpenFileLimit, "raiseOpenFileLimit"));
   return exports;
 }

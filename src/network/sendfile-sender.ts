@@ -1,5 +1,7 @@
 // Zero-copy Fetch: file slices go from the page cache to the socket with sendfile(2) (native/sendfile.cc),
-// never through JS memory. A response batch goes to the native side whole, buffers and slices in order.
+// never through JS memory. A response batch goes to the native side whole, buffers and slices in order:
+// first on the JS thread for what goes out without waiting, then, for the rest (a full socket, data not
+// in the page cache), on the libuv pool.
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
@@ -19,6 +21,12 @@ export interface SendfileAddon {
     chunks: ReadonlyArray<Buffer | FileSlice>,
     callback: (err: (NodeJS.ErrnoException & { bytesSent: number }) | null, bytesSent: number) => void,
   ): void;
+  /**
+   * Sends the chunks in order on the calling thread as far as they go without waiting: it stops, without
+   * error, at a full socket or at a slice not wholly in the page cache (or wherever cachestat(2) is
+   * missing). Returns the bytes sent; throws sendChunks's errors. Absent in older builds.
+   */
+  sendChunksNow?(socketFd: number, chunks: ReadonlyArray<Buffer | FileSlice>): number;
   /** Raises RLIMIT_NOFILE's soft limit to the hard one; the limits in force after (-1: unlimited). Absent in older builds. */
   raiseOpenFileLimit?(): { soft: number; hard: number; error?: string };
   /** TCP_QUICKACK on a socket: acknowledges what it received at once; false if not a TCP socket. Absent in older builds. */
@@ -79,7 +87,21 @@ export class SendfileResponseSender implements ResponseSender {
   send(socket: Socket, chunks: ReadonlyArray<Buffer | FileSlice>): Promise<void> | undefined {
     const fd = socketFd(socket);
     if (fd === undefined || fileBytesOf(chunks) <= SMALL_RESPONSE_FILE_BYTES) return this.fallback.send(socket, chunks);
-    return this.sendNative(socket, fd, chunks);
+    // Bytes an earlier send left in Node's queue go first: then the pool path waits for them.
+    if (socket.writableLength > 0 || this.addon.sendChunksNow === undefined) return this.sendNative(socket, fd, chunks);
+    let sent: number;
+    // Pinned while the addon reads the fds: reading one slice's fd must not close another's (a reused number).
+    const release = pinSlices(chunks);
+    try {
+      sent = this.addon.sendChunksNow(fd, chunks);
+    } catch (err) {
+      return Promise.reject(err);
+    } finally {
+      release();
+    }
+    // Most fetches of page-cached data end here: no pool round trip, no promise.
+    if (sent === bytesOf(chunks)) return undefined;
+    return this.sendNative(socket, fd, withoutFirstBytes(chunks, sent));
   }
 
   private async sendNative(socket: Socket, fd: number, chunks: ReadonlyArray<Buffer | FileSlice>): Promise<void> {
@@ -96,6 +118,49 @@ export class SendfileResponseSender implements ResponseSender {
       release();
     }
   }
+}
+
+function bytesOf(chunks: ReadonlyArray<Buffer | FileSlice>): number {
+  let bytes = 0;
+  for (const c of chunks) bytes += c.length;
+  return bytes;
+}
+
+/** The part of a slice after its first `skip` bytes; its fd is still read on use, and pins the same file. */
+class SliceRest implements FileSlice {
+  constructor(
+    private readonly whole: FileSlice,
+    private readonly skip: number,
+  ) {}
+
+  get fd(): number {
+    return this.whole.fd;
+  }
+
+  get position(): number {
+    return this.whole.position + this.skip;
+  }
+
+  get length(): number {
+    return this.whole.length - this.skip;
+  }
+
+  pin(): () => void {
+    return this.whole.pin?.() ?? (() => {});
+  }
+}
+
+/** The chunks still to send once the first `sent` bytes went out. */
+export function withoutFirstBytes(chunks: ReadonlyArray<Buffer | FileSlice>, sent: number): Array<Buffer | FileSlice> {
+  let i = 0;
+  let skip = sent;
+  while (i < chunks.length && chunks[i]!.length <= skip) skip -= chunks[i++]!.length;
+  const rest = chunks.slice(i);
+  if (skip > 0 && rest.length > 0) {
+    const first = rest[0]!;
+    rest[0] = Buffer.isBuffer(first) ? first.subarray(skip) : new SliceRest(first, skip);
+  }
+  return rest;
 }
 
 /**

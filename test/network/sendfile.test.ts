@@ -12,6 +12,7 @@ import {
   SendfileResponseSender,
   createResponseSender,
   loadSendfileAddon,
+  withoutFirstBytes,
 } from '../../src/network/sendfile-sender.js';
 
 const FILE_BYTES = 24 * 1024 * 1024; // well beyond loopback socket buffers, so sendfile hits EAGAIN
@@ -90,6 +91,8 @@ async function sendAll(sender: ResponseSender, socket: Socket, batches: Array<Ar
 
 const senders: Array<[string, () => ResponseSender]> = [['copying', () => new CopyingResponseSender()]];
 if (addon) senders.push(['sendfile', () => new SendfileResponseSender(addon)]);
+// An addon build without the JS-thread fast path: everything goes through the pool.
+if (addon) senders.push(['sendfile (pool only)', () => new SendfileResponseSender({ sendChunks: addon.sendChunks.bind(addon) })]);
 
 describe.each(senders)('%s sender', (_name, makeSender) => {
   it('sends buffers and file slices in order, including a slice of several MB', async () => {
@@ -174,6 +177,62 @@ describe.skipIf(!addon)('sendfile sender errors', () => {
     expect(() => addon!.sendChunks(-1, [slice(0, 1)], () => {})).toThrow(TypeError);
     expect(() => addon!.sendChunks(1, [slice(0.5, 1)], () => {})).toThrow(TypeError);
     expect(() => addon!.sendChunks(1, ['text' as unknown as Buffer], () => {})).toThrow(TypeError);
+  });
+});
+
+describe.skipIf(!addon)('sendChunksNow (on the JS thread, without waiting)', () => {
+  const fdOf = (socket: Socket): number => (socket as unknown as { _handle: { fd: number } })._handle.fd;
+
+  it('stops at a full socket instead of blocking, and the pool sends the rest byte for byte', async () => {
+    const { serverSide, client } = await connectPair(); // not reading yet: the socket fills up
+    const batch = [Buffer.from('header'), slice(0, FILE_BYTES), Buffer.from('trailer')];
+    const want = expected(batch);
+    const first = addon!.sendChunksNow!(fdOf(serverSide), batch);
+    expect(first).toBeGreaterThan(0);
+    expect(first).toBeLessThan(want.length);
+    expect(addon!.sendChunksNow!(fdOf(serverSide), withoutFirstBytes(batch, first))).toBe(0); // still full
+    const received = readAll(client, want.length);
+    const err = await new Promise((resolve) => addon!.sendChunks(fdOf(serverSide), withoutFirstBytes(batch, first), resolve));
+    expect(err).toBeNull();
+    expect((await received).equals(want)).toBe(true);
+  });
+
+  it('sends a page-cached response whole when the socket has room', async () => {
+    const { serverSide, client } = await connectPair();
+    const batch = [Buffer.from('size+header'), slice(4096, 8192), Buffer.from('partition 2'), slice(100, 3)];
+    const want = expected(batch);
+    const received = readAll(client, want.length);
+    const sent = addon!.sendChunksNow!(fdOf(serverSide), batch);
+    // The file was just written, so it is in the page cache; only a kernel without cachestat(2) (before
+    // 6.5, or refused by seccomp) makes it stop before the first slice and leave that to the pool.
+    expect([want.length, 'size+header'.length]).toContain(sent);
+    if (sent < want.length) await new Promise((resolve) => addon!.sendChunks(fdOf(serverSide), withoutFirstBytes(batch, sent), resolve));
+    expect((await received).equals(want)).toBe(true);
+  });
+
+  it('rejects bad arguments', () => {
+    expect(() => addon!.sendChunksNow!(-1, [slice(0, 1)])).toThrow(TypeError);
+    expect(() => addon!.sendChunksNow!(1, [{ fd, position: -1, length: 1 }])).toThrow(TypeError);
+    expect(() => addon!.sendChunksNow!(1, [7 as unknown as Buffer])).toThrow(TypeError);
+  });
+});
+
+describe('withoutFirstBytes', () => {
+  const pins: string[] = [];
+  const pinned: FileSlice = { fd: 9, position: 100, length: 50, pin: () => (pins.push('pin'), () => pins.push('release')) };
+
+  it('drops whole chunks, then cuts the one the send stopped in', () => {
+    const chunks = [Buffer.from('abc'), Buffer.alloc(0), pinned, Buffer.from('xyz')];
+    expect(withoutFirstBytes(chunks, 0)).toEqual(chunks);
+    expect(withoutFirstBytes(chunks, 2)).toEqual([Buffer.from('c'), Buffer.alloc(0), pinned, Buffer.from('xyz')]);
+    const [rest, ...after] = withoutFirstBytes(chunks, 3 + 20);
+    expect(after).toEqual([Buffer.from('xyz')]);
+    expect(Buffer.isBuffer(rest)).toBe(false);
+    expect({ fd: rest!.fd, position: (rest as FileSlice).position, length: rest!.length }).toEqual({ fd: 9, position: 120, length: 30 });
+    (rest as FileSlice).pin!()(); // pins the same file as the whole slice
+    expect(pins).toEqual(['pin', 'release']);
+    expect(withoutFirstBytes(chunks, 53)).toEqual([Buffer.from('xyz')]);
+    expect(withoutFirstBytes(chunks, 56)).toEqual([]);
   });
 });
 
