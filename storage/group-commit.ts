@@ -9,8 +9,12 @@
 // (5-9× for 64), but on a filesystem shared with busy neighbours, or with acks=1 topics' unflushed data
 // beside, it pays for their writeback too. So both are timed (moving averages of how long a flush waits
 // for its syncfs, or for its log's fdatasyncs), the faster is taken, and the other is tried again now and
-// then. A log never has two flushes in flight: the second would skip the directory or
-// transaction index fsync the first took on, yet could complete first.
+// then. Rounds overlap: the next one begins while the one before is still making its files durable
+// (up to ROUNDS_IN_FLIGHT), so the appends that arrived meanwhile start syncing at once instead of
+// waiting a whole round, and the disk's flush latency overlaps with appending and answering. A log's
+// flushes still complete in the order they began: a later one may have skipped the directory or
+// transaction index fsync an earlier one took on, and a writeback error is reported to one caller only
+// (the kernel's errseq), so an earlier flush's failure fails the later ones too.
 import fs from 'node:fs';
 import type { Logger } from 'pino';
 
@@ -42,6 +46,11 @@ const MIN_SYNCFS_FILES = 2;
  */
 const REMEASURE_MS = 1000;
 const RETRY_COST_FACTOR = 50;
+/**
+ * Rounds of a log dir (syncfs) or flushes of a log (fdatasync) in flight at once: two let one collect
+ * and sync the next appends while the other waits for the disk; more would only queue on the thread pool.
+ */
+const ROUNDS_IN_FLIGHT = 2;
 /** Weight of the newest duration in the moving averages. */
 const EWMA_WEIGHT = 0.5;
 
@@ -80,14 +89,22 @@ interface Begun {
   log: Flushable;
   pending: PendingFlush;
   waiter: Waiter;
+  /** Set once its files are durable (or failed); it completes when the flushes begun before it have. */
+  outcome?: { error: unknown };
+}
+
+/** A log's flushes in flight, oldest first, and the failure of one already completed (it fails the rest). */
+interface InFlight {
+  flushes: Begun[];
+  error: unknown;
 }
 
 export class GroupCommit {
   /** Logs whose next flush has not begun, each with the promise its callers hold. */
   private readonly waiting = new Map<Flushable, Waiter>();
-  /** Flushes begun and not completed: at most one per log. */
-  private readonly inFlight = new Map<Flushable, Begun>();
-  private syncfsRunning = false;
+  /** Flushes begun and not completed: at most ROUNDS_IN_FLIGHT per log. */
+  private readonly inFlight = new Map<Flushable, InFlight>();
+  private syncfsRunning = 0;
   private scheduled = false;
   /**
    * Opened once and kept: syncfs reports the filesystem's writeback errors seen since its fd was opened
@@ -108,8 +125,8 @@ export class GroupCommit {
 
   /** Settles once everything `log` had appended when called is durable (or its flush failed). */
   flush(log: Flushable): Promise<void> {
-    const running = this.inFlight.get(log);
-    if (running && running.pending.coversAll()) return running.waiter.promise;
+    const newest = this.inFlight.get(log)?.flushes.at(-1);
+    if (newest && newest.pending.coversAll()) return newest.waiter.promise;
     let w = this.waiting.get(log);
     if (!w) {
       w = waiter();
@@ -129,13 +146,13 @@ export class GroupCommit {
     });
   }
 
-  /** Begins the flush of every waiting log that has none in flight, unless a syncfs is running (its end starts the next). */
+  /** Begins the flush of every waiting log with room for one, unless ROUNDS_IN_FLIGHT syncfs run (the end of one starts the next). */
   private startRound(): void {
-    if (this.syncfsRunning) return;
+    if (this.syncfsRunning >= ROUNDS_IN_FLIGHT) return;
     const begun: Begun[] = [];
     let files = 0;
     for (const [log, w] of this.waiting) {
-      if (this.inFlight.has(log)) continue;
+      if ((this.inFlight.get(log)?.flushes.length ?? 0) >= ROUNDS_IN_FLIGHT) continue;
       this.waiting.delete(log);
       let pending: PendingFlush | null;
       try {
@@ -153,7 +170,11 @@ export class GroupCommit {
     }
     if (begun.length === 0) return;
     this.stats.rounds++;
-    for (const b of begun) this.inFlight.set(b.log, b);
+    for (const b of begun) {
+      const running = this.inFlight.get(b.log);
+      if (running) running.flushes.push(b);
+      else this.inFlight.set(b.log, { flushes: [b], error: null });
+    }
     // One file: nothing to share, and syncfs would also write everything else that is dirty.
     if (this.fd !== null && files >= MIN_SYNCFS_FILES && this.fasterMode() === 'syncfs') void this.syncfsRound(begun, this.fd);
     else for (const b of begun) void this.fdatasyncLog(b);
@@ -178,14 +199,14 @@ export class GroupCommit {
   }
 
   private async syncfsRound(begun: Begun[], fd: number): Promise<void> {
-    this.syncfsRunning = true;
+    this.syncfsRunning++;
     this.stats.syncfsCalls++;
     const started = performance.now();
     const error = await new Promise<unknown>((resolve) => this.syncfs(fd, (err) => resolve(err)));
     this.timed('syncfs', performance.now() - started);
     if (error) this.logger.error({ logDir: this.logDir, error: (error as Error).message }, 'syncfs of the log dir failed');
-    for (const b of begun) this.completed(b, error);
-    this.syncfsRunning = false;
+    this.syncfsRunning--;
+    for (const b of begun) this.durable(b, error);
     this.startRound();
   }
 
@@ -200,12 +221,23 @@ export class GroupCommit {
     }
     // Single-file flushes say little about what syncfs competes with (it only runs for two files or more).
     if (b.pending.files >= MIN_SYNCFS_FILES || this.inFlight.size > 1) this.timed('fdatasync', performance.now() - started);
-    this.completed(b, error);
+    this.durable(b, error);
     if (this.waiting.size > 0) this.schedule();
   }
 
+  /** `b`'s files are durable (or failed): completes it, and the flushes of its log after it, in order. */
+  private durable(b: Begun, error: unknown): void {
+    b.outcome = { error };
+    const running = this.inFlight.get(b.log)!;
+    while (running.flushes[0]?.outcome !== undefined) {
+      const head = running.flushes.shift()!;
+      running.error ??= head.outcome!.error;
+      this.completed(head, running.error);
+    }
+    if (running.flushes.length === 0) this.inFlight.delete(b.log);
+  }
+
   private completed(b: Begun, error: unknown): void {
-    this.inFlight.delete(b.log);
     try {
       b.pending.complete(error ?? null);
       b.waiter.resolve();

@@ -88,6 +88,39 @@ function countingSyncfs(): { fn: SyncfsFn; calls: number } {
   return counter;
 }
 
+/**
+ * The real syncfs, the callbacks of its first `hold` calls held until release() (a slow disk, on demand);
+ * release(err) reports err instead. Later calls pass straight through.
+ */
+function heldSyncfs(hold = Infinity): { fn: SyncfsFn; called(n: number): Promise<void>; release(err?: Error): void } {
+  let calls = 0;
+  let heldTotal = 0;
+  const held: Array<(err?: Error) => void> = [];
+  return {
+    fn: (fd, cb) => {
+      if (++calls > hold) return addon!.syncfs(fd, cb);
+      addon!.syncfs(fd, (err) => {
+        heldTotal++;
+        held.push((injected) => cb(injected ?? err));
+      });
+    },
+    /** Until the n-th call's sync is done and held. */
+    async called(n) {
+      while (heldTotal < n) await new Promise((r) => setTimeout(r, 1));
+    },
+    release(err) {
+      for (const cb of held.splice(0)) cb(err);
+    },
+  };
+}
+
+/** Whether `p` has settled, asked later. */
+function track(p: Promise<unknown>): () => boolean {
+  let done = false;
+  p.then(() => (done = true), () => (done = true));
+  return () => done;
+}
+
 describe.skipIf(addon === null)('GroupCommit', () => {
   it('makes 8 partitions durable with one syncfs per round and advances every recovery point', async () => {
     root = tempDir();
@@ -105,28 +138,62 @@ describe.skipIf(addon === null)('GroupCommit', () => {
     expect(commit.stats.rounds).toBe(1);
   });
 
-  it('appends made while a round runs join the next round; the earlier flush does not cover them', async () => {
+  it('appends made while a round runs join the next round, which begins at once; flushes of a log complete in order', async () => {
     root = tempDir();
-    const commit = new GroupCommit(root, countingSyncfs().fn, silentLogger);
+    const syncfs = heldSyncfs();
+    const commit = new GroupCommit(root, syncfs.fn, silentLogger);
     cleanups.push(() => commit.close());
     const logs = logsIn(root, 4, commit);
     for (const log of logs) log.appendAsLeader(batch(2), 0);
     const first = logs.map((l) => l.flush());
     // Same log, nothing new: the same promise (joins the pending round).
     expect(logs[0]!.flush()).toBe(first[0]);
-    await new Promise((r) => setImmediate(r));
-    // The round has begun (its syncfs is on the pool): a new append on log 0 needs another round.
+    await syncfs.called(1);
+    // The round's syncfs is running (held): a new append on log 0 is not covered by it and needs another flush.
     logs[0]!.appendAsLeader(batch(3), 0);
     const second = logs[0]!.flush();
     expect(second).not.toBe(first[0]);
     expect(logs[1]!.flush()).toBe(first[1]);
+    const settled = track(second);
+    await new Promise((r) => setImmediate(r));
+    // The second round began without waiting for the first: one log with one dirty file, so an fdatasync.
+    expect(commit.stats).toMatchObject({ rounds: 2, syncfsCalls: 1, fileFlushes: 1 });
+    // Its fdatasync may well be done, but it completes only after the flush begun before it.
+    await new Promise((r) => setTimeout(r, 20));
+    expect(settled()).toBe(false);
+    expect(logs.map((l) => l.recoveryPoint)).toEqual([0, 0, 0, 0]);
+    syncfs.release();
     await Promise.all(first);
-    expect(logs[0]!.recoveryPoint).toBe(2);
     await second;
-    expect(logs[0]!.recoveryPoint).toBe(5);
-    expect(commit.stats.rounds).toBe(2);
-    // The second round had one log with one dirty file: fdatasync, not syncfs.
-    expect(commit.stats).toMatchObject({ syncfsCalls: 1, fileFlushes: 1 });
+    expect(logs.map((l) => l.recoveryPoint)).toEqual([5, 2, 2, 2]);
+  });
+
+  it('keeps at most two flushes of a log in flight; the third begins when the oldest completes', async () => {
+    root = tempDir();
+    const syncfs = heldSyncfs(2);
+    const commit = new GroupCommit(root, syncfs.fn, silentLogger);
+    cleanups.push(() => commit.close());
+    const logs = logsIn(root, 2, commit);
+    const flushAll = (records: number) => {
+      for (const log of logs) log.appendAsLeader(batch(records), 0);
+      return Promise.all(logs.map((l) => l.flush()));
+    };
+    const first = flushAll(1);
+    await syncfs.called(1);
+    const second = flushAll(2);
+    await syncfs.called(2);
+    const third = flushAll(3);
+    await new Promise((r) => setTimeout(r, 20));
+    // Two syncfs rounds held: the third waits for one of them.
+    expect(commit.stats).toMatchObject({ rounds: 2, syncfsCalls: 2 });
+    const thirdSettled = track(third);
+    expect(thirdSettled()).toBe(false);
+    syncfs.release();
+    await first;
+    await second;
+    await third;
+    expect(commit.stats.rounds).toBe(3);
+    expect(logs.map((l) => l.recoveryPoint)).toEqual([6, 6]);
   });
 
   it('measures both ways and keeps fdatasync per file while syncfs costs more (a filesystem busy with others)', async () => {
@@ -163,6 +230,31 @@ describe.skipIf(addon === null)('GroupCommit', () => {
     }
     expect(errors).toHaveLength(4);
     expect(logs.map((l) => l.recoveryPoint)).toEqual([0, 0, 0, 0]);
+  });
+  it('a failed flush fails the later flushes of its log begun meanwhile, though their own fdatasync succeeded', async () => {
+    root = tempDir();
+    const syncfs = heldSyncfs();
+    const commit = new GroupCommit(root, syncfs.fn, silentLogger);
+    cleanups.push(() => commit.close());
+    const errors: KafkaStorageError[] = [];
+    const logs = logsIn(root, 2, commit, errors);
+    for (const log of logs) log.appendAsLeader(batch(2), 0);
+    const first = logs.map((l) => l.flush());
+    await syncfs.called(1);
+    logs[0]!.appendAsLeader(batch(3), 0);
+    const second = logs[0]!.flush();
+    await new Promise((r) => setImmediate(r));
+    expect(commit.stats.fileFlushes).toBe(1);
+    // A failing disk cannot be made on demand: the held syncfs reports EIO as the kernel would.
+    syncfs.release(Object.assign(new Error('EIO: i/o error, syncfs'), { code: 'EIO', syscall: 'syncfs' }));
+    const results = await Promise.allSettled([...first, second]);
+    for (const r of results) {
+      expect(r.status).toBe('rejected');
+      expect((r as PromiseRejectedResult).reason).toBeInstanceOf(KafkaStorageError);
+      expect(String((r as PromiseRejectedResult).reason.message)).toMatch(/EIO/);
+    }
+    expect(logs.map((l) => l.recoveryPoint)).toEqual([0, 0]);
+    expect(errors.length).toBeGreaterThan(0);
   });
 });
 
