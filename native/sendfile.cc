@@ -324,21 +324,43 @@ Napi::Value typeError(Napi::Env env, const char* message) {
   return env.Undefined();
 }
 
-// Checks a chunks array: Buffers and {fd, position, length} ranges of non-negative integers.
-bool validChunks(Napi::Env env, const Napi::Array& chunks, const char* name) {
-  for (uint32_t i = 0; i < chunks.Length(); i++) {
+// One element of a chunks array, read once.
+struct ParsedChunk {
+  Napi::Value buffer;  // empty for a file range
+  int fd;
+  int64_t position;
+  int64_t length;
+};
+
+// Reads a chunks array: Buffers and {fd, position, length} ranges of non-negative integers. On a bad
+// element it throws a TypeError and returns false, before anything was sent or dup()ed.
+bool parseChunks(Napi::Env env, const Napi::Array& chunks, const char* name, std::vector<ParsedChunk>& out) {
+  // Key strings made once per call, not per lookup (napi references to strings need Node-API 10).
+  Napi::String fdKey = Napi::String::New(env, "fd");
+  Napi::String positionKey = Napi::String::New(env, "position");
+  Napi::String lengthKey = Napi::String::New(env, "length");
+  uint32_t n = chunks.Length();
+  out.reserve(n);
+  for (uint32_t i = 0; i < n; i++) {
     Napi::Value chunk = chunks[i];
-    if (chunk.IsBuffer()) continue;
+    if (chunk.IsBuffer()) {
+      out.push_back({chunk, -1, 0, 0});
+      continue;
+    }
     if (!chunk.IsObject()) {
       typeError(env, (std::string(name) + ": a chunk is neither a Buffer nor a file range").c_str());
       return false;
     }
     Napi::Object range = chunk.As<Napi::Object>();
-    if (!isNonNegativeInteger(range.Get("fd")) || !isNonNegativeInteger(range.Get("position")) ||
-        !isNonNegativeInteger(range.Get("length"))) {
+    Napi::Value fd = range.Get(fdKey);
+    Napi::Value position = range.Get(positionKey);
+    Napi::Value length = range.Get(lengthKey);
+    if (!isNonNegativeInteger(fd) || !isNonNegativeInteger(position) || !isNonNegativeInteger(length)) {
       typeError(env, (std::string(name) + ": a file range needs non-negative integer fd, position and length").c_str());
       return false;
     }
+    out.push_back({Napi::Value(), fd.As<Napi::Number>().Int32Value(), position.As<Napi::Number>().Int64Value(),
+                   length.As<Napi::Number>().Int64Value()});
   }
   return true;
 }
@@ -349,19 +371,12 @@ Napi::Value SendChunks(const Napi::CallbackInfo& info) {
   if (info.Length() != 3 || !isNonNegativeInteger(info[0]) || !info[1].IsArray() || !info[2].IsFunction()) {
     return typeError(env, "sendChunks(socketFd, chunks, callback)");
   }
-  Napi::Array chunks = info[1].As<Napi::Array>();
-  // Validate everything before dup()ing anything.
-  if (!validChunks(env, chunks, "sendChunks")) return env.Undefined();
+  std::vector<ParsedChunk> chunks;
+  if (!parseChunks(env, info[1].As<Napi::Array>(), "sendChunks", chunks)) return env.Undefined();
   auto* worker = new SendWorker(info[2].As<Napi::Function>(), info[0].As<Napi::Number>().Int32Value());
-  for (uint32_t i = 0; i < chunks.Length(); i++) {
-    Napi::Value chunk = chunks[i];
-    if (chunk.IsBuffer()) {
-      worker->AddBuffer(chunk.As<Napi::Buffer<char>>());
-      continue;
-    }
-    Napi::Object range = chunk.As<Napi::Object>();
-    worker->AddFileRange(range.Get("fd").As<Napi::Number>().Int32Value(), range.Get("position").As<Napi::Number>().Int64Value(),
-                         range.Get("length").As<Napi::Number>().Int64Value());
+  for (const ParsedChunk& chunk : chunks) {
+    if (!chunk.buffer.IsEmpty()) worker->AddBuffer(chunk.buffer.As<Napi::Buffer<char>>());
+    else worker->AddFileRange(chunk.fd, chunk.position, chunk.length);
   }
   worker->Queue();
   return env.Undefined();
@@ -375,22 +390,17 @@ Napi::Value SendChunksNow(const Napi::CallbackInfo& info) {
   if (info.Length() != 2 || !isNonNegativeInteger(info[0]) || !info[1].IsArray()) {
     return typeError(env, "sendChunksNow(socketFd, chunks)");
   }
-  Napi::Array chunks = info[1].As<Napi::Array>();
-  if (!validChunks(env, chunks, "sendChunksNow")) return env.Undefined();
+  std::vector<ParsedChunk> chunks;
+  if (!parseChunks(env, info[1].As<Napi::Array>(), "sendChunksNow", chunks)) return env.Undefined();
   ChunkSender sender(info[0].As<Napi::Number>().Int32Value(), Mode::kNonBlocking);
-  sender.chunks.reserve(chunks.Length());
-  for (uint32_t i = 0; i < chunks.Length(); i++) {
-    Napi::Value chunk = chunks[i];
-    if (chunk.IsBuffer()) {
-      Napi::Buffer<char> buffer = chunk.As<Napi::Buffer<char>>();
+  sender.chunks.reserve(chunks.size());
+  for (const ParsedChunk& chunk : chunks) {
+    if (!chunk.buffer.IsEmpty()) {
+      Napi::Buffer<char> buffer = chunk.buffer.As<Napi::Buffer<char>>();
       if (buffer.Length() > 0) sender.chunks.push_back({buffer.Data(), buffer.Length(), -1, 0});
-      continue;
+    } else if (chunk.length > 0) {
+      sender.chunks.push_back({nullptr, static_cast<size_t>(chunk.length), chunk.fd, static_cast<off_t>(chunk.position)});
     }
-    Napi::Object range = chunk.As<Napi::Object>();
-    int64_t length = range.Get("length").As<Napi::Number>().Int64Value();
-    if (length == 0) continue;
-    sender.chunks.push_back({nullptr, static_cast<size_t>(length), range.Get("fd").As<Napi::Number>().Int32Value(),
-                             static_cast<off_t>(range.Get("position").As<Napi::Number>().Int64Value())});
   }
   sender.run();
   if (sender.error != 0) {

@@ -59,6 +59,8 @@ export class CachedFile {
 export class FileHandleCache {
   /** Open files, least recently used first (a Set keeps insertion order; a use re-inserts). */
   private readonly open = new Set<CachedFile>();
+  /** The last file in `open`: a fetch uses the same file several times in a row, which needs no reordering. */
+  private newest: CachedFile | undefined;
   private capacity_: number;
   /** Files opened and closed by eviction since start (metrics, tests). */
   opens = 0;
@@ -88,8 +90,11 @@ export class FileHandleCache {
 
   use(file: CachedFile): number {
     if (file.fdOrClosed >= 0) {
-      this.open.delete(file);
-      this.open.add(file);
+      if (file !== this.newest) {
+        this.open.delete(file);
+        this.open.add(file);
+        this.newest = file;
+      }
       return file.fdOrClosed;
     }
     this.evictDownTo(this.capacity_ - 1);
@@ -111,6 +116,7 @@ export class FileHandleCache {
     file.fdOrClosed = fd;
     file.closeWhenUnpinned = false;
     this.open.add(file);
+    this.newest = file;
     return fd;
   }
 
@@ -123,6 +129,7 @@ export class FileHandleCache {
   close(file: CachedFile): void {
     if (file.fdOrClosed < 0) return;
     this.open.delete(file);
+    if (file === this.newest) this.newest = undefined;
     const fd = file.fdOrClosed;
     file.fdOrClosed = -1;
     file.closeWhenUnpinned = false;

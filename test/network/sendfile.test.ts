@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -248,6 +248,16 @@ describe.skipIf(!addon)('quickAck (TCP_QUICKACK)', () => {
     expect((await got).toString()).toBe('after quickack');
     expect(addon!.quickAck!(fd)).toBe(false); // a regular file: ENOTSOCK / EOPNOTSUPP
     expect(() => addon!.quickAck!(-1)).toThrow(TypeError);
+  });
+});
+
+describe('the native addon', () => {
+  // Every addon test skips when it does not load, so a build that fails at load time (dlopen, its init)
+  // would otherwise pass unnoticed with the copying fallback.
+  const built = join(import.meta.dirname, '../../build/Release/kafkite_sendfile.node');
+  it.runIf(process.platform === 'linux' && existsSync(built))('loads when it is built', () => {
+    expect(addon).not.toBeNull();
+    expect(typeof addon!.sendChunksNow).toBe('function');
   });
 });
 
