@@ -182,7 +182,10 @@ async function main(): Promise<void> {
   for (const row of (r['e2e-latency']?.byRate ?? []) as any[]) {
     // Issue 14: p99 ≤ 5 ms at 50k/s and ≤ 10 ms at 100k/s with acks=all; 10k/s is a figure.
     const bound = row.rate >= 100_000 ? 10 : row.rate >= 50_000 ? 5 : NaN;
-    const ofLimit = `asked ${row.rate.toLocaleString('en-US')}/s, achieved ${row.achievedRate.toLocaleString('en-US')}/s; p50 ${row.p50Ms}, p999 ${row.p999Ms} ms; loopback RTT p99 ${limits?.rtt.p99Ms} ms, fdatasync p50 ${limits?.fsync.p50Ms} / p99 ${limits?.fsync.p99Ms} ms`;
+    // Where the tail goes: the broker's own p99s in the same run (bucket bounds), its longest event loop delay, GC pauses.
+    const b = row.broker;
+    const brokerSide = b ? `; broker: produce p99 ≤ ${b.produceTotalP99Ms} ms (flush wait ≤ ${b.produceRemoteP99Ms}), fetch p99 ≤ ${b.fetchTotalP99Ms} ms, loop delay max ${b.eventLoopMaxMs} ms, ${b.gcOver10Ms} GCs > 10 ms` : '';
+    const ofLimit = `asked ${row.rate.toLocaleString('en-US')}/s, achieved ${row.achievedRate.toLocaleString('en-US')}/s; p50 ${row.p50Ms}, p999 ${row.p999Ms} ms; loopback RTT p99 ${limits?.rtt.p99Ms} ms, fdatasync p50 ${limits?.fsync.p50Ms} / p99 ${limits?.fsync.p99Ms} ms${brokerSide}`;
     if (Number.isNaN(bound)) targets.push({ figure: `e2e p99 at ${row.rate / 1000}k/s, ${row.client}, acks=all`, value: `${row.p99Ms} ms`, target: '(figure)', verdict: 'n/a', ofLimit });
     else check(`e2e p99 at ${row.rate / 1000}k/s, ${row.client}, acks=all`, row.p99Ms, 'ms', `≤ ${bound} ms`, row.p99Ms <= bound, ofLimit);
   }
