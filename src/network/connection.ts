@@ -10,6 +10,7 @@ import type { FrameBufferPool } from './frame-buffer-pool.js';
 import type { RequestMemoryPool } from './request-memory-pool.js';
 import type { ResponseSender } from './response-sender.js';
 import { socketFd } from './sendfile-sender.js';
+import { installUserBufferReads, takeBuffered } from './user-buffer-reads.js';
 import { ANONYMOUS, principalToString, type KafkaPrincipal } from '../security/principal.js';
 import { SASL_AUTHENTICATE, SASL_HANDSHAKE, SaslServerAuthenticator, type KafkaReply, type TokenOutcome } from '../security/sasl/sasl-server-authenticator.js';
 import type { SaslListenerConfig } from '../security/sasl/sasl-listener-config.js';
@@ -18,6 +19,11 @@ const PRODUCE_KEY = 0;
 const API_VERSIONS_KEY = 18;
 /** Record data (file slices) one send may carry before the next one waits for it to go out. */
 const MAX_FILE_BYTES_PER_SEND = 1 << 20;
+/**
+ * The rest of a frame is read straight into its buffer when at least this much of it is missing; a
+ * smaller rest goes through the scratch buffer, where one read can also bring the frames behind it.
+ */
+const MIN_DIRECT_READ_BYTES = 16 << 10;
 
 /** A response slot: filled when its handler finishes; sent once every earlier slot has been sent. */
 interface ResponseSlot {
@@ -46,6 +52,11 @@ export interface ConnectionOptions {
   memoryPool: RequestMemoryPool;
   /** Reused buffers for Produce frames that span socket chunks, shared by every connection. */
   framePool: FrameBufferPool;
+  /**
+   * Plain TCP listeners: the buffer every connection reads into when not reading a large frame directly
+   * (user-buffer-reads.ts). Shared: what a read leaves in it is processed or copied before the next.
+   */
+  receiveScratch?: Buffer;
   log: Logger;
   onClose(connection: Connection): void;
   /** SASL listeners: every request waits for authentication. */
@@ -76,6 +87,8 @@ export class Connection {
   private paused = false;
   /** Bytes of a chunk received while paused, processed on resume before the socket is read again. */
   private unprocessed: Buffer | null = null;
+  /** The part of frameBuffer the socket reads into next, when it reads directly (receiveScratch). */
+  private directRead: Buffer | null = null;
   /** The frame being received waits for request memory (queued.max.request.bytes); not read meanwhile. */
   private waitingForMemory = false;
   /** Throttled by a client quota until muteTimer fires. */
@@ -98,10 +111,10 @@ export class Connection {
     this.authenticator = opts.sasl ? new SaslServerAuthenticator(opts.sasl) : null;
     if (opts.principal) this.principal = opts.principal;
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('drain', () => this.flush());
     socket.on('error', (err) => this.opts.log.debug({ err, remote: this.remoteAddress }, 'connection error'));
     socket.on('close', () => this.onClosed());
+    if (!this.readIntoOwnBuffers(socket, opts.receiveScratch)) socket.on('data', (chunk: Buffer) => this.onData(chunk, false));
   }
 
   /**
@@ -139,6 +152,33 @@ export class Connection {
     this.opts.onClose(this);
   }
 
+  /** Reads into frame buffers and the shared scratch buffer (see user-buffer-reads.ts); false: not here. */
+  private readIntoOwnBuffers(socket: Socket, scratch: Buffer | undefined): boolean {
+    if (!scratch) return false;
+    const installed = installUserBufferReads(socket, {
+      next: () => {
+        const frame = this.frameBuffer;
+        this.directRead = frame !== null && this.frameSize - this.partialBytes >= MIN_DIRECT_READ_BYTES ? frame.subarray(this.partialBytes, this.frameSize) : null;
+        return this.directRead ?? scratch;
+      },
+      onRead: (bytes, buffer) => {
+        if (buffer === this.directRead) this.receivedDirectly(bytes);
+        else this.onData(buffer.subarray(0, bytes), true);
+      },
+    });
+    // Anything the socket read before the switch comes first.
+    if (installed) for (const chunk of takeBuffered(socket)) this.onData(chunk, false);
+    return installed;
+  }
+
+  /** `bytes` more of the current frame were read straight into frameBuffer. */
+  private receivedDirectly(bytes: number): void {
+    this.directRead = null;
+    if (this.closed) return;
+    this.partialBytes += bytes;
+    if (this.partialBytes === this.frameSize) this.frameReceived();
+  }
+
   private releaseRequestMemory(): void {
     if (this.reserved === 0) return;
     const size = this.reserved;
@@ -157,7 +197,7 @@ export class Connection {
   private resumeReading(): void {
     const rest = this.unprocessed;
     this.unprocessed = null;
-    if (rest !== null) this.onData(rest);
+    if (rest !== null) this.onData(rest, false);
     if (!this.paused && !this.waitingForMemory && !this.muted && !this.closed) this.socket.resume();
   }
 
@@ -174,17 +214,21 @@ export class Connection {
     this.muteTimer.unref();
   }
 
-  private onData(chunk: Buffer): void {
+  /**
+   * `transient`: the chunk is the shared scratch buffer, overwritten by the next read of any connection,
+   * so whatever must outlive this call is copied out of it.
+   */
+  private onData(chunk: Buffer, transient: boolean): void {
     let pos = 0;
     while (pos < chunk.length && !this.closed && !this.failing) {
       if (this.paused || this.waitingForMemory || this.muted) {
         // socket.pause() stops further chunks, not this one: the rest waits until we resume, so a
         // client pipelining hundreds of small requests in one chunk still gets only maxInFlight decoded.
-        this.unprocessed = chunk.subarray(pos);
+        this.unprocessed = transient ? Buffer.from(chunk.subarray(pos)) : chunk.subarray(pos);
         return;
       }
       if (!this.haveSize) {
-        pos += this.takeSizePrefix(chunk, pos);
+        pos += this.takeSizePrefix(chunk, pos, transient);
         // The 4-byte prefix may arrive split across chunks.
         if (!this.haveSize) continue;
         if (this.authenticator && !this.authenticator.complete && this.frameSize > (this.opts.saslMaxReceiveSize ?? 524288)) {
@@ -214,7 +258,7 @@ export class Connection {
       const available = chunk.length - pos;
       if (this.partialBytes === 0 && available >= want) {
         this.haveSize = false;
-        this.onFrame(chunk.subarray(pos, pos + want));
+        this.onFrame(transient ? Buffer.from(chunk.subarray(pos, pos + want)) : chunk.subarray(pos, pos + want));
         this.releaseRequestMemory();
         pos += want;
         continue;
@@ -229,27 +273,30 @@ export class Connection {
       chunk.copy(this.frameBuffer, this.partialBytes, pos, pos + take);
       this.partialBytes += take;
       pos += take;
-      if (this.partialBytes === this.frameSize) {
-        const frame = this.frameBuffer;
-        const pooled = this.frameBufferPooled;
-        this.frameBuffer = null;
-        this.partialBytes = 0;
-        this.haveSize = false;
-        this.onFrame(frame, pooled);
-        this.releaseRequestMemory();
-      }
+      if (this.partialBytes === this.frameSize) this.frameReceived();
     }
   }
 
+  /** frameBuffer is complete: hands it on and gets ready for the next size prefix. */
+  private frameReceived(): void {
+    const frame = this.frameBuffer!;
+    const pooled = this.frameBufferPooled;
+    this.frameBuffer = null;
+    this.partialBytes = 0;
+    this.haveSize = false;
+    this.onFrame(frame, pooled);
+    this.releaseRequestMemory();
+  }
+
   /** Reads the 4-byte size prefix (possibly split across chunks); returns bytes consumed from chunk. */
-  private takeSizePrefix(chunk: Buffer, pos: number): number {
+  private takeSizePrefix(chunk: Buffer, pos: number, transient: boolean): number {
     if (this.partialBytes === 0 && chunk.length - pos >= 4) {
       this.frameSize = chunk.readInt32BE(pos);
       this.haveSize = true;
       return 4;
     }
     const take = Math.min(4 - this.partialBytes, chunk.length - pos);
-    this.partial.push(chunk.subarray(pos, pos + take));
+    this.partial.push(transient ? Buffer.from(chunk.subarray(pos, pos + take)) : chunk.subarray(pos, pos + take));
     this.partialBytes += take;
     if (this.partialBytes < 4) return take;
     this.frameSize = Buffer.concat(this.partial, 4).readInt32BE(0);

@@ -62,6 +62,8 @@ export class SocketServer {
   private readonly memoryPool: RequestMemoryPool;
   /** 2 MiB holds any Produce request within librdkafka's and Kafka's default 1 MB message.max.bytes. */
   private readonly framePool = new FrameBufferPool(2 << 20, 8);
+  /** What plain TCP connections read into (Connection's receiveScratch): one buffer, always mapped. */
+  private readonly receiveScratch = Buffer.allocUnsafeSlow(64 << 10);
   /** Accepted at max.connections: not read until a slot frees up. */
   private readonly waitingForSlot: Array<{ listener: ListenerSpec; socket: Socket; principal: KafkaPrincipal }> = [];
 
@@ -200,6 +202,8 @@ export class SocketServer {
       maxInFlight: this.opts.maxInFlightPerConnection,
       memoryPool: this.memoryPool,
       framePool: this.framePool,
+      // TLS sockets decrypt into buffers of their own.
+      ...(listener.ssl ? {} : { receiveScratch: this.receiveScratch }),
       log: this.opts.log,
       ...(this.quickAck ? { quickAck: this.quickAck } : {}),
       onClose: (c) => {
