@@ -95,7 +95,7 @@ enum class Mode {
 // says that it stopped early (socket full, range not in the page cache) without error.
 class ChunkSender {
  public:
-  ChunkSender(int socketFd, Mode mode) : socketFd_(socketFd), mode_(mode) {}
+  ChunkSender(int socketFd, Mode mode, size_t maxFileBytes = SIZE_MAX) : socketFd_(socketFd), mode_(mode), fileBudget_(maxFileBytes) {}
 
   std::vector<Chunk> chunks;
   size_t sent = 0;
@@ -156,7 +156,13 @@ class ChunkSender {
       return;
     }
     while (range.length > 0) {
-      ssize_t n = sendfile(socketFd_, range.fileFd, &range.position, range.length < kMaxSendfile ? range.length : kMaxSendfile);
+      size_t want = range.length < kMaxSendfile ? range.length : kMaxSendfile;
+      if (want > fileBudget_) want = fileBudget_;
+      if (want == 0) {
+        stopped = true;
+        return;
+      }
+      ssize_t n = sendfile(socketFd_, range.fileFd, &range.position, want);
       if (n == 0) {
         error = kShortFile;
         return;
@@ -168,6 +174,7 @@ class ChunkSender {
       sent += static_cast<size_t>(n);
       stalledMs_ = 0;
       range.length -= static_cast<size_t>(n);
+      fileBudget_ -= static_cast<size_t>(n);
     }
   }
 
@@ -213,6 +220,7 @@ class ChunkSender {
 
   const int socketFd_;
   const Mode mode_;
+  size_t fileBudget_;  // file bytes this send may still take
   int jsSocketFd_ = -1;
   ino_t socketInode_ = 0;
   int stalledMs_ = 0;
@@ -382,17 +390,20 @@ Napi::Value SendChunks(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// sendChunksNow(socketFd, chunks) -> bytesSent: sends on the JS thread what goes without waiting (see
-// the top of this file), in order, and stops at the first chunk that would wait. Throws sendChunks's
+// sendChunksNow(socketFd, chunks, maxFileBytes?) -> bytesSent: sends on the JS thread what goes without
+// waiting (see the top of this file), in order, and stops at the first chunk that would wait or once
+// maxFileBytes of file data went out (a bound on the time the event loop spends here). Throws sendChunks's
 // errors. The fds are used during the call only, so they need no dup.
 Napi::Value SendChunksNow(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() != 2 || !isNonNegativeInteger(info[0]) || !info[1].IsArray()) {
-    return typeError(env, "sendChunksNow(socketFd, chunks)");
+  if (info.Length() < 2 || info.Length() > 3 || !isNonNegativeInteger(info[0]) || !info[1].IsArray() ||
+      (info.Length() == 3 && !isNonNegativeInteger(info[2]))) {
+    return typeError(env, "sendChunksNow(socketFd, chunks, maxFileBytes?)");
   }
+  size_t maxFileBytes = info.Length() == 3 ? static_cast<size_t>(info[2].As<Napi::Number>().Int64Value()) : SIZE_MAX;
   std::vector<ParsedChunk> chunks;
   if (!parseChunks(env, info[1].As<Napi::Array>(), "sendChunksNow", chunks)) return env.Undefined();
-  ChunkSender sender(info[0].As<Napi::Number>().Int32Value(), Mode::kNonBlocking);
+  ChunkSender sender(info[0].As<Napi::Number>().Int32Value(), Mode::kNonBlocking, maxFileBytes);
   sender.chunks.reserve(chunks.size());
   for (const ParsedChunk& chunk : chunks) {
     if (!chunk.buffer.IsEmpty()) {

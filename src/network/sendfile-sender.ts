@@ -24,9 +24,10 @@ export interface SendfileAddon {
   /**
    * Sends the chunks in order on the calling thread as far as they go without waiting: it stops, without
    * error, at a full socket or at a slice not wholly in the page cache (or wherever cachestat(2) is
-   * missing). Returns the bytes sent; throws sendChunks's errors. Absent in older builds.
+   * missing), or once `maxFileBytes` of file data went out. Returns the bytes sent; throws sendChunks's
+   * errors. Absent in older builds.
    */
-  sendChunksNow?(socketFd: number, chunks: ReadonlyArray<Buffer | FileSlice>): number;
+  sendChunksNow?(socketFd: number, chunks: ReadonlyArray<Buffer | FileSlice>, maxFileBytes?: number): number;
   /** Raises RLIMIT_NOFILE's soft limit to the hard one; the limits in force after (-1: unlimited). Absent in older builds. */
   raiseOpenFileLimit?(): { soft: number; hard: number; error?: string };
   /** TCP_QUICKACK on a socket: acknowledges what it received at once; false if not a TCP socket. Absent in older builds. */
@@ -68,6 +69,13 @@ export function createResponseSender(opts: { zeroCopy: boolean; log: Logger }): 
   return new CopyingResponseSender();
 }
 
+/**
+ * File bytes one send may put out on the JS thread: a big multi-partition response to a fast reader
+ * would otherwise hold the event loop for its whole length (about 0.2 ms per MiB here); the pool sends
+ * the rest. Kafka's own processors send whole responses, but each has a thread to itself.
+ */
+export const SEND_NOW_MAX_FILE_BYTES = 4 * 1024 * 1024;
+
 /** The kernel fd of a plain TCP socket; undefined for TLS or handles without one (use the fallback). */
 export function socketFd(socket: Socket): number | undefined {
   if (socket instanceof TLSSocket) return undefined;
@@ -93,7 +101,7 @@ export class SendfileResponseSender implements ResponseSender {
     // Pinned while the addon reads the fds: reading one slice's fd must not close another's (a reused number).
     const release = pinSlices(chunks);
     try {
-      sent = this.addon.sendChunksNow(fd, chunks);
+      sent = this.addon.sendChunksNow(fd, chunks, SEND_NOW_MAX_FILE_BYTES);
     } catch (err) {
       return Promise.reject(err);
     } finally {

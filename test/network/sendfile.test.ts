@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { pino, type Logger } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FileSlice } from '../../protocol/primitives.js';
 import { CopyingResponseSender, type ResponseSender } from '../../src/network/response-sender.js';
+import { FileHandleCache } from '../../storage/file-handle-cache.js';
 import {
   SendfileResponseSender,
   createResponseSender,
@@ -153,6 +154,30 @@ describe.skipIf(!addon)('sendfile sender errors', () => {
     expect(['EPIPE', 'ECONNRESET']).toContain(err.code);
   });
 
+  it('releases the pinned segment file and closes its descriptors when the peer goes away mid-transfer', async () => {
+    const openFds = () => readdirSync('/proc/self/fd').length;
+    const cache = new FileHandleCache(16);
+    const file = cache.file(join(dir, '00000000000000000000.log'), 'r');
+    const segmentSlice: FileSlice = { get fd() { return file.fd; }, position: 0, length: FILE_BYTES, pin: () => file.pin() };
+    const { serverSide, client } = await connectPair();
+    file.fd; // opened before the baseline is taken
+    const before = openFds();
+    let received = 0;
+    client.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received >= 256 * 1024) client.destroy();
+    });
+    client.resume();
+    const sending = new SendfileResponseSender(addon!).send(serverSide, [Buffer.from('x'), segmentSlice]);
+    const err = (await sending!.then(() => null, (e: NodeJS.ErrnoException) => e))!;
+    expect(['EPIPE', 'ECONNRESET']).toContain(err.code);
+    expect(file.pins).toBe(0);
+    // The pool's dup()s go when its work is deleted, right after the callback; the client socket's fd went with destroy().
+    for (let i = 0; i < 100 && openFds() > before - 1; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(openFds()).toBeLessThanOrEqual(before - 1);
+    file.close();
+  });
+
   it('gives up on a stalled transfer once the server destroys the socket', async () => {
     const { serverSide, client } = await connectPair(); // the client never reads
     const sending = new SendfileResponseSender(addon!).send(serverSide, [Buffer.from('x'), slice(0, FILE_BYTES)]);
@@ -210,7 +235,20 @@ describe.skipIf(!addon)('sendChunksNow (on the JS thread, without waiting)', () 
     expect((await received).equals(want)).toBe(true);
   });
 
+  it('stops after maxFileBytes of file data, leaving the rest to the pool', async () => {
+    const { serverSide, client } = await connectPair();
+    const batch = [Buffer.from('header'), slice(0, 3000), slice(50_000, 3000), Buffer.from('trailer')];
+    const want = expected(batch);
+    const received = readAll(client, want.length);
+    const sent = addon!.sendChunksNow!(fdOf(serverSide), batch, 4000);
+    expect([6 + 4000, 6]).toContain(sent); // 6: no cachestat(2), see above
+    const err = await new Promise((resolve) => addon!.sendChunks(fdOf(serverSide), withoutFirstBytes(batch, sent), resolve));
+    expect(err).toBeNull();
+    expect((await received).equals(want)).toBe(true);
+  });
+
   it('rejects bad arguments', () => {
+    expect(() => addon!.sendChunksNow!(1, [slice(0, 1)], -1)).toThrow(TypeError);
     expect(() => addon!.sendChunksNow!(-1, [slice(0, 1)])).toThrow(TypeError);
     expect(() => addon!.sendChunksNow!(1, [{ fd, position: -1, length: 1 }])).toThrow(TypeError);
     expect(() => addon!.sendChunksNow!(1, [7 as unknown as Buffer])).toThrow(TypeError);
