@@ -35,6 +35,10 @@ class SegmentFileSlice implements FileSlice {
   }
 }
 
+// batchAt's header read: used and dropped within the call (single-threaded), never handed out.
+const HEADER_SCRATCH = Buffer.alloc(BATCH_HEADER_SIZE);
+const SCRATCH_HEADER = new BatchHeader(HEADER_SCRATCH, 0);
+
 export class FileRecords {
   private readonly handle: CachedFile;
   private size_: number;
@@ -114,6 +118,27 @@ export class FileRecords {
       scanCounters.bytesScanned += size;
       pos += size;
     }
+  }
+
+  /**
+   * The batch starting at `position` (a batch boundary), or null where headersFrom would stop. Fetch's
+   * lookups step with it rather than with the generators: it reads the header into one scratch buffer
+   * and allocates only the location.
+   */
+  batchAt(position: number, end = this.size_): BatchLocation | null {
+    if (end - position < BATCH_HEADER_SIZE) return null;
+    fs.readSync(this.fd, HEADER_SCRATCH, 0, BATCH_HEADER_SIZE, position);
+    scanCounters.headerReads++;
+    const h = SCRATCH_HEADER;
+    const size = h.sizeInBytes;
+    if (size < BATCH_HEADER_SIZE || position + size > end) return null;
+    return { position, size, baseOffset: h.baseOffset, lastOffset: h.lastOffset, maxTimestamp: h.maxTimestamp };
+  }
+
+  /** The batch after `batch`, as batchesFrom would yield it. */
+  batchAfter(batch: BatchLocation, end = this.size_): BatchLocation | null {
+    scanCounters.bytesScanned += batch.size;
+    return this.batchAt(batch.position + batch.size, end);
   }
 
   *batchesFrom(position: number, end = this.size_): Generator<BatchLocation> {

@@ -356,7 +356,7 @@ export class LogSegment {
     const entry = this.offsetIndex.lookup(offset, trace);
     const from = Math.max(entry.position, startingPosition);
     const scan = trace && this.scanStep('offset', from);
-    for (const batch of this.log.batchesFrom(from)) {
+    for (let batch = this.log.batchAt(from); batch !== null; batch = this.log.batchAfter(batch)) {
       if (batch.lastOffset >= offset) return finishScan(trace, scan, batch);
       scan?.batches.push(batch);
     }
@@ -401,7 +401,7 @@ export class LogSegment {
     if (limit >= this.size) return this.size;
     let pos = Math.max(this.offsetIndex.lookupByPosition(limit, trace).position, from);
     const scan = trace && this.scanStep('range-end', pos);
-    for (const batch of this.log.batchesFrom(pos, limit)) {
+    for (let batch = this.log.batchAt(pos, limit); batch !== null; batch = this.log.batchAfter(batch, limit)) {
       scan?.batches.push(batch);
       pos = batch.position + batch.size;
     }
