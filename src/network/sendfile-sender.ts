@@ -74,7 +74,7 @@ export function createResponseSender(opts: { zeroCopy: boolean; log: Logger }): 
  * would otherwise hold the event loop for its whole length (about 0.2 ms per MiB here); the pool sends
  * the rest. Kafka's own processors send whole responses, but each has a thread to itself.
  */
-export const SEND_NOW_MAX_FILE_BYTES = 4 * 1024 * 1024;
+const SEND_NOW_MAX_FILE_BYTES = 4 * 1024 * 1024;
 
 /** The kernel fd of a plain TCP socket; undefined for TLS or handles without one (use the fallback). */
 export function socketFd(socket: Socket): number | undefined {
