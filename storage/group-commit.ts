@@ -9,12 +9,14 @@
 // (5-9× for 64), but on a filesystem shared with busy neighbours, or with acks=1 topics' unflushed data
 // beside, it pays for their writeback too. So both are timed (moving averages of how long a flush waits
 // for its syncfs, or for its log's fdatasyncs), the faster is taken, and the other is tried again now and
-// then. Rounds overlap: the next one begins while the one before is still making its files durable
-// (up to ROUNDS_IN_FLIGHT), so the appends that arrived meanwhile start syncing at once instead of
-// waiting a whole round, and the disk's flush latency overlaps with appending and answering. A log's
-// flushes still complete in the order they began: a later one may have skipped the directory or
-// transaction index fsync an earlier one took on, and a writeback error is reported to one caller only
-// (the kernel's errseq), so an earlier flush's failure fails the later ones too.
+// then. A syncfs round runs alone: the flushes that arrive meanwhile wait for its end (two syncfs at once
+// measured slower: each waits for all the filesystem's writeback). fdatasyncs overlap: a log's next
+// flush begins while the one before still waits for the disk (FLUSHES_IN_FLIGHT), so the appends that
+// arrived meanwhile start syncing at once instead of waiting a whole flush, and the disk's latency
+// overlaps with appending and answering. A log's flushes still complete in the order they began: a later
+// one may have skipped the directory or transaction index fsync an earlier one took on, and a writeback
+// error is reported to one caller only (the kernel's errseq), so an earlier flush's failure fails the
+// later ones too.
 import fs from 'node:fs';
 import type { Logger } from 'pino';
 
@@ -47,10 +49,10 @@ const MIN_SYNCFS_FILES = 2;
 const REMEASURE_MS = 1000;
 const RETRY_COST_FACTOR = 50;
 /**
- * Rounds of a log dir (syncfs) or flushes of a log (fdatasync) in flight at once: two let one collect
- * and sync the next appends while the other waits for the disk; more would only queue on the thread pool.
+ * Flushes of a log in flight at once: two let one sync the next appends while the other waits for the
+ * disk; more would only queue on the thread pool, each fdatasync costing CPU (tens of µs) of its own.
  */
-const ROUNDS_IN_FLIGHT = 2;
+const FLUSHES_IN_FLIGHT = 2;
 /** Weight of the newest duration in the moving averages. */
 const EWMA_WEIGHT = 0.5;
 
@@ -102,9 +104,9 @@ interface InFlight {
 export class GroupCommit {
   /** Logs whose next flush has not begun, each with the promise its callers hold. */
   private readonly waiting = new Map<Flushable, Waiter>();
-  /** Flushes begun and not completed: at most ROUNDS_IN_FLIGHT per log. */
+  /** Flushes begun and not completed: at most FLUSHES_IN_FLIGHT per log. */
   private readonly inFlight = new Map<Flushable, InFlight>();
-  private syncfsRunning = 0;
+  private syncfsRunning = false;
   private scheduled = false;
   /**
    * Opened once and kept: syncfs reports the filesystem's writeback errors seen since its fd was opened
@@ -146,13 +148,13 @@ export class GroupCommit {
     });
   }
 
-  /** Begins the flush of every waiting log with room for one, unless ROUNDS_IN_FLIGHT syncfs run (the end of one starts the next). */
+  /** Begins the flush of every waiting log with room for one, unless a syncfs is running (its end starts the next). */
   private startRound(): void {
-    if (this.syncfsRunning >= ROUNDS_IN_FLIGHT) return;
+    if (this.syncfsRunning) return;
     const begun: Begun[] = [];
     let files = 0;
     for (const [log, w] of this.waiting) {
-      if ((this.inFlight.get(log)?.flushes.length ?? 0) >= ROUNDS_IN_FLIGHT) continue;
+      if ((this.inFlight.get(log)?.flushes.length ?? 0) >= FLUSHES_IN_FLIGHT) continue;
       this.waiting.delete(log);
       let pending: PendingFlush | null;
       try {
@@ -199,13 +201,13 @@ export class GroupCommit {
   }
 
   private async syncfsRound(begun: Begun[], fd: number): Promise<void> {
-    this.syncfsRunning++;
+    this.syncfsRunning = true;
     this.stats.syncfsCalls++;
     const started = performance.now();
     const error = await new Promise<unknown>((resolve) => this.syncfs(fd, (err) => resolve(err)));
     this.timed('syncfs', performance.now() - started);
     if (error) this.logger.error({ logDir: this.logDir, error: (error as Error).message }, 'syncfs of the log dir failed');
-    this.syncfsRunning--;
+    this.syncfsRunning = false;
     for (const b of begun) this.durable(b, error);
     this.startRound();
   }

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GroupCommit, type SyncfsFn } from '../../storage/group-commit.js';
+import { GroupCommit, type Flushable, type SyncfsFn } from '../../storage/group-commit.js';
 import { KafkaStorageError } from '../../storage/errors.js';
 import { LogManager } from '../../storage/log-manager.js';
 import { probeStorageAddon } from '../../storage/native-storage.js';
@@ -89,27 +89,31 @@ function countingSyncfs(): { fn: SyncfsFn; calls: number } {
 }
 
 /**
- * The real syncfs, the callbacks of its first `hold` calls held until release() (a slow disk, on demand);
- * release(err) reports err instead. Later calls pass straight through.
+ * `log` flushed through a wrapper whose flushes, once their real fdatasyncs are done, wait for
+ * release(i) of the i-th flush (a slow disk, on demand); release(i, err) makes it fail with err instead.
  */
-function heldSyncfs(hold = Infinity): { fn: SyncfsFn; called(n: number): Promise<void>; release(err?: Error): void } {
-  let calls = 0;
-  let heldTotal = 0;
+function heldFdatasyncs(log: UnifiedLog): { log: Flushable; synced(n: number): Promise<void>; release(i: number, err?: Error): void } {
   const held: Array<(err?: Error) => void> = [];
   return {
-    fn: (fd, cb) => {
-      if (++calls > hold) return addon!.syncfs(fd, cb);
-      addon!.syncfs(fd, (err) => {
-        heldTotal++;
-        held.push((injected) => cb(injected ?? err));
-      });
+    log: {
+      beginFlush() {
+        const pending = log.beginFlush();
+        if (pending === null) return null;
+        return {
+          ...pending,
+          fdatasyncEach: async () => {
+            await pending.fdatasyncEach();
+            await new Promise<void>((resolve, reject) => held.push((err) => (err ? reject(err) : resolve())));
+          },
+        };
+      },
     },
-    /** Until the n-th call's sync is done and held. */
-    async called(n) {
-      while (heldTotal < n) await new Promise((r) => setTimeout(r, 1));
+    /** Until the first n flushes' fdatasyncs are done (and held). */
+    async synced(n) {
+      while (held.length < n) await new Promise((r) => setTimeout(r, 1));
     },
-    release(err) {
-      for (const cb of held.splice(0)) cb(err);
+    release(i, err) {
+      held[i]!(err);
     },
   };
 }
@@ -138,62 +142,81 @@ describe.skipIf(addon === null)('GroupCommit', () => {
     expect(commit.stats.rounds).toBe(1);
   });
 
-  it('appends made while a round runs join the next round, which begins at once; flushes of a log complete in order', async () => {
+  it('a syncfs round runs alone: appends made meanwhile join the next round; the earlier flush does not cover them', async () => {
     root = tempDir();
-    const syncfs = heldSyncfs();
-    const commit = new GroupCommit(root, syncfs.fn, silentLogger);
+    const commit = new GroupCommit(root, countingSyncfs().fn, silentLogger);
     cleanups.push(() => commit.close());
     const logs = logsIn(root, 4, commit);
     for (const log of logs) log.appendAsLeader(batch(2), 0);
     const first = logs.map((l) => l.flush());
     // Same log, nothing new: the same promise (joins the pending round).
     expect(logs[0]!.flush()).toBe(first[0]);
-    await syncfs.called(1);
-    // The round's syncfs is running (held): a new append on log 0 is not covered by it and needs another flush.
+    await new Promise((r) => setImmediate(r));
+    // The round has begun (its syncfs is on the pool): a new append on log 0 needs another round.
     logs[0]!.appendAsLeader(batch(3), 0);
     const second = logs[0]!.flush();
     expect(second).not.toBe(first[0]);
     expect(logs[1]!.flush()).toBe(first[1]);
-    const settled = track(second);
-    await new Promise((r) => setImmediate(r));
-    // The second round began without waiting for the first: one log with one dirty file, so an fdatasync.
-    expect(commit.stats).toMatchObject({ rounds: 2, syncfsCalls: 1, fileFlushes: 1 });
-    // Its fdatasync may well be done, but it completes only after the flush begun before it.
-    await new Promise((r) => setTimeout(r, 20));
-    expect(settled()).toBe(false);
-    expect(logs.map((l) => l.recoveryPoint)).toEqual([0, 0, 0, 0]);
-    syncfs.release();
     await Promise.all(first);
+    expect(logs[0]!.recoveryPoint).toBe(2);
     await second;
-    expect(logs.map((l) => l.recoveryPoint)).toEqual([5, 2, 2, 2]);
+    expect(logs[0]!.recoveryPoint).toBe(5);
+    expect(commit.stats.rounds).toBe(2);
+    // The second round had one log with one dirty file: fdatasync, not syncfs.
+    expect(commit.stats).toMatchObject({ syncfsCalls: 1, fileFlushes: 1 });
   });
 
-  it('keeps at most two flushes of a log in flight; the third begins when the oldest completes', async () => {
+  it("a log's next fdatasync begins while the one before waits for the disk; its flushes complete in order", async () => {
     root = tempDir();
-    const syncfs = heldSyncfs(2);
-    const commit = new GroupCommit(root, syncfs.fn, silentLogger);
-    cleanups.push(() => commit.close());
-    const logs = logsIn(root, 2, commit);
-    const flushAll = (records: number) => {
-      for (const log of logs) log.appendAsLeader(batch(records), 0);
-      return Promise.all(logs.map((l) => l.flush()));
-    };
-    const first = flushAll(1);
-    await syncfs.called(1);
-    const second = flushAll(2);
-    await syncfs.called(2);
-    const third = flushAll(3);
+    const commit = new GroupCommit(root, countingSyncfs().fn, silentLogger);
+    commit.close(); // fdatasync file by file
+    const [log] = logsIn(root, 1, commit);
+    const held = heldFdatasyncs(log!);
+    log!.appendAsLeader(batch(2), 0);
+    const first = commit.flush(held.log);
+    await held.synced(1);
+    // The first flush's files are synced but held (a slow disk): the next append's flush begins at once.
+    log!.appendAsLeader(batch(3), 0);
+    const second = commit.flush(held.log);
+    expect(second).not.toBe(first);
+    await held.synced(2);
+    expect(commit.stats).toMatchObject({ rounds: 2, syncfsCalls: 0 });
+    // The second is done first, yet completes only after the first.
+    held.release(1);
+    const secondSettled = track(second);
     await new Promise((r) => setTimeout(r, 20));
-    // Two syncfs rounds held: the third waits for one of them.
-    expect(commit.stats).toMatchObject({ rounds: 2, syncfsCalls: 2 });
-    const thirdSettled = track(third);
-    expect(thirdSettled()).toBe(false);
-    syncfs.release();
+    expect(secondSettled()).toBe(false);
+    expect(log!.recoveryPoint).toBe(0);
+    held.release(0);
     await first;
     await second;
-    await third;
+    expect(log!.recoveryPoint).toBe(5);
+  });
+
+  it('keeps at most two flushes of a log in flight; the next begins when the oldest completes', async () => {
+    root = tempDir();
+    const commit = new GroupCommit(root, countingSyncfs().fn, silentLogger);
+    commit.close();
+    const [log] = logsIn(root, 1, commit);
+    const held = heldFdatasyncs(log!);
+    const flushed: Array<Promise<void>> = [];
+    for (let i = 0; i < 2; i++) {
+      log!.appendAsLeader(batch(1), 0);
+      flushed.push(commit.flush(held.log));
+      await held.synced(i + 1);
+    }
+    log!.appendAsLeader(batch(1), 0);
+    flushed.push(commit.flush(held.log));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(commit.stats.rounds).toBe(2);
+    held.release(0);
+    await flushed[0];
+    await held.synced(3);
     expect(commit.stats.rounds).toBe(3);
-    expect(logs.map((l) => l.recoveryPoint)).toEqual([6, 6]);
+    held.release(1);
+    held.release(2);
+    await Promise.all(flushed);
+    expect(log!.recoveryPoint).toBe(3);
   });
 
   it('measures both ways and keeps fdatasync per file while syncfs costs more (a filesystem busy with others)', async () => {
@@ -233,27 +256,27 @@ describe.skipIf(addon === null)('GroupCommit', () => {
   });
   it('a failed flush fails the later flushes of its log begun meanwhile, though their own fdatasync succeeded', async () => {
     root = tempDir();
-    const syncfs = heldSyncfs();
-    const commit = new GroupCommit(root, syncfs.fn, silentLogger);
-    cleanups.push(() => commit.close());
+    const commit = new GroupCommit(root, countingSyncfs().fn, silentLogger);
+    commit.close();
     const errors: KafkaStorageError[] = [];
-    const logs = logsIn(root, 2, commit, errors);
-    for (const log of logs) log.appendAsLeader(batch(2), 0);
-    const first = logs.map((l) => l.flush());
-    await syncfs.called(1);
-    logs[0]!.appendAsLeader(batch(3), 0);
-    const second = logs[0]!.flush();
-    await new Promise((r) => setImmediate(r));
-    expect(commit.stats.fileFlushes).toBe(1);
-    // A failing disk cannot be made on demand: the held syncfs reports EIO as the kernel would.
-    syncfs.release(Object.assign(new Error('EIO: i/o error, syncfs'), { code: 'EIO', syscall: 'syncfs' }));
-    const results = await Promise.allSettled([...first, second]);
+    const [log] = logsIn(root, 1, commit, errors);
+    const held = heldFdatasyncs(log!);
+    log!.appendAsLeader(batch(2), 0);
+    const first = commit.flush(held.log);
+    await held.synced(1);
+    log!.appendAsLeader(batch(3), 0);
+    const second = commit.flush(held.log);
+    await held.synced(2);
+    held.release(1);
+    // A failing disk cannot be made on demand: the first flush reports EIO as the kernel would.
+    held.release(0, Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO', syscall: 'fdatasync' }));
+    const results = await Promise.allSettled([first, second]);
     for (const r of results) {
       expect(r.status).toBe('rejected');
       expect((r as PromiseRejectedResult).reason).toBeInstanceOf(KafkaStorageError);
       expect(String((r as PromiseRejectedResult).reason.message)).toMatch(/EIO/);
     }
-    expect(logs.map((l) => l.recoveryPoint)).toEqual([0, 0]);
+    expect(log!.recoveryPoint).toBe(0);
     expect(errors.length).toBeGreaterThan(0);
   });
 });
