@@ -59,7 +59,7 @@ function delta(before: MetricsSnapshot, after: MetricsSnapshot, key: string): Ar
 }
 
 /** Upper bound (ms) of the bucket holding quantile `q` of the observations between the snapshots; NaN if none. */
-export function quantileMs(before: MetricsSnapshot, after: MetricsSnapshot, key: string, q: number): number {
+function quantileMs(before: MetricsSnapshot, after: MetricsSnapshot, key: string, q: number): number {
   const d = delta(before, after, key);
   const total = d.at(-1)?.[1] ?? 0;
   if (total === 0) return NaN;
@@ -68,7 +68,7 @@ export function quantileMs(before: MetricsSnapshot, after: MetricsSnapshot, key:
 }
 
 /** Observations above `seconds` between the snapshots (`seconds` must be a bucket bound). */
-export function countAbove(before: MetricsSnapshot, after: MetricsSnapshot, key: string, seconds: number): number {
+function countAbove(before: MetricsSnapshot, after: MetricsSnapshot, key: string, seconds: number): number {
   const d = delta(before, after, key);
   const total = d.at(-1)?.[1] ?? 0;
   const atMost = d.find(([le]) => le === seconds)?.[1] ?? total;
@@ -92,7 +92,7 @@ export function brokerTimes(before: MetricsSnapshot, after: MetricsSnapshot): Br
 }
 
 /** Mean of a histogram's observations between the snapshots, ms; NaN if none. */
-export function meanMs(before: MetricsSnapshot, after: MetricsSnapshot, key: string): number {
+function meanMs(before: MetricsSnapshot, after: MetricsSnapshot, key: string): number {
   const count = (after.counts.get(key) ?? 0) - (before.counts.get(key) ?? 0);
   if (count === 0) return NaN;
   return (((after.sums.get(key) ?? 0) - (before.sums.get(key) ?? 0)) / count) * 1000;
