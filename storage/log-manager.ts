@@ -10,7 +10,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { OffsetCheckpointFile, syncingOnce, writeFileAtomically } from './checkpoint-file.js';
+import { BackgroundCheckpoint, OffsetCheckpointFile, syncingOnce, writeFileAtomically } from './checkpoint-file.js';
 import type { LogConfig } from './log-config.js';
 import { LogCleaner } from './log-cleaner.js';
 import {
@@ -119,6 +119,8 @@ export class LogManager {
   private cancelBackgroundLoad: (() => void) | null = null;
   private lastResourceWarning = 0;
   private readonly staleStartOffsetCheckpoints = new Set<string>();
+  /** Each log dir's recovery-point and log-start-offset checkpoints, written off the event loop while running. */
+  private readonly backgroundCheckpoints = new Map<string, { recoveryPoints: BackgroundCheckpoint; logStartOffsets: BackgroundCheckpoint }>();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly pendingDirDeletes = new Map<() => void, NodeJS.Timeout>();
   /** Log dirs taken offline by an I/O error, with the error (Kafka's offline log dirs). */
@@ -384,7 +386,7 @@ export class LogManager {
       logger: this.opts.logger,
       ...state,
       onLogStartOffsetChange: () => {
-        if (log) this.checkpointLogStartOffsetsOrWarn(this.logDirOf.get(log)!);
+        if (log) this.checkpointsOf(this.logDirOf.get(log)!).logStartOffsets.request();
       },
       onStorageError: (err) => {
         if (log) this.markLogDirOffline(this.logDirOf.get(log)!, err);
@@ -408,17 +410,32 @@ export class LogManager {
   }
 
   /**
-   * The log start offset moved (DeleteRecords, retention): checkpointed now, and again by the periodic
-   * task if this write fails (a full disk must not fail the DeleteRecords that frees it).
+   * A log dir's checkpoints, written in the background. The log start offset one is requested whenever a
+   * log start offset moves (DeleteRecords, retention) and again by the periodic task after a failed write
+   * (a full disk must not fail the DeleteRecords that frees it).
    */
-  private checkpointLogStartOffsetsOrWarn(logDir: string): void {
-    try {
-      this.checkpointLogStartOffsets(logDir);
-      this.staleStartOffsetCheckpoints.delete(logDir);
-    } catch (err) {
-      this.staleStartOffsetCheckpoints.add(logDir);
-      this.opts.logger.warn({ logDir, error: (err as Error).message }, 'log start offset checkpoint not written; retried later');
+  private checkpointsOf(logDir: string): { recoveryPoints: BackgroundCheckpoint; logStartOffsets: BackgroundCheckpoint } {
+    let checkpoints = this.backgroundCheckpoints.get(logDir);
+    if (checkpoints === undefined) {
+      const online = (content: () => string) => () => (this.offlineDirs.has(logDir) ? null : content());
+      checkpoints = {
+        recoveryPoints: new BackgroundCheckpoint(path.join(logDir, RECOVERY_POINT_CHECKPOINT_FILE), online(() => this.recoveryPointsText(logDir)), (error) => {
+          if (error) this.opts.logger.warn({ logDir, error: (error as Error).message }, 'recovery point checkpoint not written; retried at the next interval');
+        }),
+        logStartOffsets: new BackgroundCheckpoint(path.join(logDir, LOG_START_OFFSET_CHECKPOINT_FILE), online(() => this.logStartOffsetsText(logDir)), (error) => {
+          if (error === null) return void this.staleStartOffsetCheckpoints.delete(logDir);
+          this.staleStartOffsetCheckpoints.add(logDir);
+          this.opts.logger.warn({ logDir, error: (error as Error).message }, 'log start offset checkpoint not written; retried later');
+        }),
+      };
+      this.backgroundCheckpoints.set(logDir, checkpoints);
     }
+    return checkpoints;
+  }
+
+  /** Resolves once the background checkpoint writes requested so far are done (tests; shutdown). */
+  async checkpointsWritten(): Promise<void> {
+    for (const c of this.backgroundCheckpoints.values()) await Promise.all([c.recoveryPoints.idle(), c.logStartOffsets.idle()]);
   }
 
   /**
@@ -563,7 +580,7 @@ export class LogManager {
       logStartOffset: 0,
       hadCleanShutdown: true,
       onLogStartOffsetChange: () => {
-        if (log) this.checkpointLogStartOffsetsOrWarn(logDir);
+        if (log) this.checkpointsOf(logDir).logStartOffsets.request();
       },
       onStorageError: (err) => this.markLogDirOffline(logDir, err),
       onResourceError: (err) => this.onResourceError(logDir, err),
@@ -601,8 +618,9 @@ export class LogManager {
     this.cleaner.abort(log);
     const renamed = path.join(logDir, `${name}.${crypto.randomUUID().replaceAll('-', '')}${DELETE_DIR_SUFFIX}`);
     fs.renameSync(log.dir, renamed);
-    this.checkpointRecoveryPoints(logDir);
-    this.checkpointLogStartOffsets(logDir);
+    const checkpoints = this.checkpointsOf(logDir);
+    checkpoints.recoveryPoints.request();
+    checkpoints.logStartOffsets.request();
     const remove = () => {
       this.pendingDirDeletes.delete(remove);
       log.closeAndDelete();
@@ -673,10 +691,10 @@ export class LogManager {
     const expirationMs = this.opts.producerIdExpirationMs;
     if (expirationMs) every(this.opts.producerIdExpirationCheckIntervalMs ?? 600_000, () => this.removeExpiredProducers(Date.now(), expirationMs()));
     every(RECOVERY_POINT_CHECKPOINT_INTERVAL_MS, () => {
-      for (const d of this.opts.logDirs) this.checkpointRecoveryPoints(d);
+      for (const d of this.opts.logDirs) this.checkpointsOf(d).recoveryPoints.request();
     });
     every(Math.min(this.opts.retentionCheckIntervalMs, 10_000), () => {
-      for (const d of [...this.staleStartOffsetCheckpoints]) this.checkpointLogStartOffsetsOrWarn(d);
+      for (const d of [...this.staleStartOffsetCheckpoints]) this.checkpointsOf(d).logStartOffsets.request();
     });
     const idleMs = this.opts.unloadIdleMs ?? -1;
     if (idleMs >= 0) every(Math.min(Math.max(idleMs, 100), 30_000), () => void this.unloadIdleLogs(Date.now()));
@@ -720,18 +738,16 @@ export class LogManager {
   }
 
   /** Logs not loaded yet keep the offsets they were checkpointed with. */
-  private checkpointRecoveryPoints(logDir: string): void {
-    if (this.offlineDirs.has(logDir)) return;
-    new OffsetCheckpointFile(path.join(logDir, RECOVERY_POINT_CHECKPOINT_FILE)).write([
+  private recoveryPointsText(logDir: string): string {
+    return OffsetCheckpointFile.format([
       ...this.logsInDir(logDir).map((l) => ({ topic: l.topic, partition: l.partition, offset: l.recoveryPoint })),
       ...this.unloadedInDir(logDir).map((u) => ({ topic: u.topic, partition: u.partition, offset: u.recoveryPoint })),
     ]);
   }
 
-  private checkpointLogStartOffsets(logDir: string): void {
-    if (this.offlineDirs.has(logDir)) return;
-    // Kafka only lists logs whose start offset is above their first segment's base; listing all is equivalent.
-    new OffsetCheckpointFile(path.join(logDir, LOG_START_OFFSET_CHECKPOINT_FILE)).write([
+  /** Kafka only lists logs whose start offset is above their first segment's base; listing all is equivalent. */
+  private logStartOffsetsText(logDir: string): string {
+    return OffsetCheckpointFile.format([
       ...this.logsInDir(logDir).map((l) => ({ topic: l.topic, partition: l.partition, offset: l.logStartOffset })),
       ...this.unloadedInDir(logDir).map((u) => ({ topic: u.topic, partition: u.partition, offset: u.logStartOffset })),
     ]);
@@ -759,12 +775,14 @@ export class LogManager {
         this.opts.logger.warn({ topic: log.topic, partition: log.partition, error: (err as Error).message }, 'log not closed cleanly; it is recovered at the next start');
       }
     }
+    // A background write still running must not land after (and over) the final ones below.
+    await this.checkpointsWritten();
     // An offline dir gets no checkpoints and no clean-shutdown marker: the next start recovers it. So
     // does a dir where closing a log or writing a checkpoint failed (a full disk).
     for (const logDir of this.opts.logDirs.filter((d) => !this.offlineDirs.has(d))) {
       try {
-        this.checkpointRecoveryPoints(logDir);
-        this.checkpointLogStartOffsets(logDir);
+        writeFileAtomically(path.join(logDir, RECOVERY_POINT_CHECKPOINT_FILE), this.recoveryPointsText(logDir));
+        writeFileAtomically(path.join(logDir, LOG_START_OFFSET_CHECKPOINT_FILE), this.logStartOffsetsText(logDir));
         // Logs never loaded after an unclean start were never recovered: the next start must still recover them.
         const unrecovered = this.unloadedInDir(logDir).some((u) => !u.clean);
         if (!unrecovered && !unclean.has(logDir)) writeFileAtomically(path.join(logDir, CLEAN_SHUTDOWN_FILE), JSON.stringify({ version: 0, brokerEpoch: -1 }));

@@ -247,6 +247,11 @@ export class ProducerStateManager {
    * batch is kept, as in Kafka.
    */
   writeSnapshot(file: string): void {
+    writeFileAtomically(file, this.snapshotBytes());
+  }
+
+  /** The snapshot file's bytes (see writeSnapshot). */
+  snapshotBytes(): Buffer {
     const entries = [...this.producers.values()];
     const buf = Buffer.alloc(SNAPSHOT_HEADER_SIZE + entries.length * SNAPSHOT_ENTRY_SIZE);
     buf.writeInt16BE(PRODUCER_SNAPSHOT_VERSION, 0);
@@ -265,7 +270,7 @@ export class ProducerStateManager {
       pos += SNAPSHOT_ENTRY_SIZE;
     }
     buf.writeUInt32BE(crc32c(buf.subarray(6)) >>> 0, 2);
-    writeFileAtomically(file, buf);
+    return buf;
   }
 
   /** Replaces the state with a snapshot's; throws CorruptRecordError for a damaged file. */

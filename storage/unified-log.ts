@@ -8,7 +8,7 @@ import type { FileSlice } from '../protocol/primitives.js';
 import type { BatchHeader } from '../protocol/records/batch-header.js';
 import { decodeEndTxnMarker, encodeControlKey, encodeEndTxnMarkerValue, type EndTxnMarker } from '../protocol/records/end-txn-marker.js';
 import { NO_SEQUENCE, decodeBatch, encodeBatch } from '../protocol/records/record-batch.js';
-import { LeaderEpochCheckpointFile } from './checkpoint-file.js';
+import { LeaderEpochCheckpointFile, writeFileAtomicallyThenSync } from './checkpoint-file.js';
 import { DiskFullError, errnoCodeOf, KafkaStorageError, OffsetOutOfRangeError, StorageResourceError, TooManyOpenFilesError } from './errors.js';
 import type { Flushable, PendingFlush } from './group-commit.js';
 import { LeaderEpochFileCache } from './leader-epoch-file-cache.js';
@@ -126,6 +126,8 @@ export class UnifiedLog implements Flushable {
   private nextFlush: Promise<void> | null = null;
   /** The offset of the newest producer snapshot (or where state replay began): close() skips an unchanged one. */
   private lastSnapshotOffset = -1;
+  /** The background fsync of the producer snapshot written at the last roll (close waits for it). */
+  private snapshotSynced: Promise<void> = Promise.resolve();
   private readonly pendingDeletes = new Map<LogSegment, NodeJS.Timeout>();
   private readonly onLogStartOffsetChange: () => void;
   private readonly onStorageError: (error: KafkaStorageError) => void;
@@ -398,9 +400,21 @@ export class UnifiedLog implements Flushable {
       .sort((a, b) => a - b);
   }
 
-  /** Snapshot at the log end offset; keeps the newest two, as replay only ever needs the latest. */
-  private takeProducerSnapshot(): void {
-    this.producerStateManager.writeSnapshot(producerSnapshotFile(this.dir, this.nextOffset));
+  /**
+   * Snapshot at the log end offset; keeps the newest two, as replay only ever needs the latest. At a roll
+   * (`durable` 'background') its fsyncs run on the pool, as Kafka's UnifiedLog.roll schedules
+   * flushProducerStateSnapshot: a snapshot lost in a crash only means more replay at the next start.
+   */
+  private takeProducerSnapshot(durable: 'now' | 'background'): void {
+    const file = producerSnapshotFile(this.dir, this.nextOffset);
+    if (durable === 'now') this.producerStateManager.writeSnapshot(file);
+    else {
+      this.snapshotSynced = writeFileAtomicallyThenSync(file, this.producerStateManager.snapshotBytes()).catch((err: unknown) => {
+        // Gone meanwhile (a newer snapshot replaced it, or the partition was deleted): nothing to sync.
+        if ((err as { cause?: { code?: string } }).cause?.code === 'ENOENT') return;
+        this.logger.warn({ topic: this.topic, partition: this.partition, error: (err as Error).message }, 'producer snapshot not synced');
+      });
+    }
     this.lastSnapshotOffset = this.nextOffset;
     const offsets = this.snapshotOffsets();
     for (const offset of offsets.slice(0, -2)) fs.rmSync(producerSnapshotFile(this.dir, offset), { force: true });
@@ -538,7 +552,7 @@ export class UnifiedLog implements Flushable {
     if (active.baseOffset === this.nextOffset) return active;
     const segment = LogSegment.create(this.dir, this.nextOffset, segmentConfigOf(this.config), this.logger);
     try {
-      this.takeProducerSnapshot();
+      this.takeProducerSnapshot('background');
     } catch (err) {
       // Only an optimisation of start-up (producer state is replayed from an older snapshot or the log):
       // a full disk must not stop retention, which rolls to free space.
@@ -902,6 +916,7 @@ export class UnifiedLog implements Flushable {
     }
     await this.flush();
     if (this.flushing) await this.flushing;
+    await this.snapshotSynced;
     for (const [segment, timer] of this.pendingDeletes) {
       clearTimeout(timer);
       segment.deleteFiles();
@@ -918,7 +933,7 @@ export class UnifiedLog implements Flushable {
   private snapshotIfChanged(): void {
     if (this.nextOffset <= Math.max(this.lastSnapshotOffset, this.logStartOffset_)) return;
     try {
-      this.takeProducerSnapshot();
+      this.takeProducerSnapshot('now');
     } catch (err) {
       // A full disk: the next load replays producer state from the log instead.
       this.logger.warn({ topic: this.topic, partition: this.partition, error: (err as Error).message }, 'producer snapshot not written at close');

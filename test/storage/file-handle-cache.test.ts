@@ -93,7 +93,8 @@ describe('logs under a small descriptor cache', () => {
     }
     expect(logs[0]!.segments.size).toBeGreaterThan(3);
     expect(segmentFiles.size).toBeLessThanOrEqual(16);
-    expect(openFds() - before).toBeLessThanOrEqual(16);
+    // Plus at most one more: the producer snapshot written at a roll being synced in the background.
+    expect(openFds() - before).toBeLessThanOrEqual(16 + 1);
     await Promise.all(logs.map((l) => l.flush()));
     expect(segmentFiles.size).toBeLessThanOrEqual(16);
     for (let p = 0; p < 50; p++) {

@@ -114,6 +114,8 @@ describe('LogManager', () => {
     log.appendAsLeader(batch(2, { timestamp: 1000 }), 0);
     expect(manager.cleanupLogs(10_000)).toBe(1);
     expect(log.logStartOffset).toBe(2);
+    // Written in the background: the event loop never waits for the checkpoint's fsyncs.
+    await manager.checkpointsWritten();
     expect(fs.readFileSync(path.join(root, 'a', 'log-start-offset-checkpoint'), 'utf8')).toBe('0\n1\nt 0 2\n');
     await manager.shutdown();
   });
