@@ -634,7 +634,15 @@ export class LogManager {
    * of every log it made are durable when it returns, so the caller can then commit the topic.
    */
   creatingLogs<T>(fn: () => T): T {
-    return syncingOnce(this.opts.logDirs, fn);
+    try {
+      return syncingOnce(this.opts.logDirs, fn);
+    } catch (err) {
+      // Out of descriptors while syncing what was made, not only while making it: the same retriable error and warning.
+      if (!isDescriptorExhaustion(err) || err instanceof TooManyOpenFilesError) throw err;
+      const error = new TooManyOpenFilesError((err as Error).message, { cause: err });
+      this.resourceWarning(error);
+      throw error;
+    }
   }
 
   /** Removes a log made moments ago whose topic creation failed: closed and deleted at once. */
