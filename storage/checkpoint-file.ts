@@ -24,12 +24,7 @@ async function writeFileAtomicallyAsync(file: string, content: string): Promise<
       await handle.close();
     }
     await fs.promises.rename(tmp, file);
-    const dir = await fs.promises.open(path.dirname(file), 'r');
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
+    await fsyncAsync(path.dirname(file));
   } catch (err) {
     throw new KafkaStorageError(`cannot write ${file}: ${(err as Error).message}`, { cause: err });
   }
