@@ -461,6 +461,14 @@ export class LogSegment {
     if (this.timeIndex_) this.timeIndex_.file = this.timeIndexFile;
   }
 
+  /**
+   * Gives back the .log's descriptor, once nothing has it pinned (a segment renamed for deletion): a slice
+   * taken before opens the file again by its new name if it is read during file.delete.delay.ms.
+   */
+  releaseLogDescriptor(): void {
+    this.log.close();
+  }
+
   /** Closes files; an active segment first gets its final time index entry (clean shutdown). */
   close(): void {
     if (this.timeIndex_ !== null && this.maxTimestampSoFar_ !== null && this.maxTimestampSoFar_.timestamp > this.timeIndex_.lastEntry.timestamp) {

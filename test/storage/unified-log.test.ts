@@ -310,6 +310,28 @@ describe('retention and log start offset', () => {
     expect(fs.readFileSync(path.join(log.dir, 'leader-epoch-checkpoint'), 'utf8')).toBe('0\n1\n0 5\n');
   });
 
+  it('closes a deleted segment\'s descriptor at once; a slice taken before still reads it by its new name', () => {
+    dir = tempDir();
+    log = openLog(dir, config({ segmentBytes: 500, fileDeleteDelayMs: 60_000 }));
+    for (let i = 0; i < 10; i++) log.appendAsLeader(batch(1, { valueSize: 200 }), 0);
+    const openUnderLog = (): string[] =>
+      fs.readdirSync('/proc/self/fd').flatMap((fd) => {
+        try {
+          const target = fs.readlinkSync(`/proc/self/fd/${fd}`);
+          return target.startsWith(log!.dir) ? [path.basename(target)] : [];
+        } catch {
+          return [];
+        }
+      });
+    const early = log.read(0, 10_000, true).slices[0]!;
+    const expected = readSlice(early);
+    expect(openUnderLog()).toContain('00000000000000000000.log');
+    log.deleteRecordsBefore(5);
+    expect(fs.existsSync(path.join(log.dir, '00000000000000000000.log.deleted'))).toBe(true);
+    expect(openUnderLog().filter((f) => f.includes('.deleted'))).toEqual([]);
+    expect(readSlice(early)).toEqual(expected);
+  });
+
   it('deletes by time, rolling an expired active segment, and unlinks after file.delete.delay.ms', async () => {
     dir = tempDir();
     log = openLog(dir, config({ retentionMs: 1000, fileDeleteDelayMs: 20 }));
