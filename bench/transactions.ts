@@ -3,8 +3,8 @@
 // producer on kafkite's codec, one request in flight, 1 KB records in batches of min(records per
 // transaction, 100). A transaction is AddPartitionsToTxn, its produce requests, EndTxn(commit) (ratio,
 // a transaction version 1 client); ratioTv2 is KIP-890 part 2's client (Produce v12 adds the partition,
-// no AddPartitionsToTxn, EndTxn v5). The idempotent peer sends the same batches without them. Commit latency is EndTxn's round trip: the
-// PrepareCommit record and the markers on disk, then CompleteCommit.
+// no AddPartitionsToTxn, EndTxn v5). The idempotent peer sends the same batches without them. Commit latency is EndTxn's round trip:
+// the PrepareCommit record on disk (the markers and CompleteCommit follow; the next add waits for them).
 //
 //   npx tsc -p . && node dist/bench/transactions.js
 //   BENCH_RUNS=3 BENCH_TXN_SECONDS=3 node dist/bench/transactions.js

@@ -393,7 +393,7 @@ export class Broker {
 
   async shutdown(): Promise<void> {
     this.purgatory.wakeAll();
-    this.transactionCoordinator?.shutdown();
+    await this.transactionCoordinator?.shutdown();
     this.groupCoordinator?.shutdown();
     await this.logManager.shutdown();
     await this.metadataLog.close();

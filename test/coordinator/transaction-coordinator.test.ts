@@ -6,7 +6,7 @@ import { TransactionCoordinator, type TransactionMarkerWriter } from '../../src/
 import { decodeTransactionLogValue, transactionLogKey, transactionLogValue } from '../../src/coordinator/transaction/transaction-log.js';
 import type { TxnPartitions } from '../../src/coordinator/transaction/transaction-metadata.js';
 import { TransactionStateManager, type TransactionStateTopic } from '../../src/coordinator/transaction/transaction-state-manager.js';
-import { TransactionState } from '../../src/coordinator/transaction/transaction-state.js';
+import { stateName, TransactionState } from '../../src/coordinator/transaction/transaction-state.js';
 
 class MemoryTransactionStateTopic implements TransactionStateTopic {
   readonly numPartitions = 3;
@@ -117,6 +117,51 @@ describe('TransactionCoordinator', () => {
     const reloaded = await open(topic);
     expect(reloaded.coordinator.get('tx')).toBeUndefined();
     reloaded.coordinator.shutdown();
+  });
+
+  it('answers EndTxn once Prepare* is durable, writes markers only after it, and applies the next add after Complete*', async () => {
+    const events: string[] = [];
+    class RecordingTopic extends MemoryTransactionStateTopic {
+      override async append(partition: number, records: ReadonlyArray<CoordinatorRecord>, durability = 'flushed'): Promise<void> {
+        events.push(`${stateName(decodeTransactionLogValue(records[0]!.value!).state)} ${durability}`);
+        await super.append(partition, records);
+      }
+    }
+    class HeldMarkers extends RecordingMarkers {
+      release!: () => void;
+      override async writeMarkers(...args: Parameters<RecordingMarkers['writeMarkers']>): Promise<void> {
+        events.push('markers written');
+        await new Promise<void>((resolve) => (this.release = resolve));
+        events.push('markers durable');
+        await super.writeMarkers(...args);
+      }
+    }
+    const markers = new HeldMarkers();
+    const { coordinator } = await open(new RecordingTopic(), markers);
+    await coordinator.handleInitProducerId('tx', 60_000, null);
+    await coordinator.handleAddPartitions('tx', 100, 0, new Map([['out', new Set([0])]]), 0, false);
+    events.length = 0;
+    expect(await coordinator.handleEndTransaction('tx', 100, 0, true, 0)).toEqual({ errorCode: 0, producerId: 100, producerEpoch: 0 });
+    // The decision was on disk before the first marker was written; the answer did not wait for the markers.
+    expect(events).toEqual(['PrepareCommit flushed', 'markers written']);
+    // A stale epoch is refused at once; the producer's next add is answered at once and applied once the
+    // markers are durable, Complete* first; its data waits for that (awaitStateDurable).
+    expect(await coordinator.handleAddPartitions('tx', 100, 1, new Map([['out', new Set([0])]]), 0, false)).toBe(90);
+    expect(await coordinator.handleAddPartitions('tx', 100, 0, new Map([['out', new Set([0])]]), 0, false)).toBe(0);
+    let applied: number | null = null;
+    const durable = coordinator.awaitStateDurable('tx').then((code) => (applied = code));
+    // A request that must see the state (EndTxn here) waits for the same.
+    const end = coordinator.handleEndTransaction('tx', 100, 0, false, 0);
+    await new Promise((r) => setImmediate(r));
+    expect(applied).toBeNull();
+    expect(events).toEqual(['PrepareCommit flushed', 'markers written']);
+    markers.release();
+    expect(await durable).toBe(0);
+    expect(events).toEqual(['PrepareCommit flushed', 'markers written', 'markers durable', 'CompleteCommit unflushed', 'Ongoing flushing']);
+    expect((await end).errorCode).toBe(0);
+    expect(events.at(-2)).toBe('PrepareAbort flushed');
+    markers.release();
+    await coordinator.shutdown();
   });
 
   it('an add answered before its flush: awaitStateDurable waits for that flush, and reports its failure', async () => {

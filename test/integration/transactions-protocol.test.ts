@@ -119,7 +119,9 @@ describe('transaction coordinator over the wire', () => {
     // Two records and the COMMIT marker; nothing unstable left.
     expect(after.highWatermark).toBe(before.highWatermark + 3);
     expect(after.lastStableOffset).toBe(after.highWatermark);
-    expect(await describeTxn('wire-commit')).toMatchObject({ transactionState: 'CompleteCommit', topics: [] });
+    // EndTxn is answered once PrepareCommit is on disk; CompleteCommit follows the markers' flush, as in Kafka.
+    const completed = await eventually(() => describeTxn('wire-commit'), (d: any) => d.transactionState !== 'PrepareCommit');
+    expect(completed).toMatchObject({ transactionState: 'CompleteCommit', topics: [] });
     // A retried EndTxn(commit) is answered NONE; an abort now is INVALID_TXN_STATE.
     expect((await endTxn('wire-commit', producerId, producerEpoch, true)).errorCode).toBe(E.NONE);
     expect((await endTxn('wire-commit', producerId, producerEpoch, false)).errorCode).toBe(E.INVALID_TXN_STATE);
@@ -252,8 +254,10 @@ describe('transaction coordinator over the wire', () => {
     expect(metric('kafkite_transactions_aborted_total')).toBeGreaterThanOrEqual(3);
     expect(metric('kafkite_transactions_timed_out_total')).toBe(1);
     expect((await endTxn('wire-admin', producerId, producerEpoch, false)).errorCode).toBe(E.NONE);
-    const after = await (await fetch(`${admin}/v1/transactions`)).json();
-    expect(after.transactions.map((t: any) => t.transactionalId)).not.toContain('wire-admin');
+    // Listed until CompleteAbort (PrepareAbort is still open), which follows the markers' flush.
+    const after = await eventually(async () => (await (await fetch(`${admin}/v1/transactions`)).json()).transactions,
+      (listedNow: any[]) => !listedNow.some((t) => t.transactionalId === 'wire-admin'));
+    expect(after.map((t: any) => t.transactionalId)).not.toContain('wire-admin');
   });
 
   it('answers WriteTxnMarkers as a one-node broker: markers appended, unknown partitions refused', async () => {

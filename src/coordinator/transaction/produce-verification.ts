@@ -97,6 +97,12 @@ export async function verifyTransactionalProduce(
       const error = await coordinator.handleAddPartitions(transactionalId, producerId, producerEpoch, partitions, 2, false);
       if (error !== E.NONE) for (const { topic, partition } of transactional) fail(topic, partition, error);
     } else {
+      // An add answered before it was applied (the previous transaction was completing) is applied first.
+      const applied = await coordinator.awaitStateDurable(transactionalId);
+      if (applied !== E.NONE) {
+        for (const { topic, partition } of transactional) fail(topic, partition, applied);
+        return failures;
+      }
       for (const { topic, partition, producerId, producerEpoch } of transactional) {
         const verified = coordinator.verifyPartitions(transactionalId, producerId, producerEpoch, new Map([[topic, new Set([partition])]]));
         const error = typeof verified === 'number' ? verified : verified.get(topic)!.get(partition)!;

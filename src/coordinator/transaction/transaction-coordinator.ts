@@ -1,9 +1,10 @@
 // The transaction coordinator of a single broker (Kafka's TransactionCoordinator): producer ids and
 // epochs per transactional id, the partitions of each transaction, EndTxn's two-phase completion
-// (Prepare* written, markers written, Complete* written), timeouts and transactional id expiration.
+// (Prepare* durable and answered, then markers durable, then Complete* written), timeouts and
+// transactional id expiration.
 // One node: markers are appended to the local logs directly instead of sent by a marker channel manager.
 import type { Logger } from 'pino';
-import { ErrorCode as E } from '../../errors.js';
+import { ErrorCode as E, KafkaError } from '../../errors.js';
 import {
   IllegalTransactionStateError, isEpochExhausted, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, TransactionMetadata,
   type TxnPartitions, type TxnTransitMetadata,
@@ -56,6 +57,7 @@ function isSubset(added: TxnPartitions, of: TransactionMetadata): boolean {
 export class TransactionCoordinator {
   private active = false;
   private timers: NodeJS.Timeout[] = [];
+  private readonly completions = new Set<Promise<void>>();
   metrics?: TransactionMetrics;
 
   constructor(
@@ -85,10 +87,12 @@ export class TransactionCoordinator {
     every(this.config.removeExpiredTransactionalIdsIntervalMs, () => this.removeExpiredTransactionalIds(Date.now()));
   }
 
-  shutdown(): void {
+  /** Stops the timers and lets the completions under way finish (a later start-up completes any that fail). */
+  async shutdown(): Promise<void> {
     this.active = false;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
+    await Promise.all([...this.completions]);
   }
 
   partitionFor(transactionalId: string): number {
@@ -112,6 +116,7 @@ export class TransactionCoordinator {
     if (transactionalId === '') return initError(E.INVALID_REQUEST);
     if (!this.active) return initError(E.COORDINATOR_NOT_AVAILABLE);
     if (transactionTimeoutMs <= 0 || transactionTimeoutMs > this.config.transactionMaxTimeoutMs) return initError(E.INVALID_TRANSACTION_TIMEOUT);
+    await this.completionOf(this.txnManager.get(transactionalId));
     const now = Date.now();
     const txn = this.txnManager.get(transactionalId) ?? this.txnManager.putIfNotExists(new TransactionMetadata(transactionalId, {
       producerId: this.producerIds.nextId(), previousProducerId: NO_PRODUCER_ID, nextProducerId: NO_PRODUCER_ID,
@@ -131,6 +136,8 @@ export class TransactionCoordinator {
         // Fence the producer and abort its transaction; the client retries and gets the next epoch then.
         txn.fenceProducerEpoch();
         const result = await this.endTransaction(txn, txn.producerId, txn.producerEpoch, false, false, 0);
+        // The retry finds the abort complete.
+        await this.completionOf(txn);
         return initError(result.errorCode === E.NONE ? E.CONCURRENT_TRANSACTIONS : result.errorCode);
       }
       default: {
@@ -176,9 +183,17 @@ export class TransactionCoordinator {
     if (transactionalId === '') return E.INVALID_REQUEST;
     if (!this.active) return E.COORDINATOR_NOT_AVAILABLE;
     const txn = this.txnManager.get(transactionalId);
+    if ((txn?.completion || txn?.deferredAdd) && !durable) return this.addOnceCompleted(txn, producerId, producerEpoch, partitions, clientTransactionVersion);
+    await this.completionOf(txn);
+    return this.addPartitions(txn, producerId, producerEpoch, partitions, clientTransactionVersion, durable);
+  }
+
+  private async addPartitions(
+    txn: TransactionMetadata | undefined, producerId: number, producerEpoch: number, partitions: TxnPartitions, clientTransactionVersion: number, durable: boolean,
+  ): Promise<number> {
     const error = this.validateProducer(txn, producerId, producerEpoch);
     if (error !== E.NONE) return error;
-    if (txn!.state === S.Ongoing && isSubset(partitions, txn!)) return durable ? this.awaitStateDurable(transactionalId) : E.NONE;
+    if (txn!.state === S.Ongoing && isSubset(partitions, txn!)) return durable ? this.awaitStateDurable(txn!.transactionalId) : E.NONE;
     const starting = txn!.state !== S.Ongoing;
     const transit = txn!.prepareAddPartitions(partitions, Date.now(), clientTransactionVersion);
     try {
@@ -191,8 +206,40 @@ export class TransactionCoordinator {
   }
 
   /**
-   * Resolves once the transactional id's state records are on disk: NONE, or COORDINATOR_NOT_AVAILABLE
-   * when that flush failed. A produce awaits it before appending the transaction's data.
+   * An add that is not durable (see handleAddPartitions) while the id's previous transaction completes:
+   * answered at once, and applied once Complete* is written (which waits for the markers to be durable),
+   * after the adds deferred before it. The transaction's data waits for it and its flush
+   * (awaitStateDurable); an error it meets then (a fenced epoch) fails that data.
+   */
+  private addOnceCompleted(
+    txn: TransactionMetadata, producerId: number, producerEpoch: number, partitions: TxnPartitions, clientTransactionVersion: number,
+  ): number {
+    // The checks that do not depend on the state; the rest run when the add is applied. Under transaction
+    // version 2 a producer id rotated by the EndTxn is the one Complete* will leave.
+    const rotated = txn.nextProducerId !== NO_PRODUCER_ID && producerId === txn.nextProducerId && producerEpoch === 0;
+    if (!rotated && producerId !== txn.producerId) return E.INVALID_PRODUCER_ID_MAPPING;
+    if (!rotated && producerEpoch !== txn.producerEpoch) return E.PRODUCER_FENCED;
+    const add = (): Promise<number> => (this.active ? this.addPartitions(txn, producerId, producerEpoch, partitions, clientTransactionVersion, false) : Promise.resolve(E.COORDINATOR_NOT_AVAILABLE));
+    const previous = txn.deferredAdd ?? txn.completion!;
+    const added: Promise<void> = previous.then(add, add).then(async (errorCode) => {
+      if (errorCode !== E.NONE) throw new KafkaError(errorCode, `add to transaction ${txn.transactionalId} failed`);
+      // The add's own flush, tracked in its place.
+      if (txn.unflushedState !== null && txn.unflushedState !== added) await txn.unflushedState;
+    });
+    txn.unflushedState = added;
+    txn.deferredAdd = added;
+    const settle = (): void => {
+      if (txn.unflushedState === added) txn.unflushedState = null;
+      if (txn.deferredAdd === added) txn.deferredAdd = null;
+    };
+    added.then(settle, settle);
+    return E.NONE;
+  }
+
+  /**
+   * Resolves once the transactional id's state records are applied and on disk: NONE, the error of an
+   * add applied late (addOnceCompleted), or COORDINATOR_NOT_AVAILABLE when a flush failed. A produce
+   * awaits it before appending the transaction's data.
    */
   async awaitStateDurable(transactionalId: string): Promise<number> {
     const pending = this.txnManager.get(transactionalId)?.unflushedState;
@@ -200,8 +247,8 @@ export class TransactionCoordinator {
     try {
       await pending;
       return E.NONE;
-    } catch {
-      return E.COORDINATOR_NOT_AVAILABLE;
+    } catch (err) {
+      return err instanceof KafkaError ? err.code : E.COORDINATOR_NOT_AVAILABLE;
     }
   }
 
@@ -232,6 +279,8 @@ export class TransactionCoordinator {
     if (!this.active) return Promise.resolve(initError(E.COORDINATOR_NOT_AVAILABLE));
     const txn = this.txnManager.get(transactionalId);
     if (!txn) return Promise.resolve(initError(E.INVALID_PRODUCER_ID_MAPPING));
+    // A retry of an EndTxn answered meanwhile finds it complete (Kafka answers CONCURRENT_TRANSACTIONS and the client retries).
+    if (txn.completion || txn.deferredAdd) return this.completionOf(txn).then(() => this.handleEndTransaction(transactionalId, producerId, producerEpoch, commit, clientTransactionVersion));
     return this.endTransaction(txn, producerId, producerEpoch, commit, true, clientTransactionVersion);
   }
 
@@ -290,22 +339,33 @@ export class TransactionCoordinator {
       throw err;
     }
     try {
-      await this.txnManager.appendTransaction(txn, transit, 'flushing');
+      await this.txnManager.appendTransaction(txn, transit, 'flushed');
     } catch {
       return fail(E.COORDINATOR_NOT_AVAILABLE);
     }
-    // One flush round: the Prepare* record and the markers reach the disk together, and the answer waits
-    // for both. A Prepare* found at start-up gets its markers again; Complete* (after the markers) never
-    // reaches the disk without the Prepare* before it in the same log.
-    const prepared = this.txnManager.flush(txn.transactionalId);
-    prepared.catch(() => {});
-    await this.completeTransaction(txn, commit);
-    try {
-      await prepared;
-    } catch {
-      return fail(E.COORDINATOR_NOT_AVAILABLE);
-    }
-    return current();
+    // Kafka's order: the decision (Prepare*) is durable before any marker is written, and the answer
+    // needs no more; the markers follow, then Complete* once they are durable. A Prepare* found at
+    // start-up gets its markers again. Written in one flush round with the markers, the decision could
+    // be lost in a crash while some markers were not: those partitions committed, the others aborted at the timeout.
+    // Under transaction version 2 the answer carries the producer id and epoch Complete* will leave.
+    const rotates = txn.clientTransactionVersion >= 2 && txn.nextProducerId !== NO_PRODUCER_ID;
+    const answer: EndTxnResult = rotates ? { errorCode: E.NONE, producerId: txn.nextProducerId, producerEpoch: 0 } : current();
+    const completion = this.completeTransaction(txn, commit).finally(() => {
+      if (txn.completion === completion) txn.completion = null;
+      this.completions.delete(completion);
+    });
+    txn.completion = completion;
+    this.completions.add(completion);
+    return answer;
+  }
+
+  /**
+   * Resolves once the transaction's markers and Complete* are written (or their writing failed, leaving
+   * it prepared), and the adds deferred meanwhile are applied. Requests for a transactional id wait for
+   * it: in Kafka they would get CONCURRENT_TRANSACTIONS and retry after a backoff (kafkajs's is 100 ms or more).
+   */
+  private async completionOf(txn: TransactionMetadata | undefined): Promise<void> {
+    while (txn?.completion || txn?.deferredAdd) await (txn.completion ?? txn.deferredAdd!.catch(() => {}));
   }
 
   /**

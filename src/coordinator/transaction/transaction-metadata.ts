@@ -58,6 +58,10 @@ export class TransactionMetadata {
    * settles: data of the transaction is appended only once it has (see TransactionCoordinator.awaitStateDurable).
    */
   unflushedState: Promise<void> | null = null;
+  /** EndTxn's second phase while it runs (markers on their way to disk, then Complete*); see TransactionCoordinator.completionOf. */
+  completion: Promise<void> | null = null;
+  /** The last add answered before it was applied, until applied and flushed (TransactionCoordinator.addOnceCompleted). */
+  deferredAdd: Promise<void> | null = null;
 
   constructor(readonly transactionalId: string, t: TxnTransitMetadata) {
     this.producerId = t.producerId;
