@@ -256,6 +256,9 @@ export class Connection {
       }
       const want = this.frameSize - this.partialBytes;
       const available = chunk.length - pos;
+      // The size prefix ended the chunk: the frame starts with the next one. A frame buffer begun with no
+      // bytes would outlive a frame that then arrives whole, and the next frame would be copied into it.
+      if (available === 0 && want > 0) break;
       if (this.partialBytes === 0 && available >= want) {
         this.haveSize = false;
         this.onFrame(transient ? Buffer.from(chunk.subarray(pos, pos + want)) : chunk.subarray(pos, pos + want));

@@ -198,6 +198,27 @@ describe('Produce over connections reading into shared buffers', () => {
     for (let partition = 0; partition < connections; partition++) expectStoredAsSent(storedBatches(broker.dataDir, topic, partition), sent[partition]!);
   });
 
+  it('starts a frame whose size prefix came alone in its own read only with its first bytes', async () => {
+    // The prefix read alone, then the frame whole in the next read, then a frame too big for one read:
+    // a frame buffer begun for the first frame with no bytes once outlived it, and the big frame was
+    // copied into it (truncated: malformed requests, hangs, reads into a zero-length buffer).
+    const topic = 'user-buffers-lone-prefix';
+    await createTopic(broker.bootstrap, topic, 1);
+    const sent = [batchOf(1, 100), batchOf(200, 1000)];
+    const frames = sent.map((batch, i) => produceFrame(i + 1, topic, 0, batch));
+    const socket = await openSocket(broker.bootstrap);
+    try {
+      const answered = responses(socket, 2);
+      socket.write(frames[0]!.subarray(0, 4));
+      await new Promise((r) => setTimeout(r, 100));
+      socket.write(Buffer.concat([frames[0]!.subarray(4), frames[1]!]));
+      expect(produceErrors(await answered)).toEqual([0, 0]);
+    } finally {
+      socket.destroy();
+    }
+    expectStoredAsSent(storedBatches(broker.dataDir, topic, 0), sent);
+  });
+
   it('keeps the requests a client pipelines beyond the in-flight limit in one write, in order, while others read', async () => {
     const topic = 'user-buffers-pipelined';
     const requests = 250; // more than the 100 requests a connection has decoded at once
