@@ -133,11 +133,18 @@ export class TransactionIndex {
     this.dirty = false;
   }
 
-  /** First half of a flush: the entries written so far are the ones the returned fdatasync covers (null: none). */
+  /**
+   * First half of a flush: the entries written so far are the ones the returned fdatasync covers (null:
+   * none). A failed fdatasync leaves the index dirty, so the next flush writes those entries out again.
+   */
   beginFlush(): (() => Promise<void>) | null {
     if (!this.dirty) return null;
     this.dirty = false;
-    return () => this.fdatasync();
+    return () =>
+      this.fdatasync().catch((err: unknown) => {
+        this.dirty = true;
+        throw err;
+      });
   }
 
   private fdatasync(): Promise<void> {

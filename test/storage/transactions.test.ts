@@ -7,6 +7,7 @@ import { decodeBatch, encodeBatch, type KafkaRecord } from '../../protocol/recor
 import { InvalidProducerEpochError, InvalidRecordError, InvalidTxnStateError, TransactionCoordinatorFencedError } from '../../storage/errors.js';
 import { OffsetCheckpointFile } from '../../storage/checkpoint-file.js';
 import { LogCleaner } from '../../storage/log-cleaner.js';
+import { TransactionIndex } from '../../storage/transaction-index.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
 import { config, openLog, readSlice, silentLogger, tempDir } from './helpers.js';
 
@@ -309,6 +310,24 @@ describe('.txnindex life cycle and recovery', () => {
     expect(log.producerStateManager.activeProducers.get(7)!.coordinatorEpoch).toBe(2);
     expect(txnIndexBytes()).toEqual(expectedEntry(7, 0, 3, 2));
     for (const seg of crashed.segments.values()) seg.close();
+  });
+
+  it('a .txnindex whose flush failed is flushed again by the next one', async () => {
+    dir = tempDir();
+    const file = path.join(dir, '00000000000000000000.txnindex');
+    const index = TransactionIndex.create(file, 0);
+    index.append({ producerId: 7, firstOffset: 0, lastOffset: 3, lastStableOffset: 4 });
+    const failing = index.beginFlush()!;
+    // Its fdatasync cannot open the file (moved away here; EMFILE at the descriptor limit, which leaves the
+    // log online), so the entry is not known to be on disk.
+    fs.renameSync(file, `${file}.away`);
+    await expect(failing()).rejects.toThrow(/ENOENT/);
+    fs.renameSync(`${file}.away`, file);
+    const retry = index.beginFlush();
+    expect(retry).not.toBeNull();
+    await retry!();
+    expect(index.beginFlush()).toBeNull();
+    index.close();
   });
 
   it('deletes a segment\'s .txnindex with the segment', async () => {
