@@ -8,25 +8,82 @@ import { probeStorageAddon } from './native-storage.js';
 
 const CHECKPOINT_VERSION = 0;
 
-/**
- * writeFileAtomically on the libuv pool: the same temp file, fsync, rename and directory fsync, without
- * stalling the event loop while the disk is busy (a checkpoint's two fsyncs can take tens of ms behind
- * the commit rounds' flushes).
- */
-async function writeFileAtomicallyAsync(file: string, content: string): Promise<void> {
-  const tmp = `${file}.tmp`;
-  try {
-    const handle = await fs.promises.open(tmp, 'w');
+/** The file operations of an atomic write, done in place (blocking) or on the libuv pool. */
+interface FileSteps<R> {
+  /** Writes `content` to a new `file`, fsynced before it is closed when `fsync`. */
+  write(file: string, content: string | Buffer, fsync: boolean): R;
+  rename(from: string, to: string): R;
+  /** fsync of a file or directory. */
+  fsync(target: string): R;
+}
+
+const inPlace: FileSteps<void> = {
+  write(file, content, fsync) {
+    const fd = fs.openSync(file, 'w');
+    try {
+      fs.writeSync(fd, typeof content === 'string' ? Buffer.from(content) : content);
+      if (fsync) fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  },
+  rename: (from, to) => fs.renameSync(from, to),
+  fsync(target) {
+    const fd = fs.openSync(target, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  },
+};
+
+const onPool: FileSteps<Promise<void>> = {
+  async write(file, content, fsync) {
+    const handle = await fs.promises.open(file, 'w');
     try {
       await handle.writeFile(content);
+      if (fsync) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  },
+  rename: (from, to) => fs.promises.rename(from, to),
+  async fsync(target) {
+    const handle = await fs.promises.open(target, 'r');
+    try {
       await handle.sync();
     } finally {
       await handle.close();
     }
-    await fs.promises.rename(tmp, file);
-    await fsyncAsync(path.dirname(file));
+  },
+};
+
+/**
+ * The steps of an atomic write, for either FileSteps: the content to `<file>.tmp`, fsynced, renamed over
+ * `file`, the directory fsynced, so a crash leaves the old or the new content. Without `durable` the
+ * fsyncs are left to the caller (of `file` and its directory).
+ */
+function atomicWriteSteps<R>(file: string, content: string | Buffer, durable: boolean): Array<(on: FileSteps<R>) => R> {
+  const tmp = `${file}.tmp`;
+  const steps = [(on: FileSteps<R>) => on.write(tmp, content, durable), (on: FileSteps<R>) => on.rename(tmp, file)];
+  if (durable) steps.push((on) => on.fsync(path.dirname(file)));
+  return steps;
+}
+
+function writeFailure(file: string, err: unknown): KafkaStorageError {
+  return new KafkaStorageError(`cannot write ${file}: ${(err as Error).message}`, { cause: err });
+}
+
+/**
+ * writeFileAtomically on the libuv pool, without stalling the event loop while the disk is busy (a
+ * checkpoint's two fsyncs can take tens of ms behind the commit rounds' flushes).
+ */
+async function writeFileAtomicallyAsync(file: string, content: string): Promise<void> {
+  try {
+    for (const step of atomicWriteSteps<Promise<void>>(file, content, true)) await step(onPool);
   } catch (err) {
-    throw new KafkaStorageError(`cannot write ${file}: ${(err as Error).message}`, { cause: err });
+    throw writeFailure(file, err);
   }
 }
 
@@ -36,14 +93,12 @@ async function writeFileAtomicallyAsync(file: string, content: string): Promise<
  * slower start (Kafka flushes the producer snapshot it writes at a roll in the background, KAFKA-13345).
  */
 export function writeFileAtomicallyThenSync(file: string, content: Buffer): Promise<void> {
-  const tmp = `${file}.tmp`;
   try {
-    fs.writeFileSync(tmp, content);
-    fs.renameSync(tmp, file);
+    for (const step of atomicWriteSteps<void>(file, content, false)) step(inPlace);
   } catch (err) {
-    throw new KafkaStorageError(`cannot write ${file}: ${(err as Error).message}`, { cause: err });
+    throw writeFailure(file, err);
   }
-  const done = backgroundSyncs.then(() => fsyncAsync(file)).then(() => fsyncAsync(path.dirname(file)));
+  const done = backgroundSyncs.then(() => onPool.fsync(file)).then(() => onPool.fsync(path.dirname(file)));
   backgroundSyncs = done.catch(() => {});
   return done.catch((err: unknown) => {
     throw new KafkaStorageError(`cannot sync ${file}: ${(err as Error).message}`, { cause: err });
@@ -52,15 +107,6 @@ export function writeFileAtomicallyThenSync(file: string, content: Buffer): Prom
 
 /** writeFileAtomicallyThenSync's fsyncs run one at a time: each holds a descriptor, and a burst of rolls must not take hundreds. */
 let backgroundSyncs: Promise<void> = Promise.resolve();
-
-async function fsyncAsync(target: string): Promise<void> {
-  const handle = await fs.promises.open(target, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 
 /**
  * A checkpoint kept current in the background: each request() writes the content of that moment (read
@@ -109,22 +155,15 @@ export class BackgroundCheckpoint {
 /** Files written inside syncingOnce(): their fsyncs are left to its end. */
 let unsynced: string[] | null = null;
 
+/** Replaces `file` with `content`, durable when it returns, or at the end of syncingOnce() inside one (see atomicWriteSteps). */
 export function writeFileAtomically(file: string, content: string | Buffer): void {
-  const tmp = `${file}.tmp`;
+  const syncLater = unsynced;
   try {
-    const fd = fs.openSync(tmp, 'w');
-    try {
-      fs.writeSync(fd, typeof content === 'string' ? Buffer.from(content) : content);
-      if (unsynced === null) fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, file);
-    if (unsynced === null) fsyncDirectory(path.dirname(file));
-    else unsynced.push(file);
+    for (const step of atomicWriteSteps<void>(file, content, syncLater === null)) step(inPlace);
   } catch (err) {
-    throw new KafkaStorageError(`cannot write ${file}: ${(err as Error).message}`, { cause: err });
+    throw writeFailure(file, err);
   }
+  syncLater?.push(file);
 }
 
 /**
@@ -152,31 +191,13 @@ export function syncingOnce<T>(dirs: readonly string[], fn: () => T): T {
     }
   } catch {
     try {
-      for (const file of written) fsyncFile(file);
-      for (const dir of new Set(written.map((f) => path.dirname(f)))) fsyncDirectory(dir);
+      for (const file of written) inPlace.fsync(file);
+      for (const dir of new Set(written.map((f) => path.dirname(f)))) inPlace.fsync(dir);
     } catch (err) {
       throw new KafkaStorageError(`cannot sync ${written.length} new files: ${(err as Error).message}`, { cause: err });
     }
   }
   return result;
-}
-
-function fsyncFile(file: string): void {
-  const fd = fs.openSync(file, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function fsyncDirectory(dir: string): void {
-  const fd = fs.openSync(dir, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 /** Reads the entry lines of a checkpoint file, unsplit; [] when it does not exist. Throws on a malformed file. */
