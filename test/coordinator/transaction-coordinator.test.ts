@@ -147,6 +147,7 @@ describe('TransactionCoordinator', () => {
     // A stale epoch is refused at once; the producer's next add is answered at once and applied once the
     // markers are durable, Complete* first; its data waits for that (awaitStateDurable).
     expect(await coordinator.handleAddPartitions('tx', 100, 1, new Map([['out', new Set([0])]]), 0, false)).toBe(90);
+    expect(await coordinator.handleAddPartitions('tx', 999, 0, new Map([['out', new Set([0])]]), 0, false)).toBe(49); // INVALID_PRODUCER_ID_MAPPING
     expect(await coordinator.handleAddPartitions('tx', 100, 0, new Map([['out', new Set([0])]]), 0, false)).toBe(0);
     let applied: number | null = null;
     const durable = coordinator.awaitStateDurable('tx').then((code) => (applied = code));

@@ -163,8 +163,20 @@ export class TransactionCoordinator {
 
   /** Checks the producer against the transaction: an error code, or NONE. */
   private validateProducer(txn: TransactionMetadata | undefined, producerId: number, producerEpoch: number): number {
-    if (!txn || txn.producerId !== producerId) return E.INVALID_PRODUCER_ID_MAPPING;
+    if (!txn) return E.INVALID_PRODUCER_ID_MAPPING;
+    const error = this.checkProducerIdentity(txn, producerId, producerEpoch);
+    return error !== E.NONE ? error : this.checkStateAllowsAdd(txn);
+  }
+
+  /** The producer id and epoch are the transaction's (else INVALID_PRODUCER_ID_MAPPING or PRODUCER_FENCED). */
+  private checkProducerIdentity(txn: TransactionMetadata, producerId: number, producerEpoch: number): number {
+    if (txn.producerId !== producerId) return E.INVALID_PRODUCER_ID_MAPPING;
     if (txn.producerEpoch !== producerEpoch) return E.PRODUCER_FENCED;
+    return E.NONE;
+  }
+
+  /** No change is being written and the transaction is not ending (else CONCURRENT_TRANSACTIONS). */
+  private checkStateAllowsAdd(txn: TransactionMetadata): number {
     if (txn.pendingTransitionInProgress || txn.state === S.PrepareCommit || txn.state === S.PrepareAbort) return E.CONCURRENT_TRANSACTIONS;
     return E.NONE;
   }
@@ -214,11 +226,11 @@ export class TransactionCoordinator {
   private addOnceCompleted(
     txn: TransactionMetadata, producerId: number, producerEpoch: number, partitions: TxnPartitions, clientTransactionVersion: number,
   ): number {
-    // The checks that do not depend on the state; the rest run when the add is applied. Under transaction
+    // The producer's identity is checked now, the state when the add is applied. Under transaction
     // version 2 a producer id rotated by the EndTxn is the one Complete* will leave.
     const rotated = txn.nextProducerId !== NO_PRODUCER_ID && producerId === txn.nextProducerId && producerEpoch === 0;
-    if (!rotated && producerId !== txn.producerId) return E.INVALID_PRODUCER_ID_MAPPING;
-    if (!rotated && producerEpoch !== txn.producerEpoch) return E.PRODUCER_FENCED;
+    const identity = rotated ? E.NONE : this.checkProducerIdentity(txn, producerId, producerEpoch);
+    if (identity !== E.NONE) return identity;
     const add = (): Promise<number> => (this.active ? this.addPartitions(txn, producerId, producerEpoch, partitions, clientTransactionVersion, false) : Promise.resolve(E.COORDINATOR_NOT_AVAILABLE));
     const previous = txn.deferredAdd ?? txn.completion!;
     const added: Promise<void> = previous.then(add, add).then(async (errorCode) => {
