@@ -119,6 +119,22 @@ describe('TransactionCoordinator', () => {
     reloaded.coordinator.shutdown();
   });
 
+  it('a new producer instance fences a version 2 transaction: one epoch bump, aborted under its client transaction version', async () => {
+    const topic = new MemoryTransactionStateTopic();
+    const { coordinator, markers } = await open(topic);
+    await coordinator.handleInitProducerId('tx', 60_000, null);
+    expect(await coordinator.handleAddPartitions('tx', 100, 0, new Map([['out', new Set([0])]]), 2)).toBe(0);
+    expect((await coordinator.handleInitProducerId('tx', 60_000, null)).errorCode).toBe(51); // CONCURRENT_TRANSACTIONS: retry
+    expect(markers.written).toEqual([{ producerId: 100, producerEpoch: 1, commit: false, partitions: ['out-0'] }]);
+    const stored = (await topic.readAll(coordinator.partitionFor('tx'))).map((r) => decodeTransactionLogValue(r.value!));
+    expect(stored.slice(-2).map((v) => [stateName(v.state), v.producerEpoch, v.clientTransactionVersion])).toEqual([
+      ['PrepareAbort', 1, 2],
+      ['CompleteAbort', 1, 2],
+    ]);
+    expect(await coordinator.handleInitProducerId('tx', 60_000, null)).toEqual({ errorCode: 0, producerId: 100, producerEpoch: 2 });
+    coordinator.shutdown();
+  });
+
   it('answers EndTxn once Prepare* is durable, writes markers only after it, and applies the next add after Complete*', async () => {
     const events: string[] = [];
     class RecordingTopic extends MemoryTransactionStateTopic {

@@ -1,9 +1,12 @@
 // Transactions over the wire with our own client: the coordinator's answers, fencing, bad input (Kafka's
 // error and no state change), the listing APIs, verification of produce, timeouts and restarts.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
+import { Reader } from '../../protocol/primitives.js';
 import { batchesIn } from '../../protocol/records/batch-header.js';
-import { encodeBatch } from '../../protocol/records/record-batch.js';
+import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 
 const E = {
@@ -86,6 +89,49 @@ async function eventually<T>(what: () => Promise<T>, ok: (v: T) => boolean, time
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * The __transaction_state records of `transactionalId` as stored in the broker's files, decoded by Kafka's
+ * TransactionLogKey v0 / TransactionLogValue v1 schemas (shared/kafka-record-specs/transaction-coordinator).
+ */
+function storedTransactionLog(transactionalId: string): Array<{ producerEpoch: number; status: number; clientTransactionVersion: number }> {
+  const out: Array<{ producerEpoch: number; status: number; clientTransactionVersion: number }> = [];
+  for (const dir of readdirSync(broker.dataDir).filter((d) => d.startsWith('__transaction_state-')).sort()) {
+    for (const file of readdirSync(join(broker.dataDir, dir)).filter((f) => f.endsWith('.log')).sort()) {
+      const bytes = readFileSync(join(broker.dataDir, dir, file));
+      for (const header of batchesIn(bytes)) {
+        for (const record of decodeBatch(bytes.subarray(header.pos, header.pos + header.sizeInBytes)).records) {
+          const key = new Reader(record.key!);
+          if (key.int16() !== 0 || key.string(false) !== transactionalId || record.value === null) continue;
+          const value = new Reader(record.value);
+          expect(value.int16()).toBe(1); // flexible: ClientTransactionVersion is tagged field 2
+          value.int64(); // ProducerId
+          const producerEpoch = value.int16();
+          value.int32(); // TransactionTimeoutMs
+          const status = value.int8();
+          const topics = value.arrayLength(true, true);
+          for (let t = 0; t < topics; t++) {
+            value.string(true);
+            for (let n = value.arrayLength(true, false); n > 0; n--) value.int32();
+            value.skipTaggedFields();
+          }
+          value.int64(); // TransactionLastUpdateTimestampMs
+          value.int64(); // TransactionStartTimestampMs
+          let clientTransactionVersion = 0; // the field's default
+          for (let n = value.uvarint(); n > 0; n--) {
+            const tag = value.uvarint();
+            const field = new Reader(value.raw(value.uvarint()));
+            if (tag === 2) clientTransactionVersion = field.int16();
+          }
+          out.push({ producerEpoch, status, clientTransactionVersion });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+const STATUS = { Empty: 0, Ongoing: 1, PrepareAbort: 3, CompleteAbort: 5 } as const;
 
 describe('transaction coordinator over the wire', () => {
   it('InitProducerId bumps the epoch per call, fences the old producer, and refuses bad timeouts', async () => {
@@ -322,6 +368,26 @@ describe('transaction coordinator over the wire', () => {
     // TxnOffsetCommit v5 from a fenced epoch stores nothing.
     expect((await client.send(28, 5, offsetsReq(e0, 9))).topics[0].partitions[0].errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
     expect(await fetchOffsets()).toMatchObject({ committedOffset: 2 });
+  });
+});
+
+describe('transaction version 2 timeouts', () => {
+  it('a timed-out transaction is aborted under its own client transaction version, stored in __transaction_state', async () => {
+    const { producerId, producerEpoch: e0 } = await initProducerId('wire-hang-tv2', 1500);
+    expect((await produce('wire-hang-tv2', 'tx-hang', 1, txnBatch(producerId, e0, 0, ['hang']), 12)).errorCode).toBe(E.NONE);
+    await eventually(() => describeTxn('wire-hang-tv2'), (d: any) => d.transactionState === 'CompleteAbort');
+    // The fence and the abort keep the transaction's ClientTransactionVersion.
+    expect(storedTransactionLog('wire-hang-tv2')).toEqual([
+      { producerEpoch: e0, status: STATUS.Empty, clientTransactionVersion: 0 },
+      { producerEpoch: e0, status: STATUS.Ongoing, clientTransactionVersion: 2 },
+      { producerEpoch: e0 + 1, status: STATUS.PrepareAbort, clientTransactionVersion: 2 },
+      { producerEpoch: e0 + 1, status: STATUS.CompleteAbort, clientTransactionVersion: 2 },
+    ]);
+    // One bump for the fence and the abort: the ABORT marker carries it, and the old epoch is fenced on the partition.
+    const aborted = await fetchPartitionState('tx-hang', 1);
+    expect([...batchesIn(aborted.records as Buffer)].at(-1)).toMatchObject({ isControl: true, producerId, producerEpoch: e0 + 1 });
+    expect(aborted.lastStableOffset).toBe(aborted.highWatermark);
+    expect((await produce('wire-hang-tv2', 'tx-hang', 1, txnBatch(producerId, e0, 1, ['late']), 12)).errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
   });
 });
 

@@ -134,8 +134,7 @@ export class TransactionCoordinator {
         return initError(E.CONCURRENT_TRANSACTIONS);
       case S.Ongoing: {
         // Fence the producer and abort its transaction; the client retries and gets the next epoch then.
-        txn.fenceProducerEpoch();
-        const result = await this.endTransaction(txn, txn.producerId, txn.producerEpoch, false, false, 0);
+        const result = await this.fenceAndAbort(txn);
         // The retry finds the abort complete.
         await this.completionOf(txn);
         return initError(result.errorCode === E.NONE ? E.CONCURRENT_TRANSACTIONS : result.errorCode);
@@ -296,6 +295,18 @@ export class TransactionCoordinator {
     return this.endTransaction(txn, producerId, producerEpoch, commit, true, clientTransactionVersion);
   }
 
+  /**
+   * Fences the producer of an Ongoing transaction (an epoch bump) and aborts the transaction: a new
+   * producer's InitProducerId, or transaction.timeout.ms. The abort keeps the transaction's client
+   * transaction version (in its TransactionLogValue, and for its markers). Kafka's coordinator passes its
+   * finalized transaction.version level here (TransactionCoordinator.abortTimedOutTransactions), the same 2
+   * for a version 2 transaction; a version 0/1 transaction is not moved to version 2's rules at its end.
+   */
+  private fenceAndAbort(txn: TransactionMetadata): Promise<EndTxnResult> {
+    txn.fenceProducerEpoch();
+    return this.endTransaction(txn, txn.producerId, txn.producerEpoch, false, false, txn.clientTransactionVersion);
+  }
+
   private async endTransaction(
     txn: TransactionMetadata, producerId: number, producerEpoch: number, commit: boolean, isFromClient: boolean, clientTransactionVersion: number,
   ): Promise<EndTxnResult> {
@@ -306,6 +317,9 @@ export class TransactionCoordinator {
       return fail(E.INVALID_TXN_STATE);
     };
     const tv2 = clientTransactionVersion >= 2;
+    // Under transaction version 2 EndTxn bumps the epoch (KIP-890 part 2). The coordinator's own abort
+    // (fenceAndAbort) was bumped by its fence: one bump in all, as in Kafka's endTransaction since KAFKA-19367.
+    const bumpsEpoch = tv2 && isFromClient;
     // Under transaction version 2 a retried EndTxn names the epoch before its bump (or before an id rotation).
     const retryOnEpochBump = tv2 && txn.producerEpoch === producerEpoch + 1 && txn.producerId === producerId;
     const retryOnOverflow = tv2 && txn.previousProducerId === producerId && producerEpoch === 32766 && txn.producerEpoch === 0;
@@ -342,10 +356,12 @@ export class TransactionCoordinator {
       default:
         return invalidTransition();
     }
-    const needsRotation = tv2 && txn.isProducerEpochExhausted;
+    const needsRotation = bumpsEpoch && txn.isProducerEpochExhausted;
     let transit: TxnTransitMetadata;
     try {
-      transit = txn.prepareAbortOrCommit(nextState, clientTransactionVersion, needsRotation ? this.producerIds.nextId() : NO_PRODUCER_ID, Date.now(), noPartitionAdded);
+      transit = txn.prepareAbortOrCommit(
+        nextState, clientTransactionVersion, bumpsEpoch, needsRotation ? this.producerIds.nextId() : NO_PRODUCER_ID, Date.now(), noPartitionAdded,
+      );
     } catch (err) {
       if (err instanceof IllegalTransactionStateError) return invalidTransition();
       throw err;
@@ -417,8 +433,7 @@ export class TransactionCoordinator {
     for (const txn of [...this.txnManager.all()]) {
       if (txn.state !== S.Ongoing || txn.pendingTransitionInProgress || txn.txnStartTimestamp + txn.txnTimeoutMs >= now) continue;
       this.log?.info({ transactionalId: txn.transactionalId, producerId: txn.producerId, timeoutMs: txn.txnTimeoutMs }, 'aborting timed out transaction');
-      txn.fenceProducerEpoch();
-      const result = await this.endTransaction(txn, txn.producerId, txn.producerEpoch, false, false, 0);
+      const result = await this.fenceAndAbort(txn);
       if (result.errorCode === E.NONE) this.metrics?.transactionTimedOut();
       else this.log?.warn({ transactionalId: txn.transactionalId, errorCode: result.errorCode }, 'abort of timed out transaction failed');
     }

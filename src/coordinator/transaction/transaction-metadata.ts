@@ -162,16 +162,18 @@ export class TransactionMetadata {
   }
 
   /**
-   * EndTxn (or a timeout): PrepareCommit or PrepareAbort. Under transaction version 2 the epoch is bumped
-   * here (KIP-890 part 2), rotating to `nextProducerId` when it is exhausted.
+   * EndTxn (or a timeout): PrepareCommit or PrepareAbort under `clientTransactionVersion`. `bumpEpoch`
+   * (an EndTxn of transaction version 2, KIP-890 part 2) bumps the epoch here, rotating to `nextProducerId`
+   * when it is exhausted.
    */
-  prepareAbortOrCommit(state: S.PrepareCommit | S.PrepareAbort, clientTransactionVersion: number, nextProducerId: number, now: number, noPartitionAdded: boolean): TxnTransitMetadata {
-    const tv2 = clientTransactionVersion >= 2;
-    const rotate = tv2 && this.isProducerEpochExhausted;
+  prepareAbortOrCommit(
+    state: S.PrepareCommit | S.PrepareAbort, clientTransactionVersion: number, bumpEpoch: boolean, nextProducerId: number, now: number, noPartitionAdded: boolean,
+  ): TxnTransitMetadata {
+    const rotate = bumpEpoch && this.isProducerEpochExhausted;
     return this.prepareTransitionTo({
       state,
-      producerEpoch: tv2 && !rotate ? this.producerEpoch + 1 : this.producerEpoch,
-      lastProducerEpoch: tv2 && !rotate ? this.producerEpoch : this.lastProducerEpoch,
+      producerEpoch: bumpEpoch && !rotate ? this.producerEpoch + 1 : this.producerEpoch,
+      lastProducerEpoch: bumpEpoch && !rotate ? this.producerEpoch : this.lastProducerEpoch,
       nextProducerId: rotate ? nextProducerId : NO_PRODUCER_ID,
       txnStartTimestamp: noPartitionAdded ? now : this.txnStartTimestamp,
       txnLastUpdateTimestamp: now,
