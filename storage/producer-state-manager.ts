@@ -130,13 +130,22 @@ export class ProducerStateManager {
 
   /**
    * Checks a transaction marker before it is appended (Kafka's ProducerAppendInfo.appendEndTxnMarker):
-   * a fenced producer epoch or an older coordinator epoch is refused.
+   * a fenced producer epoch or an older coordinator epoch is refused. Under `transactionVersion` 2 the
+   * coordinator bumps the epoch at every transaction end, so the marker's must be above the producer's
+   * here; one at the same epoch would end the transaction of that epoch instead of the one it was written
+   * for, unless no transaction is open (the marker written again when a Prepare* is completed again).
+   * Kafka's checkProducerEpoch since KAFKA-19446 and KAFKA-19999 (Kafka 4.2).
    */
-  checkMarker(producerId: number, producerEpoch: number, coordinatorEpoch: number): void {
+  checkMarker(producerId: number, producerEpoch: number, coordinatorEpoch: number, transactionVersion: number): void {
     const entry = this.producers.get(producerId);
     if (entry === undefined) return;
     if (producerEpoch < entry.producerEpoch) {
       throw new InvalidProducerEpochError(`marker for producer ${producerId} has epoch ${producerEpoch}, older than ${entry.producerEpoch}`);
+    }
+    if (transactionVersion >= 2 && producerEpoch === entry.producerEpoch && entry.currentTxnFirstOffset >= 0) {
+      throw new InvalidProducerEpochError(
+        `transaction version 2 marker for producer ${producerId} has epoch ${producerEpoch}, not above that of its open transaction`,
+      );
     }
     if (coordinatorEpoch < entry.coordinatorEpoch) {
       throw new TransactionCoordinatorFencedError(

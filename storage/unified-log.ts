@@ -434,14 +434,17 @@ export class UnifiedLog implements Flushable {
   /**
    * Ends `producerId`'s transaction on this partition with a COMMIT or ABORT control batch (Kafka's
    * UnifiedLog.appendAsLeader with AppendOrigin.COORDINATOR of MemoryRecords.withEndTransactionMarker).
-   * Refused with INVALID_PRODUCER_EPOCH for an older producer epoch and TRANSACTION_COORDINATOR_FENCED
+   * Refused with INVALID_PRODUCER_EPOCH for an older producer epoch (under `transactionVersion` 2, one
+   * not above the open transaction's: see ProducerStateManager.checkMarker) and TRANSACTION_COORDINATOR_FENCED
    * for an older coordinator epoch. Moves the LSO; an abort of a transaction with data here is added to
    * the .txnindex. A flush starts at once: await `flushed` (or flush()) before acting on the marker.
    */
-  appendTransactionMarker(producerId: bigint | number, producerEpoch: number, coordinatorEpoch: number, commit: boolean, now: number): MarkerAppendResult {
+  appendTransactionMarker(
+    producerId: bigint | number, producerEpoch: number, coordinatorEpoch: number, commit: boolean, now: number, transactionVersion = 0,
+  ): MarkerAppendResult {
     this.checkOnline();
     const pid = Number(producerId);
-    this.producerStateManager.checkMarker(pid, producerEpoch, coordinatorEpoch);
+    this.producerStateManager.checkMarker(pid, producerEpoch, coordinatorEpoch, transactionVersion);
     const records = encodeBatch({
       baseOffset: 0,
       records: [{ offset: 0, timestamp: now, key: encodeControlKey(commit), value: encodeEndTxnMarkerValue(coordinatorEpoch), headers: [] }],

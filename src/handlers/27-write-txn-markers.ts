@@ -1,9 +1,18 @@
 import type { WriteTxnMarkersRequest } from '../../protocol/generated/WriteTxnMarkersRequest.js';
 import type { WriteTxnMarkersResponse } from '../../protocol/generated/WriteTxnMarkersResponse.js';
 import { writeMarkerToPartition } from '../coordinator/transaction/open-transaction-coordinator.js';
+import type { TxnMarker } from '../coordinator/transaction/transaction-coordinator.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
 import { AclOperation, authorizeCluster } from '../security/authorization.js';
+
+/**
+ * Versions 0-1 carry no transaction version (KIP-1228 adds it in v2): their markers follow the rules of
+ * versions 0/1, as Kafka's KafkaApis.handleWriteTxnMarkersRequest takes them.
+ */
+function markerOf(m: WriteTxnMarkersRequest['markers'][number]): TxnMarker {
+  return { producerId: m.producerId, producerEpoch: m.producerEpoch, coordinatorEpoch: m.coordinatorEpoch, commit: m.transactionResult, transactionVersion: 0 };
+}
 
 /**
  * The coordinator-to-leader request. kafkite's own coordinator writes its markers directly; a request
@@ -32,9 +41,7 @@ export const handler: Handler<WriteTxnMarkersRequest, WriteTxnMarkersResponse> =
       topics: m.topics.map((t) => ({
         name: t.name,
         partitions: t.partitionIndexes.map((partitionIndex) => {
-          const { errorCode, flushed } = writeMarkerToPartition(
-            ctx.broker, t.name, partitionIndex, m.producerId, m.producerEpoch, m.coordinatorEpoch, m.transactionResult, now,
-          );
+          const { errorCode, flushed } = writeMarkerToPartition(ctx.broker, t.name, partitionIndex, markerOf(m), now);
           flushes.push(flushed);
           return { partitionIndex, errorCode };
         }),

@@ -2,7 +2,7 @@
 // machine, and what a restart finds (a transaction left prepared is completed at start-up).
 import { describe, expect, it } from 'vitest';
 import type { CoordinatorRecord } from '../../src/coordinator/offsets-topic.js';
-import { TransactionCoordinator, type TransactionMarkerWriter } from '../../src/coordinator/transaction/transaction-coordinator.js';
+import { TransactionCoordinator, type TransactionMarkerWriter, type TxnMarker } from '../../src/coordinator/transaction/transaction-coordinator.js';
 import { decodeTransactionLogValue, transactionLogKey, transactionLogValue } from '../../src/coordinator/transaction/transaction-log.js';
 import type { TxnPartitions } from '../../src/coordinator/transaction/transaction-metadata.js';
 import { TransactionStateManager, type TransactionStateTopic } from '../../src/coordinator/transaction/transaction-state-manager.js';
@@ -23,11 +23,11 @@ class MemoryTransactionStateTopic implements TransactionStateTopic {
 }
 
 class RecordingMarkers implements TransactionMarkerWriter {
-  readonly written: Array<{ producerId: number; producerEpoch: number; commit: boolean; partitions: string[] }> = [];
+  readonly written: Array<{ producerId: number; producerEpoch: number; commit: boolean; transactionVersion: number; partitions: string[] }> = [];
   fail = false;
-  async writeMarkers(producerId: number, producerEpoch: number, _coordinatorEpoch: number, commit: boolean, partitions: TxnPartitions): Promise<void> {
+  async writeMarkers({ producerId, producerEpoch, commit, transactionVersion }: TxnMarker, partitions: TxnPartitions): Promise<void> {
     if (this.fail) throw new Error('disk gone');
-    this.written.push({ producerId, producerEpoch, commit, partitions: [...partitions].flatMap(([t, ids]) => [...ids].map((p) => `${t}-${p}`)) });
+    this.written.push({ producerId, producerEpoch, commit, transactionVersion, partitions: [...partitions].flatMap(([t, ids]) => [...ids].map((p) => `${t}-${p}`)) });
   }
 }
 
@@ -81,7 +81,7 @@ describe('TransactionCoordinator', () => {
     coordinator.shutdown();
 
     const restarted = await open(topic);
-    expect(restarted.markers.written).toEqual([{ producerId: 100, producerEpoch: 0, commit: true, partitions: ['out-0', 'out-1'] }]);
+    expect(restarted.markers.written).toEqual([{ producerId: 100, producerEpoch: 0, commit: true, transactionVersion: 0, partitions: ['out-0', 'out-1'] }]);
     expect(restarted.coordinator.get('tx')!.state).toBe(TransactionState.CompleteCommit);
     // The next InitProducerId continues from the persisted epoch.
     expect(await restarted.coordinator.handleInitProducerId('tx', 60_000, null)).toEqual({ errorCode: 0, producerId: 100, producerEpoch: 1 });
@@ -98,7 +98,7 @@ describe('TransactionCoordinator', () => {
     expect((await coordinator.handleEndTransaction('tx', 100, 1, false, 0)).errorCode).toBe(90); // an epoch from the future: fenced
     await coordinator.abortTimedOutTransactions(Date.now() + 61_000);
     expect(coordinator.get('tx')).toMatchObject({ state: TransactionState.CompleteAbort, producerEpoch: 1 });
-    expect(markers.written.at(-1)).toEqual({ producerId: 100, producerEpoch: 1, commit: false, partitions: ['out-2'] });
+    expect(markers.written.at(-1)).toEqual({ producerId: 100, producerEpoch: 1, commit: false, transactionVersion: 0, partitions: ['out-2'] });
     expect(await coordinator.handleAddPartitions('tx', 100, 0, new Map([['out', new Set([2])]]))).toBe(90);
     // KIP-360 with the stale epoch: fenced; with the current one: bumped.
     expect((await coordinator.handleInitProducerId('tx', 60_000, { producerId: 100, producerEpoch: 0 })).errorCode).toBe(90);
@@ -107,7 +107,7 @@ describe('TransactionCoordinator', () => {
     await coordinator.handleAddPartitions('tx', 100, 2, new Map([['out', new Set([0])]]), 2);
     expect(await coordinator.handleEndTransaction('tx', 100, 2, true, 2)).toEqual({ errorCode: 0, producerId: 100, producerEpoch: 3 });
     expect(await coordinator.handleEndTransaction('tx', 100, 2, true, 2)).toEqual({ errorCode: 0, producerId: 100, producerEpoch: 3 });
-    expect(markers.written.at(-1)).toEqual({ producerId: 100, producerEpoch: 3, commit: true, partitions: ['out-0'] });
+    expect(markers.written.at(-1)).toEqual({ producerId: 100, producerEpoch: 3, commit: true, transactionVersion: 2, partitions: ['out-0'] });
     // transactional.id.expiration.ms: a finished id is removed with a tombstone.
     await coordinator.removeExpiredTransactionalIds(Date.now() + 2000);
     expect(coordinator.get('tx')).toBeUndefined();
@@ -125,7 +125,7 @@ describe('TransactionCoordinator', () => {
     await coordinator.handleInitProducerId('tx', 60_000, null);
     expect(await coordinator.handleAddPartitions('tx', 100, 0, new Map([['out', new Set([0])]]), 2)).toBe(0);
     expect((await coordinator.handleInitProducerId('tx', 60_000, null)).errorCode).toBe(51); // CONCURRENT_TRANSACTIONS: retry
-    expect(markers.written).toEqual([{ producerId: 100, producerEpoch: 1, commit: false, partitions: ['out-0'] }]);
+    expect(markers.written).toEqual([{ producerId: 100, producerEpoch: 1, commit: false, transactionVersion: 2, partitions: ['out-0'] }]);
     const stored = (await topic.readAll(coordinator.partitionFor('tx'))).map((r) => decodeTransactionLogValue(r.value!));
     expect(stored.slice(-2).map((v) => [stateName(v.state), v.producerEpoch, v.clientTransactionVersion])).toEqual([
       ['PrepareAbort', 1, 2],
@@ -133,6 +133,25 @@ describe('TransactionCoordinator', () => {
     ]);
     expect(await coordinator.handleInitProducerId('tx', 60_000, null)).toEqual({ errorCode: 0, producerId: 100, producerEpoch: 2 });
     coordinator.shutdown();
+  });
+
+  it('version 2 with the epoch exhausted: the markers still carry a bumped epoch, then the next producer id takes over', async () => {
+    const topic = new MemoryTransactionStateTopic();
+    // An Ongoing transaction at the last usable epoch, as __transaction_state holds it.
+    const ongoing = {
+      producerId: 100, previousProducerId: -1, nextProducerId: -1, producerEpoch: 32766, lastProducerEpoch: -1, txnTimeoutMs: 60_000,
+      state: TransactionState.Ongoing, partitions: new Map([['out', new Set([0])]]), txnStartTimestamp: Date.now(), txnLastUpdateTimestamp: Date.now(),
+      clientTransactionVersion: 2,
+    };
+    await topic.append(new TransactionStateManager(topic, 1).partitionFor('tx'), [{ key: transactionLogKey('tx'), value: transactionLogValue(ongoing, 1) }]);
+    const { coordinator, markers } = await open(topic, new RecordingMarkers(), 200);
+    expect(await coordinator.handleEndTransaction('tx', 100, 32766, true, 2)).toEqual({ errorCode: 0, producerId: 200, producerEpoch: 0 });
+    // A retry (the old id and epoch) gets the same answer once the transaction is complete.
+    expect(await coordinator.handleEndTransaction('tx', 100, 32766, true, 2)).toEqual({ errorCode: 0, producerId: 200, producerEpoch: 0 });
+    // Above the data's 32766: a partition takes a version 2 marker only with an epoch above its producer's.
+    expect(markers.written).toEqual([{ producerId: 100, producerEpoch: 32767, commit: true, transactionVersion: 2, partitions: ['out-0'] }]);
+    expect(coordinator.get('tx')).toMatchObject({ state: TransactionState.CompleteCommit, producerId: 200, producerEpoch: 0, previousProducerId: 100 });
+    await coordinator.shutdown();
   });
 
   it('answers EndTxn once Prepare* is durable, writes markers only after it, and applies the next add after Complete*', async () => {

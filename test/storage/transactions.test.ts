@@ -185,6 +185,33 @@ describe('transactional appends and markers', () => {
     expect(log.hasOngoingTransaction(7)).toBe(true);
     expect(log.lastStableOffset).toBe(2);
   });
+
+  it('under transaction version 2 takes only a marker whose epoch is above the producer\'s (the coordinator bumps it at every end)', () => {
+    dir = tempDir();
+    sequences.clear();
+    log = openLog(dir, config());
+    log.appendAsLeader(txnBatch(7, 2, { epoch: 3 }), 0); // 0-1, open at epoch 3
+    // A marker at the data's epoch is a late one of an earlier transaction: refused, nothing changes.
+    expect(() => log!.appendTransactionMarker(7n, 3, 0, true, 0, 2)).toThrow(InvalidProducerEpochError);
+    expect(() => log!.appendTransactionMarker(7n, 2, 0, true, 0, 2)).toThrow(InvalidProducerEpochError);
+    expect(log.logEndOffset).toBe(2);
+    expect(log.hasOngoingTransaction(7)).toBe(true);
+    expect(log.lastStableOffset).toBe(0);
+    log.appendTransactionMarker(7n, 4, 0, true, 0, 2); // 2
+    expect(log.hasOngoingTransaction(7)).toBe(false);
+    expect(log.lastStableOffset).toBe(3);
+    // The same marker again (its Prepare* completed again after a restart) ends no transaction: taken (KAFKA-19999).
+    log.appendTransactionMarker(7n, 4, 0, true, 0, 2); // 3
+    sequences.set(7, 0);
+    log.appendAsLeader(txnBatch(7, 1, { epoch: 4 }), 0); // 4, the next transaction
+    expect(() => log!.appendTransactionMarker(7n, 4, 0, false, 0, 2)).toThrow(InvalidProducerEpochError);
+    expect(log.logEndOffset).toBe(5);
+    expect(log.hasOngoingTransaction(7)).toBe(true);
+    // Version 0/1 markers (WriteTxnMarkers before v2 carries none) keep the old rule: the same epoch is fine.
+    log.appendTransactionMarker(7n, 4, 0, false, 0); // 5
+    expect(log.hasOngoingTransaction(7)).toBe(false);
+    expect(allBatches(log).filter((b) => b.header.isControl).map((b) => b.header.producerEpoch)).toEqual([4, 4, 4]);
+  });
 });
 
 describe('read_committed reads', () => {

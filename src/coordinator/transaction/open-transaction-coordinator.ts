@@ -8,7 +8,9 @@ import type { GroupCoordinator } from '../group-coordinator.js';
 import { ErrorCode, KafkaError } from '../../errors.js';
 import { LogOffsetsTopic, type OffsetsTopicLogs } from '../log-offsets-topic.js';
 import { OFFSETS_TOPIC_NAME } from '../offsets-topic.js';
-import { TransactionCoordinator, type ProducerIdGenerator, type TransactionConfig, type TransactionMetrics, type TransactionMarkerWriter } from './transaction-coordinator.js';
+import {
+  TransactionCoordinator, type ProducerIdGenerator, type TransactionConfig, type TransactionMetrics, type TransactionMarkerWriter, type TxnMarker,
+} from './transaction-coordinator.js';
 import type { TxnPartitions } from './transaction-metadata.js';
 import { FINALIZED_TRANSACTION_VERSION, transactionLogValueVersion } from './transaction-version.js';
 import { TRANSACTION_STATE_TOPIC_NAME, TransactionStateManager, type Durability, type TransactionStateTopic } from './transaction-state-manager.js';
@@ -102,15 +104,16 @@ function errorCodeOf(err: unknown): number {
  * __consumer_offsets also completes the group offsets of the transaction. Returns Kafka's error code.
  */
 export function writeMarkerToPartition(
-  broker: TransactionCoordinatorHost, topic: string, partition: number, producerId: number, producerEpoch: number, coordinatorEpoch: number, commit: boolean, now: number,
+  broker: TransactionCoordinatorHost, topic: string, partition: number, marker: TxnMarker, now: number,
 ): { errorCode: number; flushed: Promise<void> } {
   const log = broker.getLog(topic, partition);
   if (!log) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, flushed: Promise.resolve() };
+  const { producerId, producerEpoch, coordinatorEpoch, commit, transactionVersion } = marker;
   let flushed: Promise<void>;
   try {
-    ({ flushed } = log.appendTransactionMarker(producerId, producerEpoch, coordinatorEpoch, commit, now));
+    ({ flushed } = log.appendTransactionMarker(producerId, producerEpoch, coordinatorEpoch, commit, now, transactionVersion));
   } catch (err) {
-    broker.log.warn({ topic, partition, producerId, producerEpoch, error: (err as Error).message }, 'transaction marker not written');
+    broker.log.warn({ topic, partition, producerId, producerEpoch, transactionVersion, error: (err as Error).message }, 'transaction marker not written');
     return { errorCode: errorCodeOf(err), flushed: Promise.resolve() };
   }
   if (topic === OFFSETS_TOPIC_NAME) broker.groupCoordinator.onTransactionCompleted(producerId, partition, commit);
@@ -121,12 +124,12 @@ export function writeMarkerToPartition(
 class LocalMarkerWriter implements TransactionMarkerWriter {
   constructor(private readonly broker: TransactionCoordinatorHost) {}
 
-  async writeMarkers(producerId: number, producerEpoch: number, coordinatorEpoch: number, commit: boolean, partitions: TxnPartitions): Promise<void> {
+  async writeMarkers(marker: TxnMarker, partitions: TxnPartitions): Promise<void> {
     const now = Date.now();
     const flushes: Array<Promise<void>> = [];
     for (const [topic, ids] of partitions) {
       for (const partition of ids) {
-        const { errorCode, flushed } = writeMarkerToPartition(this.broker, topic, partition, producerId, producerEpoch, coordinatorEpoch, commit, now);
+        const { errorCode, flushed } = writeMarkerToPartition(this.broker, topic, partition, marker, now);
         // A partition whose topic was deleted meanwhile gets no marker, as Kafka drops markers for unknown partitions.
         if (errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) continue;
         if (errorCode !== ErrorCode.NONE) throw new KafkaError(errorCode, `marker for ${topic}-${partition} not written`);

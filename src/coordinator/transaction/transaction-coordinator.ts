@@ -22,9 +22,19 @@ export interface TransactionConfig {
   removeExpiredTransactionalIdsIntervalMs: number;
 }
 
+/** A COMMIT/ABORT marker (Kafka's TxnMarkerEntry). */
+export interface TxnMarker {
+  producerId: number;
+  producerEpoch: number;
+  coordinatorEpoch: number;
+  commit: boolean;
+  /** The transaction's client transaction version: from 2 a partition takes only a marker above its producer's epoch. */
+  transactionVersion: number;
+}
+
 /** Appends COMMIT/ABORT markers to the transaction's partitions and resolves once they are on disk. */
 export interface TransactionMarkerWriter {
-  writeMarkers(producerId: number, producerEpoch: number, coordinatorEpoch: number, commit: boolean, partitions: TxnPartitions): Promise<void>;
+  writeMarkers(marker: TxnMarker, partitions: TxnPartitions): Promise<void>;
 }
 
 export interface TransactionMetrics {
@@ -402,7 +412,10 @@ export class TransactionCoordinator {
    */
   private async completeTransaction(txn: TransactionMetadata, commit: boolean): Promise<void> {
     try {
-      await this.markers.writeMarkers(txn.producerId, txn.producerEpoch, COORDINATOR_EPOCH, commit, txn.partitions);
+      const marker: TxnMarker = {
+        producerId: txn.producerId, producerEpoch: txn.producerEpoch, coordinatorEpoch: COORDINATOR_EPOCH, commit, transactionVersion: txn.clientTransactionVersion,
+      };
+      await this.markers.writeMarkers(marker, txn.partitions);
       // Complete* need not be on disk before the answer, nor flushed on its own: lost, the transaction
       // is still prepared at the next start and its markers are written again (they are on disk by now).
       // Its own flush would only delay the next transaction's add, queued behind it.

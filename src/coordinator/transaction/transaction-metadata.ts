@@ -163,8 +163,9 @@ export class TransactionMetadata {
 
   /**
    * EndTxn (or a timeout): PrepareCommit or PrepareAbort under `clientTransactionVersion`. `bumpEpoch`
-   * (an EndTxn of transaction version 2, KIP-890 part 2) bumps the epoch here, rotating to `nextProducerId`
-   * when it is exhausted.
+   * (an EndTxn of transaction version 2, KIP-890 part 2) bumps the epoch here, which the markers carry:
+   * to Short.MaxValue from an exhausted epoch, `nextProducerId` taking over at Complete* (Kafka's
+   * TransactionMetadata.prepareAbortOrCommit and prepareComplete).
    */
   prepareAbortOrCommit(
     state: S.PrepareCommit | S.PrepareAbort, clientTransactionVersion: number, bumpEpoch: boolean, nextProducerId: number, now: number, noPartitionAdded: boolean,
@@ -172,8 +173,8 @@ export class TransactionMetadata {
     const rotate = bumpEpoch && this.isProducerEpochExhausted;
     return this.prepareTransitionTo({
       state,
-      producerEpoch: bumpEpoch && !rotate ? this.producerEpoch + 1 : this.producerEpoch,
-      lastProducerEpoch: bumpEpoch && !rotate ? this.producerEpoch : this.lastProducerEpoch,
+      producerEpoch: bumpEpoch ? this.producerEpoch + 1 : this.producerEpoch,
+      lastProducerEpoch: bumpEpoch ? this.producerEpoch : this.lastProducerEpoch,
       nextProducerId: rotate ? nextProducerId : NO_PRODUCER_ID,
       txnStartTimestamp: noPartitionAdded ? now : this.txnStartTimestamp,
       txnLastUpdateTimestamp: now,
