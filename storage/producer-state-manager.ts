@@ -92,12 +92,22 @@ export class ProducerStateManager {
   /**
    * Checks a client batch against the producer's state before it is appended. Returns the original
    * metadata when the batch is a retry of one of the last five (a duplicate); throws when fenced or out of order.
+   * `transactionVersion`: the producer's (2 for Produce v12 and later).
    */
-  checkBatch(batch: ProducerBatch): BatchMetadata | null {
+  checkBatch(batch: ProducerBatch, transactionVersion: number): BatchMetadata | null {
     const entry = this.producers.get(batch.producerId);
-    // An unknown producer (new, or its state expired or deleted with its records) may start at any
-    // sequence, as Kafka's ProducerAppendInfo.checkSequence allows when there is no current epoch.
-    if (entry === undefined) return null;
+    if (entry === undefined) {
+      // An unknown producer (new, or its state expired or deleted with its records) may start at any
+      // sequence, as Kafka's ProducerAppendInfo.checkSequence allows when there is no current epoch; but
+      // under transaction version 2 every transaction has an epoch of its own and starts at sequence 0
+      // (Kafka's checkSequence since KAFKA-18202, Kafka 4.1).
+      if (transactionVersion >= 2 && batch.isTransactional && !batch.isControl && batch.baseSequence !== 0) {
+        throw new OutOfOrderSequenceError(
+          `transaction version 2 producer ${batch.producerId} has no state here and starts at sequence ${batch.baseSequence}, not 0`,
+        );
+      }
+      return null;
+    }
     if (batch.producerEpoch < entry.producerEpoch) {
       throw new InvalidProducerEpochError(`producer ${batch.producerId} epoch ${batch.producerEpoch} is older than ${entry.producerEpoch}`);
     }

@@ -425,10 +425,11 @@ export class UnifiedLog implements Flushable {
   /**
    * Validates the Produce request's batches (headers only, CRC once), assigns offsets, applies
    * LogAppendTime if configured, checks idempotent sequences and appends. A retried duplicate batch
-   * gets its original offsets back without being appended again.
+   * gets its original offsets back without being appended again. `transactionVersion` is the producer's
+   * as its Produce version tells (2 from v12: see ProducerStateManager.checkBatch).
    */
-  appendAsLeader(records: Buffer, now: number, origin: AppendOrigin = 'client'): AppendResult {
-    return this.append(records, now, origin);
+  appendAsLeader(records: Buffer, now: number, origin: AppendOrigin = 'client', transactionVersion = 0): AppendResult {
+    return this.append(records, now, origin, transactionVersion);
   }
 
   /**
@@ -455,7 +456,7 @@ export class UnifiedLog implements Flushable {
       isControl: true,
       partitionLeaderEpoch: LEADER_EPOCH,
     });
-    const result = this.append(records, now, 'coordinator', { commit, coordinatorEpoch });
+    const result = this.append(records, now, 'coordinator', transactionVersion, { commit, coordinatorEpoch });
     this.onTransactionMarker();
     const flushed = this.flush();
     // Handled here so that a caller that does not wait cannot crash the process; awaiting still sees the error.
@@ -463,7 +464,7 @@ export class UnifiedLog implements Flushable {
     return { ...result, flushed };
   }
 
-  private append(records: Buffer, now: number, origin: AppendOrigin, marker?: EndTxnMarker): AppendResult {
+  private append(records: Buffer, now: number, origin: AppendOrigin, transactionVersion: number, marker?: EndTxnMarker): AppendResult {
     this.checkOnline();
     if (origin === 'client') this.checkFreeSpace(records.length);
     const batches = LogValidator.validate(records, this.config, origin, {
@@ -471,7 +472,7 @@ export class UnifiedLog implements Flushable {
     });
     const first = batches[0];
     if (first.producerId >= 0) {
-      const duplicate = this.producerStateManager.checkBatch(producerBatchOf(first));
+      const duplicate = this.producerStateManager.checkBatch(producerBatchOf(first), transactionVersion);
       if (duplicate) {
         return {
           firstOffset: duplicate.firstOffset,
@@ -482,7 +483,7 @@ export class UnifiedLog implements Flushable {
         };
       }
       for (let i = 1; i < batches.length; i++) {
-        if (batches[i].producerId >= 0) this.producerStateManager.checkBatch(producerBatchOf(batches[i]));
+        if (batches[i].producerId >= 0) this.producerStateManager.checkBatch(producerBatchOf(batches[i]), transactionVersion);
       }
     }
     const logAppendTime = this.config.messageTimestampType === 'LogAppendTime';

@@ -7,7 +7,7 @@ import { ErrorCode } from '../errors.js';
 import { NO_RESPONSE, waitRemote, type Handler, type RequestContext } from './handler.js';
 import { INTERNAL_TOPICS } from '../metadata/internal-topics.js';
 import { AclOperation, authorizeTopic, authorizeTransactionalId } from '../security/authorization.js';
-import { verifyTransactionalProduce, type VerificationFailure } from '../coordinator/transaction/produce-verification.js';
+import { producerTransactionVersion, verifyTransactionalProduce, type VerificationFailure } from '../coordinator/transaction/produce-verification.js';
 
 function partitionResponse(index: number, errorCode: number, errorMessage: string | null = null): PartitionProduceResponse {
   return {
@@ -56,7 +56,7 @@ function appendAll(
       if (txnFailure) return partitionResponse(p.index, txnFailure.errorCode, txnFailure.errorMessage);
       try {
         const records = ctx.apiVersion < FIRST_V2_PRODUCE_VERSION ? upConvertMessageSet(p.records, now) : p.records;
-        const result = log.appendAsLeader(records, now);
+        const result = log.appendAsLeader(records, now, 'client', producerTransactionVersion(ctx.apiVersion));
         broker.metrics?.recordsAppended(topicData.name, p.index, result.lastOffset - result.firstOffset + 1, records.length);
         touched.push(log);
         broker.purgatory.notify(topicData.name, p.index);

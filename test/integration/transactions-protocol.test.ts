@@ -10,7 +10,7 @@ import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 
 const E = {
-  NONE: 0, UNKNOWN_TOPIC_OR_PARTITION: 3, INVALID_PRODUCER_EPOCH: 47, INVALID_TXN_STATE: 48, INVALID_PRODUCER_ID_MAPPING: 49,
+  NONE: 0, UNKNOWN_TOPIC_OR_PARTITION: 3, OUT_OF_ORDER_SEQUENCE_NUMBER: 45, INVALID_PRODUCER_EPOCH: 47, INVALID_TXN_STATE: 48, INVALID_PRODUCER_ID_MAPPING: 49,
   INVALID_TRANSACTION_TIMEOUT: 50, CONCURRENT_TRANSACTIONS: 51, OPERATION_NOT_ATTEMPTED: 55, UNSTABLE_OFFSET_COMMIT: 88,
   PRODUCER_FENCED: 90, TRANSACTIONAL_ID_NOT_FOUND: 105,
 } as const;
@@ -368,6 +368,25 @@ describe('transaction coordinator over the wire', () => {
     // TxnOffsetCommit v5 from a fenced epoch stores nothing.
     expect((await client.send(28, 5, offsetsReq(e0, 9))).topics[0].partitions[0].errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
     expect(await fetchOffsets()).toMatchObject({ committedOffset: 2 });
+  });
+});
+
+describe('transaction version 2 sequences', () => {
+  it('a producer new to a partition starts its transaction at sequence 0, else OUT_OF_ORDER_SEQUENCE_NUMBER and nothing is stored', async () => {
+    const { producerId, producerEpoch } = await initProducerId('wire-tv2-seq');
+    const start = (await fetchPartitionState('tx-a', 0)).highWatermark;
+    expect((await produce('wire-tv2-seq', 'tx-a', 0, txnBatch(producerId, producerEpoch, 5, ['gap']), 12)).errorCode).toBe(E.OUT_OF_ORDER_SEQUENCE_NUMBER);
+    const refused = await fetchPartitionState('tx-a', 0);
+    expect(refused.highWatermark).toBe(start);
+    expect(refused.lastStableOffset).toBe(start);
+    expect((await produce('wire-tv2-seq', 'tx-a', 0, txnBatch(producerId, producerEpoch, 0, ['first']), 12)).errorCode).toBe(E.NONE);
+    expect((await fetchPartitionState('tx-a', 0)).highWatermark).toBe(start + 1);
+    expect((await endTxn('wire-tv2-seq', producerId, producerEpoch, false, 5)).errorCode).toBe(E.NONE);
+    // Transaction version 0/1 (Produce v11): such a producer may start anywhere (its state here may have expired).
+    const v1 = await initProducerId('wire-tv1-seq');
+    await addPartitions('wire-tv1-seq', v1.producerId, v1.producerEpoch, [{ name: 'tx-a', partitions: [1] }]);
+    expect((await produce('wire-tv1-seq', 'tx-a', 1, txnBatch(v1.producerId, v1.producerEpoch, 5, ['any']))).errorCode).toBe(E.NONE);
+    expect((await endTxn('wire-tv1-seq', v1.producerId, v1.producerEpoch, false)).errorCode).toBe(E.NONE);
   });
 });
 

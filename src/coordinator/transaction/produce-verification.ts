@@ -9,6 +9,15 @@ import type { TransactionCoordinator } from './transaction-coordinator.js';
 /** Produce v12 is the first version a transaction version 2 producer sends. */
 const FIRST_TV2_PRODUCE_VERSION = 12;
 
+/**
+ * The transaction version of a producer sending Produce `apiVersion`: 2 from v12, else 0 (a version 1
+ * producer sends the same Produce versions; nothing checked on append tells the two apart). Kafka's
+ * AddPartitionsToTxnManager.produceRequestVersionToTransactionSupportedOperation.
+ */
+export function producerTransactionVersion(apiVersion: number): number {
+  return apiVersion >= FIRST_TV2_PRODUCE_VERSION ? 2 : 0;
+}
+
 export interface ProducePartitionData {
   index: number;
   records: unknown;
