@@ -98,6 +98,10 @@ export class Broker {
   clientQuotas!: ClientQuotaStore;
   quotaManager!: ClientQuotaManager;
   readonly purgatory = new FetchPurgatory();
+  /** Topics whose creation is under way (files syncing), not in the registry yet: a second creation gets TOPIC_ALREADY_EXISTS. */
+  private readonly topicsBeingCreated = new Set<string>();
+  /** The tail of the requests' topic changes (see changeTopics). */
+  private topicChanges: Promise<unknown> = Promise.resolve();
   readonly fetchSessions: FetchSessionCache;
   /** SCRAM users, replayed from the metadata log; AlterUserScramCredentials appends to it. */
   readonly scramCredentials: ScramCredentialStore;
@@ -246,7 +250,8 @@ export class Broker {
 
   /**
    * Creates partitions [from, to) of a topic, all or none: on a failure the ones made are removed and
-   * the error is a KafkaError (a resource limit such as too many open files is retriable).
+   * the error is a KafkaError (a resource limit such as too many open files is retriable). Blocks the
+   * event loop while the new files sync: for the coordinators' internal topics.
    */
   private createPartitionLogs(topic: TopicInfo, from: number, to: number, commit: () => void): void {
     let p = from;
@@ -256,19 +261,47 @@ export class Broker {
       });
       commit();
     } catch (err) {
-      for (let q = from; q < p; q++) this.logManager.abandonLog(topic.name, q);
-      const resource = err instanceof StorageResourceError;
-      this.log.warn(
-        { topic: topic.name, partitions: to - from, failedPartition: p, error: (err as Error).message },
-        `cannot create partitions ${from}..${to - 1} of ${topic.name}; the ${p - from} made were removed`,
-      );
-      if (err instanceof KafkaError) throw err;
-      throw new KafkaError(
-        ErrorCode.KAFKA_STORAGE_ERROR,
-        `${resource ? 'Resource limit' : 'Storage error'} while creating partition ${p} of ${topic.name}: ${(err as Error).message}` +
-          (resource ? ' (retriable; nothing was created)' : ''),
-      );
+      throw this.partitionCreationFailed(topic, from, to, p, err);
     }
+  }
+
+  /** createPartitionLogs for requests: the new files sync on the libuv pool while other requests are served. */
+  private async createPartitionLogsAsync(topic: TopicInfo, from: number, to: number, commit: () => void): Promise<void> {
+    let p = from;
+    try {
+      await this.logManager.creatingLogsAsync(() => {
+        for (; p < to; p++) this.createPartitionLog(topic, p);
+      });
+      commit();
+    } catch (err) {
+      throw this.partitionCreationFailed(topic, from, to, p, err);
+    }
+  }
+
+  /** Removes partitions [from, made) and says why the creation failed, as a KafkaError. */
+  private partitionCreationFailed(topic: TopicInfo, from: number, to: number, made: number, err: unknown): KafkaError {
+    for (let q = from; q < made; q++) this.logManager.abandonLog(topic.name, q);
+    const resource = err instanceof StorageResourceError;
+    this.log.warn(
+      { topic: topic.name, partitions: to - from, failedPartition: made, error: (err as Error).message },
+      `cannot create partitions ${from}..${to - 1} of ${topic.name}; the ${made - from} made were removed`,
+    );
+    if (err instanceof KafkaError) return err;
+    return new KafkaError(
+      ErrorCode.KAFKA_STORAGE_ERROR,
+      `${resource ? 'Resource limit' : 'Storage error'} while creating partition ${made} of ${topic.name}: ${(err as Error).message}` +
+        (resource ? ' (retriable; nothing was created)' : ''),
+    );
+  }
+
+  /**
+   * Requests' topic creations and partition additions run one at a time (each validates against the
+   * registry as the one before left it), their files syncing on the pool while the event loop goes on.
+   */
+  private changeTopics<T>(change: () => Promise<T>): Promise<T> {
+    const run = this.topicChanges.then(change);
+    this.topicChanges = run.catch(() => {});
+    return run;
   }
 
   /** Whether the partition's log dir is offline, without loading its log. */
@@ -284,15 +317,15 @@ export class Broker {
     return this.logManager.getLog(topic, partition);
   }
 
-  /** Validates and (unless validateOnly) creates a topic; throws KafkaError with Kafka's code and message. */
-  createTopic(name: string, opts: CreateTopicOptions): TopicInfo {
+  /** A new topic's TopicInfo, validated as Kafka validates CreateTopics; throws KafkaError with Kafka's code and message. */
+  private newTopic(name: string, opts: CreateTopicOptions): TopicInfo {
     const invalid = invalidTopicNameReason(name);
     if (invalid) throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, invalid);
     // Kafka's ControllerApis refuses it the same way: the name belongs to the metadata log.
     if (name === CLUSTER_METADATA_TOPIC) {
       throw new KafkaError(ErrorCode.INVALID_REQUEST, `Creation of internal topic ${CLUSTER_METADATA_TOPIC} is prohibited.`);
     }
-    if (this.topics.get(name)) throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
+    if (this.topics.get(name) || this.topicsBeingCreated.has(name)) throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
     const colliding = this.topics.collidingTopic(name);
     if (colliding) {
       throw new KafkaError(
@@ -317,16 +350,40 @@ export class Broker {
     } catch (err) {
       throw new KafkaError(ErrorCode.INVALID_CONFIG, (err as Error).message);
     }
-    const topic: TopicInfo = { name, topicId: newTopicId(), partitions, configs: { ...opts.configs } };
+    return { name, topicId: newTopicId(), partitions, configs: { ...opts.configs } };
+  }
+
+  /**
+   * Validates and (unless validateOnly) creates a topic for a request: its files sync on the libuv pool,
+   * then the registry entry commits it. Until then Metadata does not list it.
+   */
+  createTopic(name: string, opts: CreateTopicOptions): Promise<TopicInfo> {
+    return this.changeTopics(async () => {
+      const topic = this.newTopic(name, opts);
+      if (opts.validateOnly) return topic;
+      this.topicsBeingCreated.add(name);
+      try {
+        // The registry entry is the commit: written only once every partition exists.
+        await this.createPartitionLogsAsync(topic, 0, topic.partitions, () => this.topics.add(topic));
+      } finally {
+        this.topicsBeingCreated.delete(name);
+      }
+      this.log.info({ topic: name, partitions: topic.partitions, topicId: topic.topicId, configs: opts.configs }, 'topic created');
+      return topic;
+    });
+  }
+
+  /** createTopic for the coordinators' internal topics, made on their first use: synchronously, the event loop waiting for the sync. */
+  createTopicSync(name: string, opts: CreateTopicOptions): TopicInfo {
+    const topic = this.newTopic(name, opts);
     if (opts.validateOnly) return topic;
-    // The registry entry is the commit: written only once every partition exists.
-    this.createPartitionLogs(topic, 0, partitions, () => this.topics.add(topic));
-    this.log.info({ topic: name, partitions, topicId: topic.topicId, configs: opts.configs }, 'topic created');
+    this.createPartitionLogs(topic, 0, topic.partitions, () => this.topics.add(topic));
+    this.log.info({ topic: name, partitions: topic.partitions, topicId: topic.topicId, configs: opts.configs }, 'topic created');
     return topic;
   }
 
   /** Auto-creation on Metadata/Produce when `auto.create.topics.enable` (Kafka's defaults). */
-  autoCreateTopic(name: string): TopicInfo {
+  autoCreateTopic(name: string): Promise<TopicInfo> {
     return this.createTopic(name, {
       partitions: this.config.numPartitions,
       replicationFactor: -1,
@@ -354,27 +411,29 @@ export class Broker {
   }
 
   /** CreatePartitions: grows a topic to `count` partitions (Kafka never shrinks one). */
-  createPartitions(name: string, count: number, validateOnly: boolean): void {
-    const topic = this.topics.get(name);
-    if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
-    if (count < topic.partitions) {
-      throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `The topic ${name} currently has ${topic.partitions} partition(s); ${count} would not be an increase.`);
-    }
-    if (count === topic.partitions) {
-      throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `Topic already has ${topic.partitions} partition(s).`);
-    }
-    if (validateOnly) return;
-    const before = topic.partitions;
-    this.createPartitionLogs(topic, before, count, () => {
-      topic.partitions = count;
-      try {
-        this.topics.update();
-      } catch (err) {
-        topic.partitions = before;
-        throw err;
+  createPartitions(name: string, count: number, validateOnly: boolean): Promise<void> {
+    return this.changeTopics(async () => {
+      const topic = this.topics.get(name);
+      if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
+      if (count < topic.partitions) {
+        throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `The topic ${name} currently has ${topic.partitions} partition(s); ${count} would not be an increase.`);
       }
+      if (count === topic.partitions) {
+        throw new KafkaError(ErrorCode.INVALID_PARTITIONS, `Topic already has ${topic.partitions} partition(s).`);
+      }
+      if (validateOnly) return;
+      const before = topic.partitions;
+      await this.createPartitionLogsAsync(topic, before, count, () => {
+        topic.partitions = count;
+        try {
+          this.topics.update();
+        } catch (err) {
+          topic.partitions = before;
+          throw err;
+        }
+      });
+      this.log.info({ topic: name, partitions: count, before }, 'partitions created');
     });
-    this.log.info({ topic: name, partitions: count, before }, 'partitions created');
   }
 
   async deleteTopic(name: string): Promise<TopicInfo> {

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { KafkaStorageError } from './errors.js';
-import { probeStorageAddon } from './native-storage.js';
+import { probeStorageAddon, type StorageAddon } from './native-storage.js';
 
 const CHECKPOINT_VERSION = 0;
 
@@ -166,22 +166,28 @@ export function writeFileAtomically(file: string, content: string | Buffer): voi
   syncLater?.push(file);
 }
 
+/** Runs `fn` with writeFileAtomically's fsyncs left out; returns its result and the files it wrote. */
+function deferringSyncs<T>(fn: () => T): { result: T; written: string[] } {
+  const written: string[] = [];
+  unsynced = written;
+  try {
+    return { result: fn(), written };
+  } finally {
+    unsynced = null;
+  }
+}
+
 /**
  * Runs `fn`, whose writeFileAtomically calls skip their own fsyncs, then makes everything it wrote
  * durable at once: syncfs(2) of each filesystem (through the native addon, else `sync -f`), or, where
  * that is missing, an fsync per file and directory as usual. Creating a partition writes two small
  * files; 100 partitions then cost one filesystem sync instead of 400 fsyncs. Callers commit (e.g. register the topic) only after it returns.
+ * Blocks the event loop while the filesystem writes back (seconds when it is dirty): for start-up and
+ * the coordinators' internal topics; requests use syncingOnceAsync.
  */
 export function syncingOnce<T>(dirs: readonly string[], fn: () => T): T {
   if (unsynced !== null) return fn();
-  const written: string[] = [];
-  unsynced = written;
-  let result: T;
-  try {
-    result = fn();
-  } finally {
-    unsynced = null;
-  }
+  const { result, written } = deferringSyncs(fn);
   if (written.length === 0) return result;
   try {
     const addon = probeStorageAddon().addon;
@@ -198,6 +204,39 @@ export function syncingOnce<T>(dirs: readonly string[], fn: () => T): T {
     }
   }
   return result;
+}
+
+/**
+ * syncingOnce with the syncs on the libuv pool: `fn` runs now, and the promise settles once what it
+ * wrote is durable, the event loop serving other requests meanwhile. Without the addon, an fsync per
+ * file and directory.
+ */
+export async function syncingOnceAsync<T>(dirs: readonly string[], fn: () => T): Promise<T> {
+  if (unsynced !== null) return fn();
+  const { result, written } = deferringSyncs(fn);
+  if (written.length === 0) return result;
+  const addon = probeStorageAddon().addon;
+  try {
+    if (addon === null) throw new KafkaStorageError('no syncfs');
+    for (const dir of dirs) await syncfsAsync(addon, dir);
+  } catch {
+    try {
+      for (const file of written) await onPool.fsync(file);
+      for (const dir of new Set(written.map((f) => path.dirname(f)))) await onPool.fsync(dir);
+    } catch (err) {
+      throw new KafkaStorageError(`cannot sync ${written.length} new files: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  return result;
+}
+
+async function syncfsAsync(addon: StorageAddon, dir: string): Promise<void> {
+  const handle = await fs.promises.open(dir, 'r');
+  try {
+    await new Promise<void>((resolve, reject) => addon.syncfs(handle.fd, (err) => (err ? reject(err) : resolve())));
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Reads the entry lines of a checkpoint file, unsplit; [] when it does not exist. Throws on a malformed file. */

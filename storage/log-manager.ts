@@ -10,7 +10,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { BackgroundCheckpoint, OffsetCheckpointFile, syncingOnce, writeFileAtomically } from './checkpoint-file.js';
+import { BackgroundCheckpoint, OffsetCheckpointFile, syncingOnce, syncingOnceAsync, writeFileAtomically } from './checkpoint-file.js';
 import type { LogConfig } from './log-config.js';
 import { LogCleaner } from './log-cleaner.js';
 import {
@@ -631,18 +631,32 @@ export class LogManager {
 
   /**
    * Runs `fn` (creating logs) with one filesystem sync at the end instead of fsyncs per file: the files
-   * of every log it made are durable when it returns, so the caller can then commit the topic.
+   * of every log it made are durable when it returns, so the caller can then commit the topic. Blocks
+   * the event loop meanwhile: for the coordinators' internal topics; requests use creatingLogsAsync.
    */
   creatingLogs<T>(fn: () => T): T {
     try {
       return syncingOnce(this.opts.logDirs, fn);
     } catch (err) {
-      // Out of descriptors while syncing what was made, not only while making it: the same retriable error and warning.
-      if (!isDescriptorExhaustion(err) || err instanceof TooManyOpenFilesError) throw err;
-      const error = new TooManyOpenFilesError((err as Error).message, { cause: err });
-      this.resourceWarning(error);
-      throw error;
+      throw this.creationError(err);
     }
+  }
+
+  /** creatingLogs with the sync on the libuv pool: `fn` runs now, the promise settles once its files are durable. */
+  async creatingLogsAsync<T>(fn: () => T): Promise<T> {
+    try {
+      return await syncingOnceAsync(this.opts.logDirs, fn);
+    } catch (err) {
+      throw this.creationError(err);
+    }
+  }
+
+  /** Out of descriptors while syncing what was made, not only while making it: the same retriable error and warning. */
+  private creationError(err: unknown): unknown {
+    if (!isDescriptorExhaustion(err) || err instanceof TooManyOpenFilesError) return err;
+    const error = new TooManyOpenFilesError((err as Error).message, { cause: err });
+    this.resourceWarning(error);
+    return error;
   }
 
   /** Removes a log made moments ago whose topic creation failed: closed and deleted at once. */

@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module';
 import os from 'node:os';
 
-interface StorageAddon {
+export interface StorageAddon {
   /** syncfs(2) of the filesystem holding `fd`, on the libuv pool. Errors carry `code` (EIO, EBADF…) and `syscall`. */
   syncfs(fd: number, callback: (err: NodeJS.ErrnoException | null) => void): void;
   /** Opens `path`, syncfs(2) of its filesystem, closes; throws like fs.*Sync. Blocks the calling thread. */

@@ -104,7 +104,7 @@ export function registerConsoleApi(app: FastifyInstance, opts: ConsoleApiOptions
       writing();
       const body = request.body ?? {};
       if (typeof body.name !== 'string') throw new BadRequestError('name is required');
-      const topic = broker.createTopic(body.name, { partitions: int(body.partitions, 'partitions', -1), replicationFactor: -1, configs: body.configs ?? {}, validateOnly: false });
+      const topic = await broker.createTopic(body.name, { partitions: int(body.partitions, 'partitions', -1), replicationFactor: -1, configs: body.configs ?? {}, validateOnly: false });
       return reply.code(201).send({ name: topic.name, partitions: topic.partitions });
     }),
   );
@@ -154,7 +154,7 @@ export function registerConsoleApi(app: FastifyInstance, opts: ConsoleApiOptions
     '/v1/topics/:name/partitions',
     route(async (request) => {
       writing();
-      broker.createPartitions(request.params.name, int(request.body?.count, 'count'), false);
+      await broker.createPartitions(request.params.name, int(request.body?.count, 'count'), false);
       return { partitions: broker.topics.get(request.params.name)?.partitions };
     }),
   );

@@ -15,7 +15,7 @@ export interface CoordinatorHost {
   readonly log: Logger;
   readonly topics: Pick<TopicRegistry, 'get'>;
   getLog(topic: string, partition: number): UnifiedLog | undefined;
-  createTopic(name: string, opts: { partitions: number; replicationFactor: number; configs: Record<string, string>; validateOnly: boolean }): unknown;
+  createTopicSync(name: string, opts: { partitions: number; replicationFactor: number; configs: Record<string, string>; validateOnly: boolean }): unknown;
 }
 
 class OffsetsTopicPartitionMissingError extends Error {
@@ -31,7 +31,7 @@ function offsetsTopicLogsOf(broker: CoordinatorHost): OffsetsTopicLogs {
     get: (partition) => broker.getLog(OFFSETS_TOPIC_NAME, partition),
     getOrCreate(partition) {
       if (!broker.topics.get(OFFSETS_TOPIC_NAME)) {
-        broker.createTopic(OFFSETS_TOPIC_NAME, {
+        broker.createTopicSync(OFFSETS_TOPIC_NAME, {
           partitions: this.numPartitions, replicationFactor: 1, configs: offsetsTopicConfigs(broker.config), validateOnly: false,
         });
       }

@@ -48,7 +48,7 @@ function topicResponse(
   } as MetadataResponseTopic;
 }
 
-function lookUp(ctx: RequestContext, name: string, allowAutoCreate: boolean): [TopicInfo | undefined, number] {
+async function lookUp(ctx: RequestContext, name: string, allowAutoCreate: boolean): Promise<[TopicInfo | undefined, number]> {
   const { broker } = ctx;
   // KafkaApis.handleTopicMetadataRequest: no DESCRIBE hides even whether the topic exists; auto-creation needs CREATE.
   if (!authorizeTopic(ctx, AclOperation.DESCRIBE, name)) return [undefined, ErrorCode.TOPIC_AUTHORIZATION_FAILED];
@@ -57,18 +57,21 @@ function lookUp(ctx: RequestContext, name: string, allowAutoCreate: boolean): [T
   if (!allowAutoCreate) return [undefined, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION];
   if (!authorizeTopicCreation(ctx, name)) return [undefined, ErrorCode.TOPIC_AUTHORIZATION_FAILED];
   try {
-    return [broker.autoCreateTopic(name), ErrorCode.NONE];
+    return [await broker.autoCreateTopic(name), ErrorCode.NONE];
   } catch (err) {
     if (err instanceof KafkaError) {
-      // A topic created concurrently by another request is simply there now.
-      if (err.code === ErrorCode.TOPIC_ALREADY_EXISTS) return [broker.topics.get(name), ErrorCode.NONE];
+      // A topic created concurrently by another request is there now, or about to be (Kafka's answer while it is being created).
+      if (err.code === ErrorCode.TOPIC_ALREADY_EXISTS) {
+        const topic = broker.topics.get(name);
+        return topic ? [topic, ErrorCode.NONE] : [undefined, ErrorCode.LEADER_NOT_AVAILABLE];
+      }
       return [undefined, err.code];
     }
     throw err;
   }
 }
 
-function topicsFor(request: MetadataRequest, ctx: RequestContext): MetadataResponseTopic[] {
+async function topicsFor(request: MetadataRequest, ctx: RequestContext): Promise<MetadataResponseTopic[]> {
   const { broker } = ctx;
   // v0: an empty list means all topics; v1+: null means all, empty means none.
   const all = request.topics === null || (ctx.apiVersion === 0 && request.topics.length === 0);
@@ -91,13 +94,13 @@ function topicsFor(request: MetadataRequest, ctx: RequestContext): MetadataRespo
       return topicResponse(topic.name, topic, ErrorCode.NONE, request, ctx);
     });
   }
-  return request.topics!.map((requested) => {
+  return Promise.all(request.topics!.map(async (requested) => {
     if (requested.name === null || requested.name === undefined) {
       return topicResponse(null, undefined, ErrorCode.UNKNOWN_TOPIC_ID, request, ctx);
     }
-    const [topic, errorCode] = lookUp(ctx, requested.name, allowAutoCreate && !INTERNAL_TOPICS.has(requested.name));
+    const [topic, errorCode] = await lookUp(ctx, requested.name, allowAutoCreate && !INTERNAL_TOPICS.has(requested.name));
     return topicResponse(requested.name, topic, errorCode, request, ctx);
-  });
+  }));
 }
 
 export const handler: Handler<MetadataRequest, MetadataResponse> = {
@@ -105,7 +108,7 @@ export const handler: Handler<MetadataRequest, MetadataResponse> = {
   name: 'Metadata',
   minVersion: 0,
   maxVersion: 12,
-  handle(request, ctx) {
+  async handle(request, ctx) {
     const { broker } = ctx;
     const endpoint = broker.endpoints.find((e) => e.listenerName === ctx.listenerName) ?? broker.endpoints[0]!;
     return {
@@ -113,7 +116,7 @@ export const handler: Handler<MetadataRequest, MetadataResponse> = {
       brokers: [{ nodeId: broker.nodeId, host: endpoint.host, port: endpoint.port, rack: null }],
       clusterId: broker.clusterId,
       controllerId: broker.nodeId,
-      topics: topicsFor(request, ctx),
+      topics: await topicsFor(request, ctx),
       clusterAuthorizedOperations: request.includeClusterAuthorizedOperations
         ? authorizedOperations(ctx, ResourceType.CLUSTER, CLUSTER_NAME)
         : AUTHORIZED_OPERATIONS_OMITTED,

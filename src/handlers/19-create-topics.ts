@@ -19,7 +19,7 @@ function result(name: string, errorCode: number, errorMessage: string | null): C
   };
 }
 
-function create(broker: Broker, t: CreatableTopic, validateOnly: boolean): CreatableTopicResult {
+async function create(broker: Broker, t: CreatableTopic, validateOnly: boolean): Promise<CreatableTopicResult> {
   if (t.assignments.length > 0 && (t.numPartitions !== -1 || t.replicationFactor !== -1)) {
     throw new KafkaError(
       ErrorCode.INVALID_REQUEST,
@@ -36,7 +36,7 @@ function create(broker: Broker, t: CreatableTopic, validateOnly: boolean): Creat
     if (c.value === null) throw new KafkaError(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${c.name}`);
     configs[c.name] = c.value;
   }
-  const topic = broker.createTopic(t.name, {
+  const topic = await broker.createTopic(t.name, {
     partitions: t.assignments.length > 0 ? t.assignments.length : t.numPartitions,
     replicationFactor: t.assignments.length > 0 ? 1 : t.replicationFactor,
     configs,
@@ -62,24 +62,25 @@ export const handler: Handler<CreateTopicsRequest, CreateTopicsResponse> = {
   name: 'CreateTopics',
   minVersion: 0,
   maxVersion: 7,
-  handle(request, ctx) {
+  async handle(request, ctx) {
     const seen = new Set<string>();
     const duplicates = new Set(request.topics.filter((t) => seen.size === seen.add(t.name).size).map((t) => t.name));
     return {
       throttleTimeMs: 0,
-      topics: request.topics.map((t) => {
+      // Broker.createTopic runs them one at a time, in the request's order.
+      topics: await Promise.all(request.topics.map(async (t) => {
         if (duplicates.has(t.name)) return result(t.name, ErrorCode.INVALID_REQUEST, 'Create topics request from client contains a duplicate topic.');
         // CREATE on the cluster, else on the topic; the configs are only shown with DESCRIBE_CONFIGS (KafkaApis).
         if (!authorizeTopicCreation(ctx, t.name)) return result(t.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.');
         try {
-          const created = create(ctx.broker, t, request.validateOnly);
+          const created = await create(ctx.broker, t, request.validateOnly);
           if (authorizeTopic(ctx, AclOperation.DESCRIBE_CONFIGS, t.name)) return created;
           return { ...created, configs: null, topicConfigErrorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
         } catch (err) {
           if (!(err instanceof KafkaError)) throw err;
           return result(t.name, err.code, err.message);
         }
-      }),
+      })),
     };
   },
 };

@@ -70,8 +70,8 @@ describe('the metadata log in the broker', () => {
     const config = new BrokerConfig({ 'log.dirs': dir, listeners: 'PLAINTEXT://127.0.0.1:0' });
     let broker = await Broker.open(config, log);
     await broker.metadataLog.append([{ type: 6, version: 0, body: Buffer.from([42]) }]);
-    expect(() => broker.autoCreateTopic('__cluster_metadata')).toThrow(expect.objectContaining({ code: ErrorCode.INVALID_REQUEST }));
-    broker.createTopic('t', { partitions: 1, replicationFactor: -1, configs: {}, validateOnly: false });
+    await expect(broker.autoCreateTopic('__cluster_metadata')).rejects.toThrow(expect.objectContaining({ code: ErrorCode.INVALID_REQUEST }));
+    await broker.createTopic('t', { partitions: 1, replicationFactor: -1, configs: {}, validateOnly: false });
     await broker.shutdown();
     expect(existsSync(join(dir, '__cluster_metadata-0'))).toBe(true);
 

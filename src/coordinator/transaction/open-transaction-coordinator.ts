@@ -58,7 +58,7 @@ function transactionStateLogsOf(broker: TransactionCoordinatorHost): OffsetsTopi
     get: (partition) => broker.getLog(TRANSACTION_STATE_TOPIC_NAME, partition),
     getOrCreate(partition) {
       if (!broker.topics.get(TRANSACTION_STATE_TOPIC_NAME)) {
-        broker.createTopic(TRANSACTION_STATE_TOPIC_NAME, {
+        broker.createTopicSync(TRANSACTION_STATE_TOPIC_NAME, {
           partitions: this.numPartitions, replicationFactor: 1, configs: transactionStateTopicConfigs(broker.config), validateOnly: false,
         });
       }
