@@ -2,12 +2,14 @@
 //  - at BENCH_E2E_RATE (10,000 records/s) with librdkafka (bench/e2e_latency.py on Debian's
 //    python3-confluent-kafka, installed with apt-get when missing and possible) and with kafkite's own
 //    loadgen, acks=1 and acks=all;
-//  - with librdkafka and acks=all at each of BENCH_E2E_RATES (10k, 50k, 100k records/s; issue 14 targets
-//    p99 ≤ 5 ms at 50k/s and ≤ 10 ms at 100k/s), each rate split over enough producer processes
-//    (BENCH_E2E_PER_PRODUCER records/s each, 50,000 by default) that the rate asked for is met; the rate
-//    achieved is reported next to it. The producers use linger.ms=0, so librdkafka's batching delay is
-//    not in the figures (librdkafka's default linger.ms is 5 ms); the consumer uses fetch.wait.max.ms=500
-//    and fetch.min.bytes=1, so its Fetch waits in the broker and is answered as soon as data is appended.
+//  - with librdkafka's C API (bench/peers/e2e-client.c: the same protocol as the Python script, without an
+//    interpreter competing with the broker for the 2 cores) and acks=all at each of BENCH_E2E_RATES (10k,
+//    50k, 100k records/s; issue 14 targets p99 ≤ 5 ms at 50k/s and ≤ 10 ms at 100k/s), each rate split over
+//    enough producer processes (BENCH_E2E_PER_PRODUCER records/s each, 50,000 by default) that the rate
+//    asked for is met; the rate achieved is reported next to it.
+// The producers use linger.ms=0, so librdkafka's batching delay is not in the figures (librdkafka's
+// default linger.ms is 5 ms); the consumer uses fetch.wait.max.ms=500 and fetch.min.bytes=1, so its Fetch
+// waits in the broker and is answered as soon as data is appended.
 //
 // Each librdkafka row also says where a tail goes as the broker saw it during that run (its /metrics,
 // bench/lib/broker-metrics.ts): the produce requests' total and flush-wait p99 (bucket upper bounds),
@@ -21,6 +23,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { brokerTimes, scrapeMetrics, type BrokerTimes } from './lib/broker-metrics.js';
 import { BenchBroker, REPO_ROOT } from './lib/broker-process.js';
+import { buildPeer } from './lib/c-peer.js';
 import { freePort } from './lib/free-port.js';
 import { printJson, printTable, medianRun } from './lib/stats.js';
 import { createTopic, latencyLoad, type LatencySummary } from './loadgen.js';
@@ -36,6 +39,16 @@ const SCRIPT = join(REPO_ROOT, 'bench/e2e_latency.py');
 
 export class E2eError extends Error {
   override name = 'E2eError';
+}
+
+/** Whether the C peers can be built (librdkafka-dev, installed by buildPeer when missing and root). */
+function haveLibrdkafkaDev(): boolean {
+  try {
+    buildPeer('e2e-client');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether python3-confluent-kafka is importable, installing it with apt-get if it is not (as root). */
@@ -58,15 +71,18 @@ function ensureConfluentKafka(): boolean {
   return importable();
 }
 
-/** Runs a python child to its end, collecting its JSON output line; 'ready' resolves `onReady`. */
-function python(args: string[], onReady?: () => void): { done: Promise<any>; kill(): void } {
-  const child = spawn(PYTHON, [SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** The librdkafka clients: the Python script, or the same protocol in C (bench/peers/e2e-client.c). */
+type ClientKind = 'python' | 'c';
+
+/** Runs a client child to its end, collecting its JSON output line; 'ready' resolves `onReady`. */
+function clientProcess(kind: ClientKind, args: string[], onReady?: () => void): { done: Promise<any>; kill(): void } {
+  const child = kind === 'python' ? spawn(PYTHON, [SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'inherit'] }) : spawn(buildPeer('e2e-client'), args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let json: any = null;
   createInterface({ input: child.stdout! }).on('line', (line) => {
     if (line === 'ready') onReady?.();
     else if (line.startsWith('{')) json = JSON.parse(line);
   });
-  const done = new Promise((resolve, reject) => child.once('close', (code) => (code === 0 && json ? resolve(json) : reject(new E2eError(`e2e_latency.py ${args[0]} exited with ${code}`)))));
+  const done = new Promise((resolve, reject) => child.once('close', (code) => (code === 0 && json ? resolve(json) : reject(new E2eError(`${kind === 'python' ? 'e2e_latency.py' : 'e2e-client'} ${args[0]} exited with ${code}`)))));
   return { done, kill: () => child.exitCode === null && child.kill() };
 }
 
@@ -78,16 +94,16 @@ interface LibrdkafkaRun extends LatencySummary {
   broker: BrokerTimes;
 }
 
-async function librdkafkaRun(bootstrap: string, admin: string, topic: string, acks: string, rate: number): Promise<LibrdkafkaRun> {
+async function librdkafkaRun(kind: ClientKind, bootstrap: string, admin: string, topic: string, acks: string, rate: number): Promise<LibrdkafkaRun> {
   const warmup = rate; // the first second
   const producers = Math.max(1, Math.ceil(rate / PER_PRODUCER));
   let ready!: () => void;
   const consumerReady = new Promise<void>((resolve) => (ready = resolve));
-  const consumer = python(['consume', bootstrap, topic, String(rate * SECONDS), String(warmup)], ready);
+  const consumer = clientProcess(kind, ['consume', bootstrap, topic, String(rate * SECONDS), String(warmup)], ready);
   await Promise.race([consumerReady, consumer.done]);
   const before = await scrapeMetrics(admin);
   const producing = Array.from({ length: producers }, () =>
-    python(['produce', bootstrap, topic, String(rate / producers), String(SECONDS + 1), String(RECORD_BYTES), acks]));
+    clientProcess(kind, ['produce', bootstrap, topic, String(rate / producers), String(SECONDS + 1), String(RECORD_BYTES), acks]));
   let produced: any[];
   try {
     produced = await Promise.all(producing.map((p) => p.done));
@@ -136,7 +152,7 @@ async function main(): Promise<void> {
     await latencyLoad({ bootstrap: broker.bootstrap, topic: await newTopic(), rate: RATE, recordBytes: RECORD_BYTES, seconds: 2, acks: 1 });
     for (const acks of ['1', 'all']) {
       if (haveLibrdkafka) {
-        const r = await medianRun(RUNS, async () => librdkafkaRun(broker.bootstrap, admin, await newTopic(), acks, RATE), (x) => x.p99Ms);
+        const r = await medianRun(RUNS, async () => librdkafkaRun('python', broker.bootstrap, admin, await newTopic(), acks, RATE), (x) => x.p99Ms);
         rows.push({ client: 'librdkafka (confluent-kafka)', acks, rate: RATE, achievedRate: r.achievedRate, records: r.records, p50Ms: r.p50Ms, p99Ms: r.p99Ms, p999Ms: r.p999Ms, maxMs: r.maxMs, p99Runs: r.runs, broker: r.broker });
       }
       const r = await medianRun(RUNS, async () => {
@@ -145,14 +161,16 @@ async function main(): Promise<void> {
       }, (x) => x.p99Ms);
       rows.push({ client: 'kafkite loadgen', acks, rate: RATE, achievedRate: Math.round(r.records / SECONDS), records: r.records, p50Ms: r.p50Ms, p99Ms: r.p99Ms, p999Ms: r.p999Ms, maxMs: r.maxMs, p99Runs: r.runs });
     }
-    for (const rate of haveLibrdkafka ? RATES : []) {
-      const r = await medianRun(RUNS, async () => librdkafkaRun(broker.bootstrap, admin, await newTopic(), 'all', rate), (x) => x.p99Ms);
+    // The targets' rows, with C clients: no interpreter competing with the broker for the 2 cores.
+    for (const rate of haveLibrdkafkaDev() ? RATES : []) {
+      const r = await medianRun(RUNS, async () => librdkafkaRun('c', broker.bootstrap, admin, await newTopic(), 'all', rate), (x) => x.p99Ms);
       byRate.push({
-        client: `librdkafka (confluent-kafka), ${r.producers} producer${r.producers > 1 ? 's' : ''}`, acks: 'all', rate, achievedRate: r.achievedRate,
+        client: `librdkafka C client, ${r.producers} producer${r.producers > 1 ? 's' : ''}`, acks: 'all', rate, achievedRate: r.achievedRate,
         records: r.records, p50Ms: r.p50Ms, p99Ms: r.p99Ms, p999Ms: r.p999Ms, maxMs: r.maxMs, p99Runs: r.runs, broker: r.broker,
       });
     }
-    if (!haveLibrdkafka) console.log('python3-confluent-kafka not available (apt-get install -y python3-confluent-kafka): librdkafka rows skipped');
+    if (!haveLibrdkafka) console.log('python3-confluent-kafka not available (apt-get install -y python3-confluent-kafka): its rows skipped');
+    if (!haveLibrdkafkaDev()) console.log('librdkafka-dev not available (apt-get install -y librdkafka-dev): the rows by rate skipped');
   } finally {
     await broker.stop();
     broker.cleanup();
