@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './kafkite-process.js';
 
-export class PeerBuildError extends Error {
+class PeerBuildError extends Error {
   override name = 'PeerBuildError';
 }
 
