@@ -97,6 +97,8 @@ export class Connection {
   /** Request memory held for the frame being received. */
   private reserved = 0;
   private sending = false;
+  /** A flush is queued as a microtask (see respond). */
+  private flushQueued = false;
   private closed = false;
   readonly remoteAddress: string;
   /** Set by authentication (SASL, or the TLS client certificate); ANONYMOUS until then. */
@@ -504,7 +506,14 @@ export class Connection {
     slot.chunks = [header, ...bodyWriter.toChunks()];
     slot.ready = true;
     if (slot.timing) slot.timing.readyAt = performance.now();
-    this.flush();
+    // The responses a commit round releases become ready one microtask after another: the flush waits
+    // for them at the end of the microtask queue, so they go out in one write instead of one each.
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    queueMicrotask(() => {
+      this.flushQueued = false;
+      this.flush();
+    });
   }
 
   /**

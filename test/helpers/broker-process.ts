@@ -3,6 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { spawnKafkite, type KafkiteProcessOptions } from '../../bench/lib/kafkite-process.js';
 
 export { REPO_ROOT } from '../../bench/lib/kafkite-process.js';
@@ -47,4 +48,18 @@ export async function startBroker(opts: StartOptions = {}): Promise<BrokerProces
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** One broker for a test file: started before its tests, stopped after them (and checked to exit cleanly). */
+export function brokerForFile(opts: StartOptions = {}): () => BrokerProcess {
+  let broker: BrokerProcess | undefined;
+  beforeAll(async () => {
+    broker = await startBroker(opts);
+  });
+  afterAll(async () => {
+    if (!broker) return;
+    expect(await broker.stop()).toBe(0);
+    broker.cleanup();
+  });
+  return () => broker!;
 }
