@@ -439,6 +439,8 @@ export class Connection {
         setTimeout(() => {
           if (this.closed) return;
           if (slot && outcome.reply) this.respond(slot, outcome.reply.apiKey, outcome.reply.apiVersion, outcome.reply.correlationId, outcome.reply.body);
+          // Written now: the flush respond queues would find the connection closed.
+          this.flush();
           this.closed = true;
           this.socket.end();
           setTimeout(() => this.socket.destroy(), 1000).unref();
