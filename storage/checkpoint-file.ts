@@ -214,20 +214,26 @@ export function syncingOnce<T>(dirs: readonly string[], fn: () => T): T {
 export async function syncingOnceAsync<T>(dirs: readonly string[], fn: () => T): Promise<T> {
   if (unsynced !== null) return fn();
   const { result, written } = deferringSyncs(fn);
-  if (written.length === 0) return result;
-  const addon = probeStorageAddon().addon;
+  if (written.length === 0 || (await syncedFilesystems(dirs))) return result;
   try {
-    if (addon === null) throw new KafkaStorageError('no syncfs');
-    for (const dir of dirs) await syncfsAsync(addon, dir);
-  } catch {
-    try {
-      for (const file of written) await onPool.fsync(file);
-      for (const dir of new Set(written.map((f) => path.dirname(f)))) await onPool.fsync(dir);
-    } catch (err) {
-      throw new KafkaStorageError(`cannot sync ${written.length} new files: ${(err as Error).message}`, { cause: err });
-    }
+    for (const file of written) await onPool.fsync(file);
+    for (const dir of new Set(written.map((f) => path.dirname(f)))) await onPool.fsync(dir);
+  } catch (err) {
+    throw new KafkaStorageError(`cannot sync ${written.length} new files: ${(err as Error).message}`, { cause: err });
   }
   return result;
+}
+
+/** syncfs(2) of each dir's filesystem on the pool; false when the addon is missing or a syncfs failed (the caller fsyncs file by file). */
+async function syncedFilesystems(dirs: readonly string[]): Promise<boolean> {
+  const addon = probeStorageAddon().addon;
+  if (addon === null) return false;
+  try {
+    for (const dir of dirs) await syncfsAsync(addon, dir);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function syncfsAsync(addon: StorageAddon, dir: string): Promise<void> {

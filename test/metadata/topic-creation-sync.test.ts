@@ -1,7 +1,7 @@
 // A request's topic creation syncs its new files on the libuv pool: the event loop keeps serving
 // meanwhile (a syncfs of a dirty filesystem took seconds on the JS thread), and the topic becomes
 // visible only once its files are durable.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import fs, { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -60,5 +60,22 @@ describe.skipIf(addon === null)('topic creation', () => {
     expect(broker.topics.get('slow')?.partitions).toBe(6);
     expect(existsSync(join(dir, 'slow-5'))).toBe(true);
     expect(syncfs.mock.calls.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('falls back to an fsync of each new file when syncfs fails, and still creates the topic', async () => {
+    broker = await Broker.open(new BrokerConfig({ 'log.dirs': dir, listeners: 'PLAINTEXT://127.0.0.1:0' }), pino({ level: 'silent' }));
+    const failing = vi.spyOn(addon!, 'syncfs').mockImplementation((_fd, callback) => {
+      const err: NodeJS.ErrnoException = new Error('EIO: injected');
+      err.code = 'EIO';
+      setImmediate(() => callback(err));
+    });
+    const opened = vi.spyOn(fs.promises, 'open');
+    const topic = await broker.createTopic('fallback', options);
+    expect(failing).toHaveBeenCalled();
+    // Each partition's partition.metadata was opened again to be fsynced.
+    const fsynced = opened.mock.calls.map(([file]) => String(file)).filter((f) => f.endsWith('partition.metadata'));
+    expect(fsynced).toHaveLength(4);
+    expect(broker.topics.get('fallback')?.topicId).toBe(topic.topicId);
+    expect(existsSync(join(dir, 'fallback-3', 'partition.metadata'))).toBe(true);
   });
 });
