@@ -67,6 +67,9 @@ export class TopicConfigResolver {
       messageTimestampAfterMaxMs: get('message.timestamp.after.max.ms') as number,
       preallocate: get('preallocate') as boolean,
       messageDownconversionEnable: get('message.downconversion.enable') as boolean,
+      compressionType: get('compression.type') as LogConfig['compressionType'],
+      compressionGzipLevel: get('compression.gzip.level') as number,
+      compressionZstdLevel: get('compression.zstd.level') as number,
     };
   }
 

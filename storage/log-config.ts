@@ -29,7 +29,14 @@ export interface LogConfig {
   preallocate: boolean;
   /** Kafka's message.downconversion.enable: whether Fetch v0-3 may convert v2 batches down for old consumers. */
   messageDownconversionEnable: boolean;
+  /** Kafka's compression.type: 'producer' keeps each batch's codec; a codec makes the log recompress clients' batches into it. */
+  compressionType: TopicCompression;
+  /** KIP-390's levels, used when the log recompresses: compression.gzip.level (-1: zlib's default) and compression.zstd.level. */
+  compressionGzipLevel: number;
+  compressionZstdLevel: number;
 }
+
+export type TopicCompression = 'producer' | 'uncompressed' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
 
 export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze<LogConfig>({
   segmentBytes: 1073741824,
@@ -53,4 +60,7 @@ export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze<LogConfig>(
   messageTimestampAfterMaxMs: Number.MAX_SAFE_INTEGER,
   preallocate: false,
   messageDownconversionEnable: true,
+  compressionType: 'producer',
+  compressionGzipLevel: -1,
+  compressionZstdLevel: 3,
 });

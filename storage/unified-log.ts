@@ -27,6 +27,7 @@ import {
 import { LogSegment, type AppendedBatch, type SegmentConfig } from './log-segment.js';
 import { LogSegments } from './log-segments.js';
 import type { LookupTrace } from './lookup-trace.js';
+import { recompressForTopic } from './log-recompression.js';
 import { LogValidator, type AppendOrigin } from './log-validator.js';
 import { ProducerStateManager, producerBatchOf, type CompletedTxn } from './producer-state-manager.js';
 import type { FetchAbortedTxn } from './transaction-index.js';
@@ -464,11 +465,13 @@ export class UnifiedLog implements Flushable {
     return { ...result, flushed };
   }
 
-  private append(records: Buffer, now: number, origin: AppendOrigin, transactionVersion: number, marker?: EndTxnMarker): AppendResult {
+  private append(received: Buffer, now: number, origin: AppendOrigin, transactionVersion: number, marker?: EndTxnMarker): AppendResult {
     this.checkOnline();
-    if (origin === 'client') this.checkFreeSpace(records.length);
-    const batches = LogValidator.validate(records, this.config, origin, {
-      topicPartition: `${this.topic}-${this.partition}`, now, readRecords: (batch) => decodeBatch(batch).records,
+    if (origin === 'client') this.checkFreeSpace(received.length);
+    const topicPartition = `${this.topic}-${this.partition}`;
+    let records = received;
+    let batches = LogValidator.validate(records, this.config, origin, {
+      topicPartition, now, readRecords: (batch) => decodeBatch(batch).records,
     });
     const first = batches[0];
     if (first.producerId >= 0) {
@@ -486,6 +489,9 @@ export class UnifiedLog implements Flushable {
         if (batches[i].producerId >= 0) this.producerStateManager.checkBatch(producerBatchOf(batches[i]), transactionVersion);
       }
     }
+    // The coordinator's markers and records are written as they are; clients' batches take the topic's codec.
+    const recompressed = origin === 'client' ? recompressForTopic(records, batches, this.config, topicPartition) : null;
+    if (recompressed) ({ records, batches } = recompressed);
     const logAppendTime = this.config.messageTimestampType === 'LogAppendTime';
     const firstOffset = this.nextOffset;
     let offset = firstOffset;

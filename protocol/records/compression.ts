@@ -20,21 +20,32 @@ export const DEFAULT_MAX_DECOMPRESSED_BYTES = 10 * 1048588;
 const GZIP_LEVEL = zlib.constants.Z_DEFAULT_COMPRESSION;
 const ZSTD_LEVEL = 3;
 
-const zstdEncoder = new zstd.Encoder(ZSTD_LEVEL);
+/** One encoder per zstd level in use: producers' default, and the topics' compression.zstd.level (KIP-390). */
+const zstdEncoders = new Map<number, zstd.Encoder>();
 const zstdDecoder = new zstd.Decoder();
 
-export function compress(type: CompressionType, data: Buffer): Buffer {
+function zstdEncoder(level: number): zstd.Encoder {
+  let encoder = zstdEncoders.get(level);
+  if (!encoder) zstdEncoders.set(level, (encoder = new zstd.Encoder(level)));
+  return encoder;
+}
+
+/**
+ * `level` is KIP-390's compression.gzip.level / compression.zstd.level (gzip -1: zlib's default). LZ4 is
+ * written by lz4_flex, which has a single (fast) mode, so compression.lz4.level does not apply.
+ */
+export function compress(type: CompressionType, data: Buffer, level?: number): Buffer {
   switch (type) {
     case CompressionType.None:
       return data;
     case CompressionType.Gzip:
-      return zlib.gzipSync(data, { level: GZIP_LEVEL });
+      return zlib.gzipSync(data, { level: level ?? GZIP_LEVEL });
     case CompressionType.Snappy:
       return snappy.compressSync(data, { copyOutputData: true });
     case CompressionType.Lz4:
       return lz4.compressFrameSync(data);
     case CompressionType.Zstd:
-      return zstdEncoder.encodeSync(data);
+      return zstdEncoder(level ?? ZSTD_LEVEL).encodeSync(data);
     default:
       throw new CorruptRecordError(`unknown compression type ${type as number}`);
   }

@@ -55,6 +55,8 @@ export interface BatchOptions {
   /** Absolute offsets and timestamps; offsets ascending, gaps allowed (compacted batches). */
   records: KafkaRecord[];
   compression?: CompressionType;
+  /** The codec's level (compress()); its default when absent. */
+  compressionLevel?: number;
   timestampType?: 'CreateTime' | 'LogAppendTime';
   producerId?: number;
   producerEpoch?: number;
@@ -172,7 +174,7 @@ export function encodeBatch(options: BatchOptions): Buffer {
   for (const r of records) if (r.timestamp > maxTimestamp) maxTimestamp = r.timestamp;
 
   const plainRecords = encodeRecords(records, baseOffset, baseTimestamp, lastOffsetDelta);
-  const body = compress(compression, plainRecords);
+  const body = compress(compression, plainRecords, options.compressionLevel);
   const batch = Buffer.allocUnsafe(BATCH_HEADER_SIZE + body.length);
   body.copy(batch, BATCH_HEADER_SIZE);
 

@@ -1,5 +1,6 @@
 import type { ProduceRequest } from '../../protocol/generated/ProduceRequest.js';
 import type { PartitionProduceResponse, ProduceResponse } from '../../protocol/generated/ProduceResponse.js';
+import { ATTRIBUTES, BATCH_LENGTH, COMPRESSION_MASK, CompressionType, LOG_OVERHEAD, MAGIC } from '../../protocol/records/batch-header.js';
 import { upConvertMessageSet } from '../../protocol/records/message-conversion.js';
 import { StorageResourceError } from '../../storage/errors.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
@@ -30,6 +31,28 @@ function errorCodeOf(err: unknown): number {
 
 /** Produce v3 is the first to carry record batch v2; v0-2 carry message sets (magic 0/1), converted on append. */
 const FIRST_V2_PRODUCE_VERSION = 3;
+/** Produce v7 is the first whose batches may be ZSTD-compressed (KIP-110). */
+const FIRST_ZSTD_PRODUCE_VERSION = 7;
+
+/**
+ * Kafka's ProduceRequest.validateRecords, which KafkaApis applies to each partition before the append and
+ * answers for that partition alone: from v3, exactly one record batch, of magic 2, and ZSTD only from v7.
+ * A batch too short to tell is left to the log's validation (CORRUPT_MESSAGE).
+ */
+function requestRecordsError(records: Buffer | null, version: number): { code: number; message: string } | null {
+  if (version < FIRST_V2_PRODUCE_VERSION) return null;
+  const refuse = (code: number, rule: string) => ({ code, message: `Produce requests with version ${version} ${rule}` });
+  if (records === null || records.length < LOG_OVERHEAD) return refuse(ErrorCode.INVALID_RECORD, 'must have at least one record batch per partition');
+  if (records.length < ATTRIBUTES + 2) return null;
+  if (records[MAGIC] !== 2) return refuse(ErrorCode.INVALID_RECORD, 'are only allowed to contain record batches with magic version 2');
+  if (version < FIRST_ZSTD_PRODUCE_VERSION && (records.readInt16BE(ATTRIBUTES) & COMPRESSION_MASK) === CompressionType.Zstd) {
+    return refuse(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, 'are not allowed to use ZStandard compression');
+  }
+  if (records.length - (records.readInt32BE(BATCH_LENGTH) + LOG_OVERHEAD) >= LOG_OVERHEAD) {
+    return refuse(ErrorCode.INVALID_RECORD, 'are only allowed to contain exactly one record batch per partition');
+  }
+  return null;
+}
 
 function appendAll(
   request: ProduceRequest, ctx: RequestContext, touched: UnifiedLog[], txnFailures: ReadonlyMap<string, VerificationFailure>,
@@ -46,6 +69,8 @@ function appendAll(
       if (!writable) return partitionResponse(p.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
       const log = broker.getLog(topicData.name, p.index);
       if (!log) return partitionResponse(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      const refused = requestRecordsError(Buffer.isBuffer(p.records) ? p.records : null, ctx.apiVersion);
+      if (refused) return partitionResponse(p.index, refused.code, refused.message);
       if (INTERNAL_TOPICS.has(topicData.name)) {
         return partitionResponse(p.index, ErrorCode.INVALID_TOPIC_EXCEPTION, 'Cannot append to internal topic');
       }

@@ -13,6 +13,8 @@ import { AclOperation, authorizeTopic } from '../security/authorization.js';
 const EMPTY_RECORDS = Buffer.alloc(0);
 const FIRST_SESSION_VERSION = 7;
 const FIRST_TOPIC_ID_VERSION = 13;
+/** Fetch v10 is the first a consumer sends knowing ZSTD batches (KIP-110). */
+const FIRST_ZSTD_FETCH_VERSION = 10;
 /** Kafka's IsolationLevel: READ_UNCOMMITTED 0, READ_COMMITTED 1. */
 const READ_COMMITTED = 1;
 
@@ -117,6 +119,10 @@ function readAll(
     if (!log) {
       const unknownTopic = version >= FIRST_TOPIC_ID_VERSION ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
       return { target, data: partitionData(target.partition, target.topic ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : unknownTopic), bytes: 0 };
+    }
+    // KafkaApis.maybeConvertFetchedData: a topic that recompresses to ZSTD is not served below Fetch v10 (KIP-110).
+    if (version < FIRST_ZSTD_FETCH_VERSION && log.config.compressionType === 'zstd') {
+      return { target, data: partitionData(target.partition, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE), bytes: 0 };
     }
     if (log.isOffline) return { target, data: partitionData(target.partition, ErrorCode.KAFKA_STORAGE_ERROR), bytes: 0 };
     const data = partitionData(target.partition, ErrorCode.NONE);
