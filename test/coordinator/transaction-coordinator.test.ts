@@ -150,7 +150,7 @@ describe('TransactionCoordinator', () => {
     expect(await coordinator.handleEndTransaction('tx', 100, 32766, true, 2)).toEqual({ errorCode: 0, producerId: 200, producerEpoch: 0 });
     // Above the data's 32766: a partition takes a version 2 marker only with an epoch above its producer's.
     expect(markers.written).toEqual([{ producerId: 100, producerEpoch: 32767, commit: true, transactionVersion: 2, partitions: ['out-0'] }]);
-    expect(coordinator.get('tx')).toMatchObject({ state: TransactionState.CompleteCommit, producerId: 200, producerEpoch: 0, previousProducerId: 100 });
+    expect(coordinator.get('tx')).toMatchObject({ state: TransactionState.CompleteCommit, producerId: 200, producerEpoch: 0, previousProducerId: 100, lastProducerEpoch: 32766 }); // the epoch the client last used, as Kafka's prepareComplete keeps it
     await coordinator.shutdown();
   });
 

@@ -182,13 +182,16 @@ export class TransactionMetadata {
     });
   }
 
-  /** Markers written: CompleteCommit/CompleteAbort, no partitions; a pending id rotation takes effect. */
+  /**
+   * Markers written: CompleteCommit/CompleteAbort, no partitions; a pending id rotation takes effect. The last
+   * producer epoch stays the one the client last used (32766 after an overflow), as in Kafka's prepareComplete.
+   */
   prepareComplete(now: number): TxnTransitMetadata {
     const state = this.state === S.PrepareCommit ? S.CompleteCommit : S.CompleteAbort;
     const rotate = this.clientTransactionVersion >= 2 && this.nextProducerId !== NO_PRODUCER_ID;
     return this.prepareTransitionTo({
       state, partitions: new Map(), txnLastUpdateTimestamp: now,
-      ...(rotate ? { producerId: this.nextProducerId, previousProducerId: this.producerId, nextProducerId: NO_PRODUCER_ID, producerEpoch: 0, lastProducerEpoch: NO_PRODUCER_EPOCH } : {}),
+      ...(rotate ? { producerId: this.nextProducerId, previousProducerId: this.producerId, nextProducerId: NO_PRODUCER_ID, producerEpoch: 0 } : {}),
     });
   }
 
