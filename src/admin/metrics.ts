@@ -2,7 +2,8 @@
 // in Prometheus style. Counters are bumped on the request path; log and group gauges are read from the
 // broker at scrape time, so they cost nothing between scrapes and vanish with deleted partitions.
 import { readdir } from 'node:fs/promises';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { BucketHistogram, type HistogramSeries } from './bucket-histogram.js';
 import type { DiskSpaceStatus } from '../../storage/disk-space-monitor.js';
 import { segmentFiles } from '../../storage/file-handle-cache.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
@@ -41,9 +42,9 @@ interface PartitionCounters {
 interface RequestSeries {
   readonly requests: Counter.Internal;
   readonly errors: Counter.Internal;
-  readonly latency: Histogram.Internal<'api'>;
+  readonly latency: HistogramSeries;
   /** Indexed as REQUEST_PHASES. */
-  readonly phases: ReadonlyArray<Histogram.Internal<'api'>>;
+  readonly phases: ReadonlyArray<HistogramSeries>;
 }
 
 export interface KafkiteMetricsOptions {
@@ -59,9 +60,9 @@ export class KafkiteMetrics implements BrokerMetrics {
   private readonly bytesOut: Counter<PartitionLabels>;
   private readonly requests: Counter<'api'>;
   private readonly requestErrors: Counter<'api'>;
-  private readonly requestLatency: Histogram<'api'>;
-  private readonly requestPhases: ReadonlyArray<Histogram<'api'>>;
-  private readonly flushLatency: Histogram;
+  private readonly requestLatency: BucketHistogram;
+  private readonly requestPhases: ReadonlyArray<BucketHistogram>;
+  private readonly flushLatency: BucketHistogram;
   private readonly authentications: Counter<'listener' | 'mechanism' | 'result'>;
   private readonly transactionsStarted: Counter;
   private readonly transactionsCommitted: Counter;
@@ -101,20 +102,13 @@ export class KafkiteMetrics implements BrokerMetrics {
       labelNames: ['api'],
       registers,
     });
-    this.requestLatency = new Histogram({
-      name: 'kafkite_request_duration_seconds',
-      help: 'Time from a decoded request to its response being ready, per API.',
-      labelNames: ['api'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.requestPhases = REQUEST_PHASES.map(([, name, help]) => new Histogram({ name, help, labelNames: ['api'], buckets: PHASE_BUCKETS, registers }));
-    this.flushLatency = new Histogram({
-      name: 'kafkite_log_flush_duration_seconds',
-      help: 'Duration of each log fdatasync (acks=all group commits and flush.ms/flush.messages flushes).',
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
+    this.requestLatency = new BucketHistogram(
+      'kafkite_request_duration_seconds', 'Time from a decoded request to its response being ready, per API.', 'api', LATENCY_BUCKETS, this.registry,
+    );
+    this.requestPhases = REQUEST_PHASES.map(([, name, help]) => new BucketHistogram(name, help, 'api', PHASE_BUCKETS, this.registry));
+    this.flushLatency = new BucketHistogram(
+      'kafkite_log_flush_duration_seconds', 'Duration of each log fdatasync (acks=all group commits and flush.ms/flush.messages flushes).', null, LATENCY_BUCKETS, this.registry,
+    );
     // Kafka's successful-authentication-total / failed-authentication-total (and the re-authentication pair).
     this.authentications = new Counter({
       name: 'kafkite_authentications_total',
