@@ -212,7 +212,8 @@ describe('admin http', () => {
         m = await scrape();
       }
       expect(m.get('kafkite_connections')).toBeGreaterThanOrEqual(50);
-      expect(m.get('kafkite_process_open_fds')).toBeGreaterThanOrEqual(before + 50);
+      // Some slack: the broker may close a few files meanwhile (the segments of the topic deleted above).
+      expect(m.get('kafkite_process_open_fds')).toBeGreaterThanOrEqual(before + 40);
       // The per-handle gauges (O(handles) at every scrape) are gone; the cheap total stays.
       expect([...m.keys()].some((k) => k.startsWith('kafkite_nodejs_active_handles'))).toBe(false);
       expect(m.get('kafkite_nodejs_active_resources_total')).toBeGreaterThanOrEqual(50);

@@ -114,8 +114,10 @@ describe(`many partitions with RLIMIT_NOFILE ${LIMIT}`, () => {
     const metadata = await again.send(3, 12, { topics: [{ topicId: '0'.repeat(32), name: 'starved' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
     expect(metadata.topics[0].errorCode).toBe(3); // UNKNOWN_TOPIC_OR_PARTITION
 
-    // The log dir stayed online; the broker said why, naming the limit.
-    const warnings = broker.logs.filter((l) => String(l.msg).startsWith('Too many open files'));
+    // The log dir stayed online; the broker said why, naming the limit (its log lines are buffered: waited for).
+    const isWarning = (l: { msg?: unknown }) => String(l.msg).startsWith('Too many open files');
+    for (let i = 0; i < 50 && !broker.logs.some(isWarning); i++) await sleep(100);
+    const warnings = broker.logs.filter(isWarning);
     expect(warnings).toHaveLength(1);
     expect(String(warnings[0]!.msg)).toContain(`soft limit ${LIMIT}`);
     expect(broker.logs.some((l) => /offline|all log dirs have failed/.test(String(l.msg)))).toBe(false);
