@@ -3,7 +3,7 @@
 // not in place). A batch in another codec is rebuilt record for record, keeping its producer id, epoch,
 // base sequence, transactional flag, timestamps and offset deltas, so that idempotence and transactions see
 // the batch the producer sent. The levels are KIP-390's compression.gzip.level and compression.zstd.level.
-import { BatchHeader, CompressionType } from '../protocol/records/batch-header.js';
+import { batchesIn, CompressionType, type BatchHeader } from '../protocol/records/batch-header.js';
 import { decodeBatch, encodeBatch } from '../protocol/records/record-batch.js';
 import { RecordTooLargeError } from './errors.js';
 import type { LogConfig, TopicCompression } from './log-config.js';
@@ -57,11 +57,5 @@ export function recompressForTopic(
     return batch;
   });
   const out = Buffer.concat(rebuilt);
-  const headers: BatchHeader[] = [];
-  let pos = 0;
-  for (const batch of rebuilt) {
-    headers.push(new BatchHeader(out, pos));
-    pos += batch.length;
-  }
-  return { records: out, batches: headers };
+  return { records: out, batches: [...batchesIn(out)] };
 }

@@ -8,23 +8,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { BatchHeader, batchesIn, CompressionType } from '../../protocol/records/batch-header.js';
 import { decodeBatch, encodeBatch, type KafkaRecord } from '../../protocol/records/record-batch.js';
-import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { brokerForFile } from '../helpers/broker-process.js';
 import { batchesOnDisk, compressibleValue } from '../helpers/disk-batches.js';
 import { kcat } from '../helpers/kcat.js';
 
-let broker: BrokerProcess;
+const brokerProcess = brokerForFile({ overrides: ['num.partitions=1'] });
 let client: WireClient;
 
 beforeAll(async () => {
-  broker = await startBroker({ overrides: ['num.partitions=1'] });
-  client = await WireClient.connect(broker.port);
+  client = await WireClient.connect(brokerProcess().port);
 });
 
-afterAll(async () => {
-  client?.close();
-  expect(await broker.stop()).toBe(0);
-  broker.cleanup();
-});
+afterAll(() => client?.close());
 
 async function createTopic(name: string, configs: Record<string, string>): Promise<void> {
   const res = await client.send(19, 7, {
@@ -54,7 +49,7 @@ async function fetch(topic: string, version: number): Promise<any> {
 
 /** The stored batches with their headers, read from the partition's .log files. */
 function storedHeaders(topic: string): BatchHeader[] {
-  const dir = join(broker.dataDir, `${topic}-0`);
+  const dir = join(brokerProcess().dataDir, `${topic}-0`);
   return readdirSync(dir).filter((f) => f.endsWith('.log')).sort().flatMap((f) => [...batchesIn(readFileSync(join(dir, f)))]);
 }
 
@@ -64,12 +59,12 @@ describe('compression.type on a topic', () => {
   it('stores what kcat sends uncompressed as zstd, and a consumer reads every record back', async () => {
     await createTopic('to-zstd', { 'compression.type': 'zstd' });
     const lines = Array.from({ length: 300 }, (_, i) => `k${i}:${compressibleValue(i)}`);
-    const res = await kcat(['-b', broker.bootstrap, '-P', '-t', 'to-zstd', '-K', ':', '-z', 'none'], lines.join('\n') + '\n');
+    const res = await kcat(['-b', brokerProcess().bootstrap, '-P', '-t', 'to-zstd', '-K', ':', '-z', 'none'], lines.join('\n') + '\n');
     expect(res.code, res.stderr).toBe(0);
-    const stored = batchesOnDisk(broker.dataDir, 'to-zstd');
+    const stored = batchesOnDisk(brokerProcess().dataDir, 'to-zstd');
     expect(stored.reduce((n, b) => n + b.records, 0)).toBe(300);
     expect(new Set(stored.map((b) => CompressionType[b.compression]))).toEqual(new Set(['Zstd']));
-    const consumed = await kcat(['-b', broker.bootstrap, '-C', '-t', 'to-zstd', '-e', '-q', '-f', '%k:%s\\n']);
+    const consumed = await kcat(['-b', brokerProcess().bootstrap, '-C', '-t', 'to-zstd', '-e', '-q', '-f', '%k:%s\\n']);
     expect(consumed.code, consumed.stderr).toBe(0);
     expect(consumed.stdout.split('\n').filter((l) => l.length > 0)).toEqual(lines);
   });
