@@ -7,6 +7,8 @@ import { AclOperation, authorizeGroup, authorizeTopic, authorizeTransactionalId 
 
 /** v5: transaction version 2, where this request also does AddOffsetsToTxn's work (KIP-890 part 2). */
 const FIRST_TV2_VERSION = 5;
+/** TxnOffsetCommit v4 is the first version whose clients know TRANSACTION_ABORTABLE (KIP-1050). */
+const FIRST_TRANSACTION_ABORTABLE_VERSION = 4;
 
 /**
  * Offsets committed inside a transaction: pending until its COMMIT marker. As in Kafka 4, the group's
@@ -44,7 +46,10 @@ export const handler: Handler<TxnOffsetCommitRequest, TxnOffsetCommitResponse> =
       verifyError = typeof verified === 'number' ? verified : verified.get(OFFSETS_TOPIC_NAME)!.get(offsetsPartition)!;
     }
     if (verifyError !== ErrorCode.NONE) {
-      const errorCode = verifyError === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : verifyError;
+      const errorCode = verifyError === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH
+        // KIP-1050: TRANSACTION_ABORTABLE from v4, INVALID_TXN_STATE before (Kafka's transactionSupportedOperation).
+        : verifyError === ErrorCode.TRANSACTION_ABORTABLE && ctx.apiVersion < FIRST_TRANSACTION_ABORTABLE_VERSION ? ErrorCode.INVALID_TXN_STATE
+        : verifyError;
       ctx.log.debug({ clientId: ctx.clientId, transactionalId: request.transactionalId, group: request.groupId, errorCode }, 'TxnOffsetCommit refused');
       return allWith(errorCode);
     }

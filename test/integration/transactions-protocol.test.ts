@@ -10,9 +10,9 @@ import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 
 const E = {
-  NONE: 0, UNKNOWN_TOPIC_OR_PARTITION: 3, OUT_OF_ORDER_SEQUENCE_NUMBER: 45, INVALID_PRODUCER_EPOCH: 47, INVALID_TXN_STATE: 48, INVALID_PRODUCER_ID_MAPPING: 49,
+  NONE: 0, UNKNOWN_TOPIC_OR_PARTITION: 3, NOT_ENOUGH_REPLICAS: 19, OUT_OF_ORDER_SEQUENCE_NUMBER: 45, INVALID_PRODUCER_EPOCH: 47, INVALID_TXN_STATE: 48, INVALID_PRODUCER_ID_MAPPING: 49,
   INVALID_TRANSACTION_TIMEOUT: 50, CONCURRENT_TRANSACTIONS: 51, OPERATION_NOT_ATTEMPTED: 55, UNSTABLE_OFFSET_COMMIT: 88,
-  PRODUCER_FENCED: 90, TRANSACTIONAL_ID_NOT_FOUND: 105,
+  PRODUCER_FENCED: 90, TRANSACTIONAL_ID_NOT_FOUND: 105, TRANSACTION_ABORTABLE: 120,
 } as const;
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 
@@ -133,6 +133,45 @@ function storedTransactionLog(transactionalId: string): Array<{ producerEpoch: n
 
 const STATUS = { Empty: 0, Ongoing: 1, PrepareAbort: 3, CompleteAbort: 5 } as const;
 
+/** A second connection producing a transaction's batches to one partition, one after another (acks=1). */
+class ProducerWhile {
+  /** Records appended, and the error codes of the batches refused. */
+  appended = 0;
+  readonly errors: number[] = [];
+
+  private constructor(
+    private readonly connection: WireClient,
+    private readonly transactionalId: string,
+    private readonly producerId: number,
+    private readonly producerEpoch: number,
+    private readonly topic: string,
+    private readonly partition: number,
+  ) {}
+
+  static async open(transactionalId: string, producerId: number, producerEpoch: number, topic: string, partition: number): Promise<ProducerWhile> {
+    return new ProducerWhile(await WireClient.connect(broker.port), transactionalId, producerId, producerEpoch, topic, partition);
+  }
+
+  /** Produces until `change` (a request on the other connection, its state record written and flushed) is answered; at least once. */
+  async produceWhile(change: Promise<unknown>): Promise<void> {
+    let answered = false;
+    void change.then(() => (answered = true), () => (answered = true));
+    do {
+      const res: any = await this.connection.send(0, 9, {
+        transactionalId: this.transactionalId, acks: 1, timeoutMs: 5000,
+        topicData: [{ name: this.topic, partitionData: [{ index: this.partition, records: txnBatch(this.producerId, this.producerEpoch, this.appended, ['v']) }] }],
+      });
+      const errorCode = res.responses[0].partitionResponses[0].errorCode;
+      if (errorCode === E.NONE) this.appended++;
+      else this.errors.push(errorCode);
+    } while (!answered);
+  }
+
+  close(): void {
+    this.connection.close();
+  }
+}
+
 describe('transaction coordinator over the wire', () => {
   it('InitProducerId bumps the epoch per call, fences the old producer, and refuses bad timeouts', async () => {
     const first = await initProducerId('wire-init');
@@ -185,10 +224,11 @@ describe('transaction coordinator over the wire', () => {
     expect(codes).toEqual({ 'tx-a': [E.OPERATION_NOT_ATTEMPTED], 'no-such-topic': [E.UNKNOWN_TOPIC_OR_PARTITION], 'tx-b': [E.UNKNOWN_TOPIC_OR_PARTITION] });
     expect(await describeTxn('wire-bad')).toMatchObject({ transactionState: 'Empty', topics: [] });
 
-    // A transactional batch for a partition not in the transaction (KIP-890 verification): INVALID_TXN_STATE, not appended.
+    // A transactional batch for a partition not in the transaction (KIP-890 verification), not appended:
+    // TRANSACTION_ABORTABLE from Produce v11 (KIP-1050), INVALID_TXN_STATE before.
     const hw = (await fetchPartitionState('tx-b', 0)).highWatermark;
-    const unverified = await produce('wire-bad', 'tx-b', 0, txnBatch(producerId, producerEpoch, 0, ['nope']));
-    expect(unverified.errorCode).toBe(E.INVALID_TXN_STATE);
+    expect((await produce('wire-bad', 'tx-b', 0, txnBatch(producerId, producerEpoch, 0, ['nope']))).errorCode).toBe(E.TRANSACTION_ABORTABLE);
+    expect((await produce('wire-bad', 'tx-b', 0, txnBatch(producerId, producerEpoch, 0, ['nope']), 10)).errorCode).toBe(E.INVALID_TXN_STATE);
     expect((await fetchPartitionState('tx-b', 0)).highWatermark).toBe(hw);
 
     // A stale epoch after a newer InitProducerId: fenced on every path, nothing appended or stored.
@@ -224,6 +264,7 @@ describe('transaction coordinator over the wire', () => {
       topics: [{ name: 'tx-a', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: 'm' }] }],
     });
     expect((await client.send(28, 3, commitReq(7))).topics[0].partitions[0].errorCode).toBe(E.INVALID_TXN_STATE);
+    expect((await client.send(28, 4, commitReq(7))).topics[0].partitions[0].errorCode).toBe(E.TRANSACTION_ABORTABLE);
     expect((await client.send(25, 3, { transactionalId: 'wire-offsets', producerId, producerEpoch, groupId: group })).errorCode).toBe(E.NONE);
     expect((await client.send(28, 3, commitReq(7))).topics[0].partitions[0].errorCode).toBe(E.NONE);
     const fetchOffsets = (requireStable: boolean) =>
@@ -368,6 +409,55 @@ describe('transaction coordinator over the wire', () => {
     // TxnOffsetCommit v5 from a fenced epoch stores nothing.
     expect((await client.send(28, 5, offsetsReq(e0, 9))).topics[0].partitions[0].errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
     expect(await fetchOffsets()).toMatchObject({ committedOffset: 2 });
+  });
+
+  it('verifies a produce against the partitions already added while another change of its transaction is being written, as Kafka does', async () => {
+    // The Java client sends AddOffsetsToTxn, or AddPartitionsToTxn for a new partition, while its batches for
+    // partitions already added are in flight. Kafka's handleVerifyPartitionsInTransaction ignores the pending
+    // change; failing those batches (NOT_ENOUGH_REPLICAS) made the client retry them after its backoff.
+    const { producerId, producerEpoch } = await initProducerId('wire-pipelined');
+    expect((await addPartitions('wire-pipelined', producerId, producerEpoch, [{ name: 'tx-a', partitions: [0] }])).resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode).toBe(E.NONE);
+    const hw = (await fetchPartitionState('tx-a', 0)).highWatermark;
+    const producer = await ProducerWhile.open('wire-pipelined', producerId, producerEpoch, 'tx-a', 0);
+    try {
+      for (let round = 0; round < 10; round++) {
+        const offsetsAdded = client.send(25, 3, { transactionalId: 'wire-pipelined', producerId, producerEpoch, groupId: `wire-pipelined-${round}` });
+        await producer.produceWhile(offsetsAdded);
+        expect((await offsetsAdded).errorCode).toBe(E.NONE);
+        const partitionAdded = addPartitions('wire-pipelined', producerId, producerEpoch, [{ name: 'tx-b', partitions: [round % 2] }]);
+        await producer.produceWhile(partitionAdded);
+        expect((await partitionAdded).resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode).toBe(E.NONE);
+      }
+    } finally {
+      producer.close();
+    }
+    expect(producer.errors).toEqual([]);
+    expect((await fetchPartitionState('tx-a', 0)).highWatermark).toBe(hw + producer.appended);
+    expect((await endTxn('wire-pipelined', producerId, producerEpoch, true)).errorCode).toBe(E.NONE);
+    const committed = await fetchPartitionState('tx-a', 0);
+    expect(committed.highWatermark).toBe(hw + producer.appended + 1);
+    expect(committed.lastStableOffset).toBe(committed.highWatermark);
+  });
+
+  it('never appends a produce racing EndTxn after the transaction\'s markers', async () => {
+    // Verification passes while an add is being written, not once the transaction has begun to end, and it is
+    // the last step before the append: a batch appended after the COMMIT marker would open a transaction the
+    // coordinator does not know, holding the last stable offset for good.
+    const { producerId, producerEpoch } = await initProducerId('wire-racing-end');
+    expect((await addPartitions('wire-racing-end', producerId, producerEpoch, [{ name: 'tx-b', partitions: [1] }])).resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode).toBe(E.NONE);
+    const producer = await ProducerWhile.open('wire-racing-end', producerId, producerEpoch, 'tx-b', 1);
+    try {
+      await producer.produceWhile(endTxn('wire-racing-end', producerId, producerEpoch, true));
+      await eventually(() => describeTxn('wire-racing-end'), (d: any) => d.transactionState === 'CompleteCommit');
+      await producer.produceWhile(Promise.resolve());
+    } finally {
+      producer.close();
+    }
+    expect(producer.errors.every((e) => e === E.NOT_ENOUGH_REPLICAS || e === E.INVALID_TXN_STATE)).toBe(true);
+    const state = await fetchPartitionState('tx-b', 1);
+    expect(state.lastStableOffset).toBe(state.highWatermark);
+    const last = [...batchesIn(state.records as Buffer)].at(-1)!;
+    expect(last).toMatchObject({ isControl: true, producerId });
   });
 });
 

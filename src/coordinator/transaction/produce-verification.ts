@@ -31,15 +31,20 @@ function transactionalProducerOf(records: unknown): { producerId: number; produc
   return { producerId: header.producerId, producerEpoch: header.producerEpoch };
 }
 
+/** Produce v11 is the first version whose clients know TRANSACTION_ABORTABLE (KIP-1050). */
+const FIRST_TRANSACTION_ABORTABLE_PRODUCE_VERSION = 11;
+
 /**
  * Errors the coordinator gives that a producer cannot act on are answered as Kafka's
- * AddPartitionsToTxnManager does: fencing as INVALID_PRODUCER_EPOCH, coordinator trouble as the
- * retriable NOT_ENOUGH_REPLICAS.
+ * AddPartitionsToTxnManager does: fencing as INVALID_PRODUCER_EPOCH, a partition not in the transaction
+ * as INVALID_TXN_STATE to clients older than KIP-1050, coordinator trouble as the retriable NOT_ENOUGH_REPLICAS.
  */
-function produceErrorOf(coordinatorError: number): number {
+function produceErrorOf(coordinatorError: number, apiVersion: number): number {
   switch (coordinatorError) {
     case E.PRODUCER_FENCED:
       return E.INVALID_PRODUCER_EPOCH;
+    case E.TRANSACTION_ABORTABLE:
+      return apiVersion >= FIRST_TRANSACTION_ABORTABLE_PRODUCE_VERSION ? E.TRANSACTION_ABORTABLE : E.INVALID_TXN_STATE;
     case E.CONCURRENT_TRANSACTIONS:
     case E.COORDINATOR_LOAD_IN_PROGRESS:
     case E.COORDINATOR_NOT_AVAILABLE:
@@ -70,10 +75,10 @@ export async function verifyTransactionalProduce(
 ): Promise<Map<string, VerificationFailure>> {
   const failures = new Map<string, VerificationFailure>();
   const fail = (topic: string, partition: number, error: number): void => {
-    const errorCode = produceErrorOf(error);
+    const errorCode = produceErrorOf(error, apiVersion);
     failures.set(`${topic}\0${partition}`, {
       errorCode,
-      errorMessage: errorCode === E.INVALID_TXN_STATE
+      errorMessage: error === E.TRANSACTION_ABORTABLE
         ? `Partition ${topic}-${partition} was not added to transaction ${transactionalId}`
         : `Transaction verification of ${topic}-${partition} for ${transactionalId} failed`,
     });
@@ -93,35 +98,36 @@ export async function verifyTransactionalProduce(
   if (transactionalId === null || transactional.length === 0) return failures;
   // Transaction version 2 has no AddPartitionsToTxn: Produce v12 must add, whatever
   // transaction.partition.verification.enable says (else no marker would ever reach the partition).
-  if (verificationEnabled || apiVersion >= FIRST_TV2_PRODUCE_VERSION) {
-    if (apiVersion >= FIRST_TV2_PRODUCE_VERSION) {
-      // One add for the request's partitions (one state record), answered before its flush.
-      const { producerId, producerEpoch } = transactional[0];
-      const partitions = new Map<string, Set<number>>();
-      for (const { topic, partition } of transactional) {
-        let set = partitions.get(topic);
-        if (!set) partitions.set(topic, (set = new Set()));
-        set.add(partition);
-      }
-      const error = await coordinator.handleAddPartitions(transactionalId, producerId, producerEpoch, partitions, 2, false);
-      if (error !== E.NONE) for (const { topic, partition } of transactional) fail(topic, partition, error);
-    } else {
-      // An add answered before it was applied (the previous transaction was completing) is applied first.
-      const applied = await coordinator.awaitStateDurable(transactionalId);
-      if (applied !== E.NONE) {
-        for (const { topic, partition } of transactional) fail(topic, partition, applied);
-        return failures;
-      }
-      for (const { topic, partition, producerId, producerEpoch } of transactional) {
-        const verified = coordinator.verifyPartitions(transactionalId, producerId, producerEpoch, new Map([[topic, new Set([partition])]]));
-        const error = typeof verified === 'number' ? verified : verified.get(topic)!.get(partition)!;
-        if (error !== E.NONE) fail(topic, partition, error);
-      }
+  const tv2 = apiVersion >= FIRST_TV2_PRODUCE_VERSION;
+  if (tv2) {
+    // One add for the request's partitions (one state record), answered before its flush.
+    const { producerId, producerEpoch } = transactional[0];
+    const partitions = new Map<string, Set<number>>();
+    for (const { topic, partition } of transactional) {
+      let set = partitions.get(topic);
+      if (!set) partitions.set(topic, (set = new Set()));
+      set.add(partition);
+    }
+    const error = await coordinator.handleAddPartitions(transactionalId, producerId, producerEpoch, partitions, 2, false);
+    if (error !== E.NONE) {
+      for (const { topic, partition } of transactional) fail(topic, partition, error);
+      return failures;
     }
   }
+  // The transaction's state records (adds answered before they were applied or flushed) applied and on disk.
   const durable = await coordinator.awaitStateDurable(transactionalId);
   if (durable !== E.NONE) {
-    for (const { topic, partition } of transactional) if (!failures.has(`${topic}\0${partition}`)) fail(topic, partition, durable);
+    for (const { topic, partition } of transactional) fail(topic, partition, durable);
+    return failures;
+  }
+  // Checked last, with no I/O before the append (Kafka's VerificationGuard): a transaction that began to end
+  // meanwhile is refused, so no batch lands after its markers.
+  if (verificationEnabled || tv2) {
+    for (const { topic, partition, producerId, producerEpoch } of transactional) {
+      const verified = coordinator.verifyPartitions(transactionalId, producerId, producerEpoch, new Map([[topic, new Set([partition])]]));
+      const error = typeof verified === 'number' ? verified : verified.get(topic)!.get(partition)!;
+      if (error !== E.NONE) fail(topic, partition, error);
+    }
   }
   return failures;
 }

@@ -275,17 +275,24 @@ export class TransactionCoordinator {
 
   /**
    * AddPartitionsToTxn v4+ with verifyOnly (KIP-890 part 1): which partitions are in the transaction.
-   * Returns one error for all, or per partition NONE / INVALID_TXN_STATE.
+   * Returns one error for all, or per partition NONE / TRANSACTION_ABORTABLE (KIP-1050; older requests map it to
+   * INVALID_TXN_STATE, as Kafka's AddPartitionsToTxnManager does). An add being written (AddOffsetsToTxn,
+   * other partitions) does not fail it: Kafka's handleVerifyPartitionsInTransaction checks the partitions applied
+   * so far, not the pending state. A pending end of the transaction or epoch bump does (CONCURRENT_TRANSACTIONS):
+   * its markers may be written before a batch verified now is appended, where Kafka's VerificationGuard refuses it.
    */
   verifyPartitions(transactionalId: string, producerId: number, producerEpoch: number, partitions: TxnPartitions): number | Map<string, Map<number, number>> {
     if (transactionalId === '') return E.INVALID_REQUEST;
     if (!this.active) return E.COORDINATOR_NOT_AVAILABLE;
     const txn = this.txnManager.get(transactionalId);
-    const error = this.validateProducer(txn, producerId, producerEpoch);
-    if (error !== E.NONE) return error;
+    if (!txn) return E.INVALID_PRODUCER_ID_MAPPING;
+    const identity = this.checkProducerIdentity(txn, producerId, producerEpoch);
+    if (identity !== E.NONE) return identity;
+    const ending = txn.pendingState !== null && txn.pendingState !== S.Ongoing;
+    if (ending || txn.state === S.PrepareCommit || txn.state === S.PrepareAbort) return E.CONCURRENT_TRANSACTIONS;
     const result = new Map<string, Map<number, number>>();
     for (const [topic, ids] of partitions) {
-      result.set(topic, new Map([...ids].map((id) => [id, txn!.hasPartition(topic, id) && txn!.state === S.Ongoing ? E.NONE : E.INVALID_TXN_STATE])));
+      result.set(topic, new Map([...ids].map((id) => [id, txn!.hasPartition(topic, id) && txn!.state === S.Ongoing ? E.NONE : E.TRANSACTION_ABORTABLE])));
     }
     return result;
   }
