@@ -454,6 +454,8 @@ describe('transaction coordinator over the wire', () => {
       producer.close();
     }
     expect(producer.errors.every((e) => e === E.NOT_ENOUGH_REPLICAS || e === E.INVALID_TXN_STATE)).toBe(true);
+    // The batch sent once the transaction was complete is refused: its partition is in no transaction.
+    expect(producer.errors.at(-1)).toBe(E.INVALID_TXN_STATE);
     const state = await fetchPartitionState('tx-b', 1);
     expect(state.lastStableOffset).toBe(state.highWatermark);
     const last = [...batchesIn(state.records as Buffer)].at(-1)!;
