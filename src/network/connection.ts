@@ -99,6 +99,8 @@ export class Connection {
   private sending = false;
   /** A flush is queued as a microtask (see respond). */
   private flushQueued = false;
+  /** A TCP_QUICKACK is queued for this microtask checkpoint (see ackReceived). */
+  private ackQueued = false;
   private closed = false;
   readonly remoteAddress: string;
   /** Set by authentication (SASL, or the TLS client certificate); ANONYMOUS until then. */
@@ -123,10 +125,17 @@ export class Connection {
    * Acknowledges the bytes received so far at once (TCP_QUICKACK) when a response will wait. Without it
    * the ACK rides on the response, and a client with Nagle's algorithm on (librdkafka before 2.10) holds
    * its next request until then: every acks=all produce would wait for the previous one's fdatasync.
+   * One setsockopt acknowledges everything read so far, so the requests of one read share it: it runs once
+   * the handlers they started have reached their first wait (a microtask later), not once per request.
    */
   private readonly ackReceived = (): void => {
-    const fd = this.opts.quickAck && !this.closed ? socketFd(this.socket) : undefined;
-    if (fd !== undefined) this.opts.quickAck!(fd);
+    if (this.ackQueued || !this.opts.quickAck) return;
+    this.ackQueued = true;
+    queueMicrotask(() => {
+      this.ackQueued = false;
+      const fd = this.closed ? undefined : socketFd(this.socket);
+      if (fd !== undefined) this.opts.quickAck!(fd);
+    });
   };
 
   get id(): number {
