@@ -452,7 +452,8 @@ Napi::Value RaiseOpenFileLimit(const Napi::CallbackInfo& info) {
 // its fdatasync, a fetch waiting for data): a client with Nagle's algorithm on (librdkafka's default
 // before 2.10, socket.nagle.disable=false) holds its next small request until the previous one is
 // acknowledged, so a delayed ACK would delay every request behind it by the flush. Not permanent in
-// Linux, hence once per read whose requests wait (Connection.ackReceived). False when the fd is not a TCP socket (or not Linux).
+// Linux, hence once per read whose requests wait (Connection.ackReceived). False when the fd is not a
+// TCP socket (or not Linux).
 Napi::Value QuickAck(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !isNonNegativeInteger(info[0])) return typeError(env, "quickAck(fd)");

@@ -290,9 +290,10 @@ export class TransactionCoordinator {
     if (identity !== E.NONE) return identity;
     const ending = txn.pendingState !== null && txn.pendingState !== S.Ongoing;
     if (ending || txn.state === S.PrepareCommit || txn.state === S.PrepareAbort) return E.CONCURRENT_TRANSACTIONS;
+    const ongoing = txn.state === S.Ongoing;
     const result = new Map<string, Map<number, number>>();
     for (const [topic, ids] of partitions) {
-      result.set(topic, new Map([...ids].map((id) => [id, txn!.hasPartition(topic, id) && txn!.state === S.Ongoing ? E.NONE : E.TRANSACTION_ABORTABLE])));
+      result.set(topic, new Map([...ids].map((id) => [id, ongoing && txn.hasPartition(topic, id) ? E.NONE : E.TRANSACTION_ABORTABLE])));
     }
     return result;
   }
