@@ -234,7 +234,7 @@ export class LogCleaner {
       const out = header.isControl ? filterControlBatch(header, buf, pass, log.config.deleteRetentionMs) : filterDataBatch(header, buf, latest, pass, pass.now - log.config.deleteRetentionMs);
       if (out === null) continue;
       const h = new BatchHeader(out, 0);
-      cleaned.append(out, [{ offsetInBuffer: 0, size: out.length, lastOffset: h.lastOffset, maxTimestamp: h.maxTimestamp }]);
+      cleaned.append(out, [{ offsetInBuffer: 0, size: out.length, baseOffset: h.baseOffset, lastOffset: h.lastOffset, maxTimestamp: h.maxTimestamp }]);
     }
     cleaned.onBecomeInactiveSegment();
     cleaned.log.flushSync();

@@ -9,6 +9,7 @@ import { FileRecords, type BatchLocation } from './file-records.js';
 import { logFile, offsetIndexFile, timeIndexFile, txnIndexFile } from './log-file-names.js';
 import type { LookupStep, LookupTrace } from './lookup-trace.js';
 import { OffsetIndex } from './offset-index.js';
+import { RecentBatches } from './recent-batches.js';
 import { TimeIndex, type TimestampOffset } from './time-index.js';
 import { TransactionIndex, type AbortedTxn } from './transaction-index.js';
 
@@ -25,6 +26,7 @@ export interface SegmentConfig {
 export interface AppendedBatch {
   offsetInBuffer: number;
   size: number;
+  baseOffset: number;
   lastOffset: number;
   maxTimestamp: number;
 }
@@ -56,6 +58,8 @@ export class LogSegment {
   private offsetIndex_: OffsetIndex | null = null;
   private timeIndex_: TimeIndex | null = null;
   private bytesSinceLastIndexEntry = 0;
+  /** The active segment's last appended batches (null once it rolled, or before it is opened for appends). */
+  private recentBatches: RecentBatches | null = null;
   private maxTimestampSoFar_: TimestampOffset | null = null;
   /** Max timestamp of the first batch, which time-based rolling counts from; undefined until read. */
   private firstBatchTimestamp: number | undefined;
@@ -242,6 +246,7 @@ export class LogSegment {
     this.maxTimestampSoFar_ = { timestamp: -1, offset: this.baseOffset };
     this.bytesSinceLastIndexEntry = 0;
     this.firstBatchTimestamp = undefined;
+    this.recentBatches?.clear();
     let validBytes = 0;
     let nextOffset = this.baseOffset;
     let reason: string | null = null;
@@ -295,12 +300,17 @@ export class LogSegment {
   openForAppend(): void {
     this.offsetIndex.openForAppend();
     this.timeIndex.openForAppend();
+    this.recentBatches = new RecentBatches();
   }
 
   append(records: Buffer, batches: readonly AppendedBatch[]): void {
     const position = this.log.append(records);
     if (position === 0 && batches.length > 0) this.firstBatchTimestamp = batches[0].maxTimestamp;
-    for (const b of batches) this.indexBatch(position + b.offsetInBuffer, b.size, b.lastOffset, b.maxTimestamp);
+    for (const b of batches) {
+      // Remembered first: the batch is in the file even if indexing it throws.
+      this.recentBatches?.push(position + b.offsetInBuffer, b.size, b.baseOffset, b.lastOffset, b.maxTimestamp);
+      this.indexBatch(position + b.offsetInBuffer, b.size, b.lastOffset, b.maxTimestamp);
+    }
   }
 
   /** Kafka's rule: an index entry for a batch once more than index.interval.bytes were appended since the last one. */
@@ -347,12 +357,19 @@ export class LogSegment {
     if (m.timestamp >= 0) this.timeIndex.maybeAppend(m.timestamp, m.offset, true);
     this.offsetIndex.closeForAppend();
     this.timeIndex.closeForAppend();
+    this.recentBatches = null;
   }
 
   // ---- reads ----
 
-  /** The first batch whose last offset is >= `offset`, found by index lookup and a bounded forward scan. */
+  /**
+   * The first batch whose last offset is >= `offset`, found by index lookup and a bounded forward scan,
+   * or among the recent batches without reading the file. A traced lookup (the console's) always takes
+   * the index and the scan, which show how the file is laid out.
+   */
   translateOffset(offset: number, startingPosition = 0, trace?: LookupTrace): BatchLocation | null {
+    const recent = trace ? undefined : this.recentBatches?.find(offset, startingPosition);
+    if (recent !== undefined) return recent;
     const entry = this.offsetIndex.lookup(offset, trace);
     const from = Math.max(entry.position, startingPosition);
     const scan = trace && this.scanStep('offset', from);
@@ -399,6 +416,8 @@ export class LogSegment {
   /** The largest batch boundary <= `limit`, scanning forward from the index entry nearest below it. */
   private batchBoundaryAtOrBefore(limit: number, from: number, trace?: LookupTrace): number {
     if (limit >= this.size) return this.size;
+    const recent = trace ? undefined : this.recentBatches?.boundaryAtOrBefore(limit);
+    if (recent !== undefined) return Math.max(recent, from);
     let pos = Math.max(this.offsetIndex.lookupByPosition(limit, trace).position, from);
     const scan = trace && this.scanStep('range-end', pos);
     for (let batch = this.log.batchAt(pos, limit); batch !== null; batch = this.log.batchAfter(batch, limit)) {

@@ -504,7 +504,7 @@ export class UnifiedLog implements Flushable {
       if (logAppendTime) batch.setLogAppendTime(now);
       const ts = batch.maxTimestamp;
       if (ts > maxTimestamp) maxTimestamp = ts;
-      appended.push({ offsetInBuffer: batch.pos, size: batch.sizeInBytes, lastOffset: batch.lastOffset, maxTimestamp: ts });
+      appended.push({ offsetInBuffer: batch.pos, size: batch.sizeInBytes, baseOffset: offset, lastOffset: batch.lastOffset, maxTimestamp: ts });
       recordCount += batch.recordsCount;
       offset = batch.lastOffset + 1;
     }
