@@ -281,6 +281,33 @@ describe('transaction coordinator over the wire', () => {
     expect(await fetchOffsets(true)).toMatchObject({ errorCode: E.NONE, committedOffset: 7 });
   });
 
+  it('commits TxnOffsetCommit offsets sent right before EndTxn, without waiting for their answer', async () => {
+    for (const [transactionalId, commitVersion, endVersion] of [['wire-offsets-pipelined', 3, 4], ['wire-offsets-pipelined-tv2', 5, 5]] as const) {
+      let { producerId, producerEpoch } = await initProducerId(transactionalId, 30000, 5);
+      const group = `${transactionalId}-group`;
+      const fetchOffsets = () =>
+        client.send(9, 7, { groupId: group, topics: [{ name: 'tx-a', partitionIndexes: [0] }], groups: [], requireStable: true }).then((r: any) => r.topics[0].partitions[0]);
+      for (const offset of [11, 12, 13]) {
+        // Transaction version 1 adds the group's partition with AddOffsetsToTxn; TxnOffsetCommit v5 adds it itself.
+        if (commitVersion < 5) expect((await client.send(25, 3, { transactionalId, producerId, producerEpoch, groupId: group })).errorCode).toBe(E.NONE);
+        const commit = client.send(28, commitVersion, {
+          transactionalId, groupId: group, producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+          topics: [{ name: 'tx-a', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+        });
+        const end = endTxn(transactionalId, producerId, producerEpoch, true, endVersion);
+        expect((await commit).topics[0].partitions[0].errorCode).toBe(E.NONE);
+        let ended: any = await end;
+        // The EndTxn may find the offsets' add still being written (CONCURRENT_TRANSACTIONS): a client retries it.
+        if (ended.errorCode === E.CONCURRENT_TRANSACTIONS) ended = await endTxn(transactionalId, producerId, producerEpoch, true, endVersion);
+        expect(ended.errorCode).toBe(E.NONE);
+        // EndTxn v5 answers with the epoch the next transaction uses (KIP-890 part 2).
+        if (endVersion >= 5) ({ producerId, producerEpoch } = ended);
+        // Committed and stable: offsets left pending after the markers would answer UNSTABLE_OFFSET_COMMIT for good.
+        expect(await eventually(fetchOffsets, (p: any) => p.errorCode === E.NONE && p.committedOffset === offset, 5000)).toMatchObject({ errorCode: E.NONE, committedOffset: offset });
+      }
+    }
+  });
+
   it('lists and describes transactions with state, producer id and duration filters', async () => {
     const a = await initProducerId('wire-list-1');
     const b = await initProducerId('wire-list-2');
