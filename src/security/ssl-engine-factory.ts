@@ -2,8 +2,9 @@
 // truststore as JKS (Kafka's default type), PKCS12 or PEM (file or inline), client auth, protocols, cipher suites.
 import { readFileSync } from 'node:fs';
 import { createPrivateKey } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { createSecureContext, type SecureContextOptions, type SecureVersion } from 'node:tls';
-import { toPem } from 'jks-js';
+import type * as JksJs from 'jks-js';
 import type { BrokerConfig } from '../../config/broker-config.js';
 import { SslPrincipalMapper, SslPrincipalMappingError } from './ssl-principal-mapper.js';
 
@@ -58,12 +59,17 @@ function readStoreFile(listenerName: string, key: string, path: string): Buffer 
   }
 }
 
+// Loaded on first use: jks-js and node-forge under it are 59 modules, about 50 ms of every start-up,
+// and only a listener with a JKS or PKCS12 store needs them.
+let jksJs: typeof JksJs | undefined;
+
 /** JKS and PKCS12 stores through jks-js (it tells the two apart by content, as Java's keystore loader does). */
 function javaStorePem(listenerName: string, store: 'keystore' | 'truststore', path: string, password: string, keyPassword?: string) {
   const bytes = readStoreFile(listenerName, `ssl.${store}.location`, path);
   const key = `ssl.${store}.password`;
+  jksJs ??= createRequire(import.meta.url)('jks-js') as typeof JksJs;
   try {
-    return toPem(bytes, password, keyPassword);
+    return jksJs.toPem(bytes, password, keyPassword);
   } catch (err) {
     throw new SslConfigError(listenerName, key, `cannot load ${path} (wrong password or not a keystore): ${(err as Error).message}`);
   }
