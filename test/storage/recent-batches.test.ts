@@ -19,7 +19,7 @@ afterEach(async () => {
 const cfg = config({ segmentBytes: 48 * 1024, indexIntervalBytes: 4096 });
 const MAX_BYTES = [1, 200, 1000, 5000, 1 << 20];
 
-/** Batches of 1-5 records of 20-219 bytes each: 9 to 1,100 bytes a batch. */
+/** Batches of 1-5 records of 20-219 bytes each: 88 to 1,196 bytes a batch. */
 function fill(target: UnifiedLog, batches: number): number[] {
   const lastOffsets: number[] = [];
   for (let i = 0; i < batches; i++) lastOffsets.push(target.appendAsLeader(batch(1 + (i % 5), { valueSize: 20 + ((i * 37) % 200) }), 1).lastOffset);
