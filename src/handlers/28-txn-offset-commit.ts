@@ -1,6 +1,7 @@
 import type { TxnOffsetCommitRequest } from '../../protocol/generated/TxnOffsetCommitRequest.js';
 import type { TxnOffsetCommitResponse } from '../../protocol/generated/TxnOffsetCommitResponse.js';
 import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
+import { verificationErrorFor } from '../coordinator/transaction/produce-verification.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
 import { AclOperation, authorizeGroup, authorizeTopic, authorizeTransactionalId } from '../security/authorization.js';
@@ -46,10 +47,7 @@ export const handler: Handler<TxnOffsetCommitRequest, TxnOffsetCommitResponse> =
       verifyError = typeof verified === 'number' ? verified : verified.get(OFFSETS_TOPIC_NAME)!.get(offsetsPartition)!;
     }
     if (verifyError !== ErrorCode.NONE) {
-      const errorCode = verifyError === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH
-        // KIP-1050: TRANSACTION_ABORTABLE from v4, INVALID_TXN_STATE before (Kafka's transactionSupportedOperation).
-        : verifyError === ErrorCode.TRANSACTION_ABORTABLE && ctx.apiVersion < FIRST_TRANSACTION_ABORTABLE_VERSION ? ErrorCode.INVALID_TXN_STATE
-        : verifyError;
+      const errorCode = verificationErrorFor(verifyError, ctx.apiVersion >= FIRST_TRANSACTION_ABORTABLE_VERSION);
       ctx.log.debug({ clientId: ctx.clientId, transactionalId: request.transactionalId, group: request.groupId, errorCode }, 'TxnOffsetCommit refused');
       return allWith(errorCode);
     }

@@ -35,23 +35,26 @@ function transactionalProducerOf(records: unknown): { producerId: number; produc
 const FIRST_TRANSACTION_ABORTABLE_PRODUCE_VERSION = 11;
 
 /**
- * Errors the coordinator gives that a producer cannot act on are answered as Kafka's
- * AddPartitionsToTxnManager does: fencing as INVALID_PRODUCER_EPOCH, a partition not in the transaction
- * as INVALID_TXN_STATE to clients older than KIP-1050, coordinator trouble as the retriable NOT_ENOUGH_REPLICAS.
+ * A failed verification as Kafka's AddPartitionsToTxnManager answers it to Produce and TxnOffsetCommit:
+ * fencing as INVALID_PRODUCER_EPOCH, a partition not in the transaction as INVALID_TXN_STATE to clients
+ * older than KIP-1050 (its transactionSupportedOperation); anything else as the coordinator gave it.
  */
+export function verificationErrorFor(coordinatorError: number, knowsTransactionAbortable: boolean): number {
+  if (coordinatorError === E.PRODUCER_FENCED) return E.INVALID_PRODUCER_EPOCH;
+  if (coordinatorError === E.TRANSACTION_ABORTABLE && !knowsTransactionAbortable) return E.INVALID_TXN_STATE;
+  return coordinatorError;
+}
+
+/** Produce also answers coordinator trouble as the retriable NOT_ENOUGH_REPLICAS, as Kafka's partition leader does. */
 function produceErrorOf(coordinatorError: number, apiVersion: number): number {
   switch (coordinatorError) {
-    case E.PRODUCER_FENCED:
-      return E.INVALID_PRODUCER_EPOCH;
-    case E.TRANSACTION_ABORTABLE:
-      return apiVersion >= FIRST_TRANSACTION_ABORTABLE_PRODUCE_VERSION ? E.TRANSACTION_ABORTABLE : E.INVALID_TXN_STATE;
     case E.CONCURRENT_TRANSACTIONS:
     case E.COORDINATOR_LOAD_IN_PROGRESS:
     case E.COORDINATOR_NOT_AVAILABLE:
     case E.NOT_COORDINATOR:
       return E.NOT_ENOUGH_REPLICAS;
     default:
-      return coordinatorError;
+      return verificationErrorFor(coordinatorError, apiVersion >= FIRST_TRANSACTION_ABORTABLE_PRODUCE_VERSION);
   }
 }
 
