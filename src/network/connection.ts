@@ -9,7 +9,7 @@ import { NO_RESPONSE, type RequestContext, type RequestTiming } from '../handler
 import type { FrameBufferPool } from './frame-buffer-pool.js';
 import type { RequestMemoryPool } from './request-memory-pool.js';
 import type { ResponseSender } from './response-sender.js';
-import { socketFd } from './sendfile-sender.js';
+import { tcpFd } from './sendfile-sender.js';
 import { installUserBufferReads, takeBuffered } from './user-buffer-reads.js';
 import { ANONYMOUS, principalToString, type KafkaPrincipal } from '../security/principal.js';
 import { SASL_AUTHENTICATE, SASL_HANDSHAKE, SaslServerAuthenticator, type KafkaReply, type TokenOutcome } from '../security/sasl/sasl-server-authenticator.js';
@@ -125,6 +125,7 @@ export class Connection {
    * Acknowledges the bytes received so far at once (TCP_QUICKACK) when a response will wait. Without it
    * the ACK rides on the response, and a client with Nagle's algorithm on (librdkafka before 2.10) holds
    * its next request until then: every acks=all produce would wait for the previous one's fdatasync.
+   * TLS connections too: the option is set on the TCP socket under the TLS one.
    * One setsockopt acknowledges everything read so far, so the requests of one read share it: it runs once
    * the handlers they started have reached their first wait (a microtask later), not once per request.
    */
@@ -133,7 +134,7 @@ export class Connection {
     this.ackQueued = true;
     queueMicrotask(() => {
       this.ackQueued = false;
-      const fd = this.closed ? undefined : socketFd(this.socket);
+      const fd = this.closed ? undefined : tcpFd(this.socket);
       if (fd !== undefined) this.opts.quickAck!(fd);
     });
   };

@@ -76,11 +76,18 @@ export function createResponseSender(opts: { zeroCopy: boolean; log: Logger }): 
  */
 const SEND_NOW_MAX_FILE_BYTES = 4 * 1024 * 1024;
 
-/** The kernel fd of a plain TCP socket; undefined for TLS or handles without one (use the fallback). */
-export function socketFd(socket: Socket): number | undefined {
-  if (socket instanceof TLSSocket) return undefined;
+/**
+ * The kernel fd of the TCP connection under a socket, TLS or not (a TLSSocket's handle reports its TCP
+ * socket's fd), for socket options; undefined for handles without one.
+ */
+export function tcpFd(socket: Socket): number | undefined {
   const fd = (socket as Socket & { _handle?: { fd?: number } | null })._handle?.fd;
   return typeof fd === 'number' && fd >= 0 ? fd : undefined;
+}
+
+/** The kernel fd of a plain TCP socket, to send to; undefined for TLS (whose bytes must be encrypted) or handles without one (use the fallback). */
+function socketFd(socket: Socket): number | undefined {
+  return socket instanceof TLSSocket ? undefined : tcpFd(socket);
 }
 
 /**

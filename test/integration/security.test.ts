@@ -1,5 +1,6 @@
 // Listeners, TLS and SASL with stock clients: kcat (librdkafka), kafkajs and @platformatic/kafka produce and
 // consume on every listener type; mTLS, wrong passwords, SCRAM users added and removed live, restarts.
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Consumer, Producer, stringDeserializers, stringSerializers } from '@platformatic/kafka';
@@ -237,5 +238,46 @@ describe('SCRAM users managed live', () => {
     const wrong = await WireClient.connect(sb.ports.SASL_PLAINTEXT);
     await expect(saslAuthenticate(wrong, 'SCRAM-SHA-256', 'grace', 'guess')).rejects.toBeInstanceOf(SaslFailure);
     wrong.close();
+  });
+});
+
+describe('a parked request over TLS', () => {
+  /** The client socket's segments the broker's kernel has not acknowledged yet (`ss -ti`'s unacked). */
+  function unackedSegments(client: WireClient): number {
+    const out = execFileSync('ss', ['-tinH', 'state', 'established', `( sport = :${client.socket.localPort} )`], { encoding: 'utf8' });
+    return Number(/unacked:(\d+)/.exec(out)?.[1] ?? 0);
+  }
+
+  // A client with Nagle's algorithm on (librdkafka before 2.10; Node's default) holds its next small request
+  // until the last one is acknowledged. The broker acknowledges a request whose answer waits at once
+  // (TCP_QUICKACK, on the TCP socket under the TLS one), not with the answer.
+  it.each(['PLAINTEXT', 'SSL'] as const)('is acknowledged at once on %s, before its answer', async (listener) => {
+    const admin = await WireClient.connect(sb.ports.PLAINTEXT);
+    expect((await admin.send(19, 7, {
+      topics: [{ name: 'parked-fetch', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false,
+    })).topics[0].errorCode).toBeOneOf([0, 36]);
+    admin.close();
+    const client = listener === 'SSL' ? await tlsWireClient(sb.ports.SSL, certs) : await WireClient.connect(sb.ports.PLAINTEXT);
+    const unacked: number[] = [];
+    try {
+      for (let i = 0; i < 8; i++) {
+        // Quick round trips first, as a busy client's: they put the broker's side in delayed-ACK mode.
+        for (let j = 0; j < 3; j++) await client.send(18, 3, { clientSoftwareName: 'test', clientSoftwareVersion: '1' });
+        const started = performance.now();
+        const parked = client.send(1, 12, {
+          clusterId: null, replicaId: -1, replicaState: { replicaId: -1, replicaEpoch: -1 }, maxWaitMs: 300, minBytes: 1, maxBytes: 1 << 20,
+          isolationLevel: 0, sessionId: 0, sessionEpoch: -1, forgottenTopicsData: [], rackId: '',
+          topics: [{ topic: 'parked-fetch', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 1 << 20 }] }],
+        });
+        await new Promise((r) => setTimeout(r, 25));
+        unacked.push(unackedSegments(client));
+        await parked;
+        expect(performance.now() - started).toBeGreaterThanOrEqual(250); // it did wait for data
+      }
+    } finally {
+      client.close();
+    }
+    // Without the quick ACK every probe finds the request unacknowledged (the delayed ACK rides on the answer).
+    expect(unacked.filter((n) => n > 0).length, `unacked per probe: ${unacked.join(',')}`).toBeLessThanOrEqual(1);
   });
 });
