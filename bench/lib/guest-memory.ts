@@ -3,7 +3,9 @@
 // fault on the host: `dd` of 1 GB into a new file took 2.6 s of system time after 20 s idle, and 0.2 s
 // right after a file of the same size was deleted. A broker writes every produced byte into new page-cache
 // pages, so it pays that price per byte; librdkafka's mock keeps a bounded in-memory log (its RSS grew 18 MB
-// per 400 MB produced) and does not. Benches that compare the two recycle memory before each side's run.
+// per 400 MB produced) and does not. The fault lands in whatever the guest was running: system time for a
+// page-cache write, user time for a Buffer first filled in JS. Benches whose figures compare runs recycle
+// memory before each measured run (produce-vs-mock, fetch-cpu).
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
