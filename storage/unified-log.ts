@@ -363,9 +363,16 @@ export class UnifiedLog implements Flushable {
     }
     for (const seg of rebuild) seg.txnIndex.reset();
     for (const segment of this.segments.segmentsFrom(from)) {
-      const start = segment.baseOffset >= from ? null : segment.translateOffset(from);
+      let replayFrom = 0;
+      if (segment.baseOffset < from) {
+        // No batch here reaches `from` (a snapshot at the log end, as after a clean close): nothing to
+        // replay, where position 0 would read every batch header of the segment.
+        const start = segment.translateOffset(from);
+        if (start === null) continue;
+        replayFrom = start.position;
+      }
       const rebuilding = rebuild.has(segment);
-      for (const { position, header } of segment.log.headersFrom(start?.position ?? 0)) {
+      for (const { position, header } of segment.log.headersFrom(replayFrom)) {
         if (header.producerId < 0 || header.lastOffset < from) continue;
         const completed = this.producerStateManager.update(producerBatchOf(header), header.isControl ? this.markerAt(segment, position, header) : undefined);
         if (rebuilding && completed !== null) this.maybeIndexAbortedTxn(segment, completed);

@@ -14,6 +14,7 @@ import {
   OutOfOrderSequenceError,
   RecordTooLargeError,
 } from '../../storage/errors.js';
+import { scanCounters } from '../../storage/file-records.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
 import { batch, config, openLog, readSlice, tempDir } from './helpers.js';
 
@@ -289,6 +290,27 @@ describe('producer snapshots', () => {
     expect(dup.firstOffset).toBe(10);
     expect(() => log!.appendAsLeader(batch(1, { producerId: 3, producerEpoch: 1, baseSequence: 13 }), 0)).toThrow(OutOfOrderSequenceError);
     expect(log.appendAsLeader(batch(1, { producerId: 3, producerEpoch: 1, baseSequence: 12 }), 0).firstOffset).toBe(12);
+  });
+});
+
+describe('loading after a clean close', () => {
+  it('replays nothing past a producer snapshot at the log end: a few header reads, not one per batch', async () => {
+    dir = tempDir();
+    log = openLog(dir, config());
+    for (let i = 0; i < 2000; i++) log.appendAsLeader(batch(1, { valueSize: 400 }), 0);
+    for (let seq = 0; seq < 4; seq++) log.appendAsLeader(batch(1, { producerId: 9, producerEpoch: 0, baseSequence: seq }), 0);
+    expect(log.segments.size).toBe(1);
+    const end = log.logEndOffset;
+    const logDir = log.dir;
+    await log.close();
+    expect(fs.readdirSync(logDir).filter((f) => f.endsWith('.snapshot'))).toEqual([`${String(end).padStart(20, '0')}.snapshot`]);
+    const before = scanCounters.headerReads;
+    log = openLog(dir, config(), { recoveryPoint: end, hadCleanShutdown: true });
+    // The index tail check walks at most about index.interval.bytes of batches; the replay walks none.
+    expect(scanCounters.headerReads - before).toBeLessThan(20);
+    // The producer state came from the snapshot: the next sequence is accepted, a duplicate is answered as one.
+    expect(log.appendAsLeader(batch(1, { producerId: 9, producerEpoch: 0, baseSequence: 3 }), 0).firstOffset).toBe(end - 1);
+    expect(log.appendAsLeader(batch(1, { producerId: 9, producerEpoch: 0, baseSequence: 4 }), 0).firstOffset).toBe(end);
   });
 });
 
