@@ -77,11 +77,11 @@ function readSliceSync(slice: FileSlice, out: Buffer, at: number): void {
  */
 export class CopyingResponseSender implements ResponseSender {
   send(socket: Socket, chunks: ReadonlyArray<Buffer | FileSlice>): Promise<void> | undefined {
-    const fileBytes = fileBytesOf(chunks);
-    if (fileBytes === 0) {
-      writeAll(socket, chunks as ReadonlyArray<Buffer>);
+    if (chunks.every((c) => Buffer.isBuffer(c))) {
+      writeAll(socket, chunks);
       return undefined;
     }
+    const fileBytes = fileBytesOf(chunks);
     let length = 0;
     for (const c of chunks) length += c.length;
     const out = Buffer.allocUnsafe(length);

@@ -144,6 +144,8 @@ describe('copying sender', () => {
     // Built in the test: the file is opened in beforeAll.
     ['small, read on the JS thread', () => [Buffer.from('header'), slice(10, 3000), Buffer.from('next'), Buffer.alloc(0), slice(70_000, 500)]],
     ['large, read on the pool', () => [Buffer.from('header'), slice(10, 300_000), Buffer.from('next'), slice(2_000_000, 1_000_000)]],
+    // A fetch whose first batch is over its partition's limit reads nothing (LogSegment.read).
+    ['only empty slices', () => [Buffer.from('header'), slice(10, 0), Buffer.from('next'), slice(500, 0)]],
   ] as Array<[string, () => Array<Buffer | FileSlice>]>)('writes a response with file data as one buffer (%s)', async (_what, makeBatch) => {
     const batch = makeBatch();
     const { serverSide, client } = await connectPair();
