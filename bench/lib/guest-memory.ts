@@ -13,7 +13,7 @@ const CHUNK = Buffer.alloc(1 << 20, 0x77);
 
 /** Writes a file of `bytes` in `dir` and deletes it, so that the page allocations of the next seconds reuse memory the guest still holds. */
 export function recycleGuestMemory(dir: string, bytes: number): void {
-  const path = join(dir, 'recycled-memory.bin');
+  const path = join(dir, `recycled-memory-${process.pid}.bin`);
   const fd = openSync(path, 'w');
   try {
     for (let written = 0; written < bytes; ) written += writeSync(fd, CHUNK);
