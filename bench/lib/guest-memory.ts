@@ -5,7 +5,7 @@
 // pages, so it pays that price per byte; librdkafka's mock keeps a bounded in-memory log (its RSS grew 18 MB
 // per 400 MB produced) and does not. The fault lands in whatever the guest was running: system time for a
 // page-cache write, user time for a Buffer first filled in JS. Benches whose figures compare runs recycle
-// memory before each measured run (produce-vs-mock, fetch-cpu).
+// memory before each measured run (produce-vs-mock, fetch-cpu, the security bench's produce runs).
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
