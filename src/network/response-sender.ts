@@ -77,13 +77,19 @@ function readSliceSync(slice: FileSlice, out: Buffer, at: number): void {
  */
 export class CopyingResponseSender implements ResponseSender {
   send(socket: Socket, chunks: ReadonlyArray<Buffer | FileSlice>): Promise<void> | undefined {
-    if (chunks.every((c) => Buffer.isBuffer(c))) {
-      writeAll(socket, chunks);
+    let length = 0;
+    let fileBytes = 0;
+    let slices = 0;
+    for (const c of chunks) {
+      length += c.length;
+      if (Buffer.isBuffer(c)) continue;
+      fileBytes += c.length;
+      slices++;
+    }
+    if (slices === 0) {
+      writeAll(socket, chunks as ReadonlyArray<Buffer>);
       return undefined;
     }
-    const fileBytes = fileBytesOf(chunks);
-    let length = 0;
-    for (const c of chunks) length += c.length;
     const out = Buffer.allocUnsafe(length);
     const reads: Array<Promise<void>> = [];
     let at = 0;

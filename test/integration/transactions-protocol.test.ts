@@ -305,7 +305,7 @@ describe('transaction coordinator over the wire', () => {
         // EndTxn v5 answers with the epoch the next transaction uses (KIP-890 part 2).
         if (endVersion >= 5) ({ producerId, producerEpoch } = ended);
         // Committed and stable: offsets left pending after the markers would answer UNSTABLE_OFFSET_COMMIT for good.
-        await eventually(fetchOffsets, (p: any) => p.errorCode === E.NONE && p.committedOffset === offset, 5000);
+        expect(await eventually(fetchOffsets, (p: any) => p.errorCode === E.NONE && p.committedOffset === offset, 5000)).toMatchObject({ errorCode: E.NONE, committedOffset: offset });
       }
     }
   });
