@@ -7,10 +7,11 @@
 // us allocate gigabytes. The bound may exceed the true size by up to one block per frame (4 MiB at
 // most for LZ4). The default cap is 10 × message.max.bytes' default (1048588): far above what
 // producers' batch.size makes, so real batches are not refused.
+import { createRequire } from 'node:module';
 import zlib from 'node:zlib';
-import zstd from '@toondepauw/node-zstd';
-import lz4 from 'lz4-napi';
-import snappy from 'snappy';
+import type * as Zstd from '@toondepauw/node-zstd';
+import type * as Lz4 from 'lz4-napi';
+import type * as Snappy from 'snappy';
 import { CompressionType } from './batch-header.js';
 import { CorruptRecordError, RecordTooLargeError } from './errors.js';
 
@@ -20,13 +21,23 @@ export const DEFAULT_MAX_DECOMPRESSED_BYTES = 10 * 1048588;
 const GZIP_LEVEL = zlib.constants.Z_DEFAULT_COMPRESSION;
 const ZSTD_LEVEL = 3;
 
-/** One encoder per zstd level in use: producers' default, and the topics' compression.zstd.level (KIP-390). */
-const zstdEncoders = new Map<number, zstd.Encoder>();
-const zstdDecoder = new zstd.Decoder();
+// The three native codecs are loaded on first use: a broker whose clients do not compress never maps
+// them (with their JS, about 3 MB of an idle broker's RSS). require() keeps the codec paths synchronous.
+const load = createRequire(import.meta.url);
+let snappyModule: typeof Snappy | undefined;
+let lz4Module: typeof Lz4 | undefined;
+let zstdModule: typeof Zstd | undefined;
+const snappy = (): typeof Snappy => (snappyModule ??= load('snappy') as typeof Snappy);
+const lz4 = (): typeof Lz4 => (lz4Module ??= load('lz4-napi') as typeof Lz4);
+const zstd = (): typeof Zstd => (zstdModule ??= load('@toondepauw/node-zstd') as typeof Zstd);
 
-function zstdEncoder(level: number): zstd.Encoder {
+/** One encoder per zstd level in use: producers' default, and the topics' compression.zstd.level (KIP-390). */
+const zstdEncoders = new Map<number, Zstd.Encoder>();
+let zstdDecoder: Zstd.Decoder | undefined;
+
+function zstdEncoder(level: number): Zstd.Encoder {
   let encoder = zstdEncoders.get(level);
-  if (!encoder) zstdEncoders.set(level, (encoder = new zstd.Encoder(level)));
+  if (!encoder) zstdEncoders.set(level, (encoder = new (zstd().Encoder)(level)));
   return encoder;
 }
 
@@ -41,9 +52,9 @@ export function compress(type: CompressionType, data: Buffer, level?: number): B
     case CompressionType.Gzip:
       return zlib.gzipSync(data, { level: level ?? GZIP_LEVEL });
     case CompressionType.Snappy:
-      return snappy.compressSync(data, { copyOutputData: true });
+      return snappy().compressSync(data, { copyOutputData: true });
     case CompressionType.Lz4:
-      return lz4.compressFrameSync(data);
+      return lz4().compressFrameSync(data);
     case CompressionType.Zstd:
       return zstdEncoder(level ?? ZSTD_LEVEL).encodeSync(data);
     default:
@@ -90,9 +101,9 @@ function decompressBounded(type: CompressionType, data: Buffer): Buffer {
     case CompressionType.Snappy:
       return isXerialFramed(data) ? xerialSnappyDecompress(data) : snappyUncompress(data);
     case CompressionType.Lz4:
-      return lz4.decompressFrameSync(data);
+      return lz4().decompressFrameSync(data);
     case CompressionType.Zstd:
-      return zstdDecoder.decodeSync(data);
+      return (zstdDecoder ??= new (zstd().Decoder)()).decodeSync(data);
     default:
       throw new CorruptRecordError(`unknown compression type ${type as number}`);
   }
@@ -151,7 +162,7 @@ function xerialSnappyDecompress(data: Buffer): Buffer {
 
 /** copyOutputData: a V8-owned copy is faster than napi's external buffers, which load the GC. */
 function snappyUncompress(block: Buffer): Buffer {
-  return snappy.uncompressSync(block, { asBuffer: true, copyOutputData: true }) as Buffer;
+  return snappy().uncompressSync(block, { asBuffer: true, copyOutputData: true }) as Buffer;
 }
 
 /** A raw snappy block starts with its uncompressed length as an unsigned varint (at most 32 bits). */
