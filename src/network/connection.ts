@@ -6,7 +6,7 @@ import { API_KEYS, requestHeaderVersion, responseHeaderVersion } from '../../pro
 import type { Broker } from '../broker.js';
 import { HANDLERS, unsupportedApiVersionsResponse } from '../handlers/index.js';
 import { NO_RESPONSE, type RequestContext, type RequestTiming } from '../handlers/handler.js';
-import type { FrameBufferPool } from './frame-buffer-pool.js';
+import type { BufferPool } from './buffer-pool.js';
 import type { RequestMemoryPool } from './request-memory-pool.js';
 import type { ResponseSender } from './response-sender.js';
 import { tcpFd } from './sendfile-sender.js';
@@ -51,7 +51,7 @@ export interface ConnectionOptions {
   /** queued.max.request.bytes, shared by every connection. */
   memoryPool: RequestMemoryPool;
   /** Reused buffers for Produce frames that span socket chunks, shared by every connection. */
-  framePool: FrameBufferPool;
+  framePool: BufferPool;
   /**
    * Plain TCP listeners: the buffer every connection reads into when not reading a large frame directly
    * (user-buffer-reads.ts). Shared: what a read leaves in it is processed or copied before the next.
@@ -280,7 +280,9 @@ export class Connection {
       }
       const take = Math.min(want, available);
       if (this.frameBuffer === null) {
-        // The first bytes of the frame are the API key; only Produce frames are pooled (see FrameBufferPool).
+        // The first bytes of the frame are the API key. Only Produce frames are pooled: their handler keeps
+        // nothing of the request once it has answered (the records are in the log by then); a frame goes
+        // back only after its handler finished, never on an error path.
         this.frameBufferPooled = take >= 2 && chunk.readInt16BE(pos) === PRODUCE_KEY;
         this.frameBuffer = this.frameBufferPooled ? this.opts.framePool.take(this.frameSize) : Buffer.allocUnsafe(this.frameSize);
       }

@@ -10,7 +10,7 @@ import type { SaslListenerConfig } from '../security/sasl/sasl-listener-config.j
 import type { ListenerSsl } from '../security/ssl-engine-factory.js';
 import { rfc2253SubjectOf, SslPrincipalMappingError } from '../security/ssl-principal-mapper.js';
 import { Connection } from './connection.js';
-import { FrameBufferPool } from './frame-buffer-pool.js';
+import { BufferPool } from './buffer-pool.js';
 import { RequestMemoryPool } from './request-memory-pool.js';
 import { loadSendfileAddon } from './sendfile-sender.js';
 import type { ResponseSender } from './response-sender.js';
@@ -61,7 +61,7 @@ export class SocketServer {
   private readonly perIp = new Map<string, number>();
   private readonly memoryPool: RequestMemoryPool;
   /** 2 MiB holds any Produce request within librdkafka's and Kafka's default 1 MB message.max.bytes. */
-  private readonly framePool = new FrameBufferPool(2 << 20, 8);
+  private readonly framePool = new BufferPool(2 << 20, 8);
   /** What plain TCP connections read into (Connection's receiveScratch): one buffer, always mapped. */
   private readonly receiveScratch = Buffer.allocUnsafeSlow(64 << 10);
   /** Accepted at max.connections: not read until a slot frees up. */

@@ -1,5 +1,5 @@
 // Produce requests bigger than a socket read arrive in many chunks and are assembled in reused frame
-// buffers (src/network/frame-buffer-pool.ts). Whatever the assembly, what lands on disk must be the
+// buffers (src/network/buffer-pool.ts). Whatever the assembly, what lands on disk must be the
 // bytes the client sent: checked here on the .log and .index files themselves, with pipelined requests
 // (several frames in flight, buffers reused between them), several batches and partitions per request,
 // compressed batches, and with kcat as a real client.
@@ -12,7 +12,7 @@ import { batchesIn, CompressionType } from '../../protocol/records/batch-header.
 import { encodeBatch, type KafkaRecord } from '../../protocol/records/record-batch.js';
 import { BenchConnection } from '../../bench/lib/wire.js';
 import { createTopic } from '../../bench/loadgen.js';
-import { FrameBufferPool } from '../../src/network/frame-buffer-pool.js';
+import { BufferPool } from '../../src/network/buffer-pool.js';
 import { REPO_ROOT, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { batchesOnDisk } from '../helpers/disk-batches.js';
 import { kcat } from '../helpers/kcat.js';
@@ -46,9 +46,9 @@ function batchOf(count: number, valueBytes: number, compression: CompressionType
   return encodeBatch({ baseOffset: 0, records, compression });
 }
 
-describe('FrameBufferPool', () => {
+describe('BufferPool', () => {
   it('reuses a given-back buffer, keeps at most maxFree, and never pools what it did not lend', () => {
-    const pool = new FrameBufferPool(1024, 1);
+    const pool = new BufferPool(1024, 1);
     const a = pool.take(600);
     expect(a.length).toBe(600);
     pool.give(a);

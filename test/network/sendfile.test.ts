@@ -77,6 +77,9 @@ function readAll(client: Socket, total: number, delayMs = 0): Promise<Buffer> {
   });
 }
 
+type WriteCallback = (err?: Error | null) => void;
+type WriteFn = (chunk: Buffer, done?: WriteCallback) => boolean;
+
 function slice(position: number, length: number): FileSlice {
   return { fd, position, length };
 }
@@ -150,14 +153,43 @@ describe('copying sender', () => {
     const batch = makeBatch();
     const { serverSide, client } = await connectPair();
     const writes: number[] = [];
-    const write = serverSide.write.bind(serverSide) as (chunk: Buffer) => boolean;
-    (serverSide as { write: unknown }).write = (chunk: Buffer) => (writes.push(chunk.length), write(chunk));
+    const write = serverSide.write.bind(serverSide) as WriteFn;
+    (serverSide as { write: unknown }).write = (chunk: Buffer, done?: WriteCallback) => (writes.push(chunk.length), write(chunk, done));
     const want = expected(batch);
     const received = readAll(client, want.length);
     await new CopyingResponseSender().send(serverSide, batch);
     expect((await received).equals(want)).toBe(true);
     // Several buffers would be copied into one by a TLS socket before encrypting (Node's TLSWrap::DoWrite).
     expect(writes).toEqual([want.length]);
+  });
+
+  it('reuses a response buffer once the socket has written it, never before', async () => {
+    const { serverSide, client } = await connectPair();
+    const written: ArrayBufferLike[] = [];
+    const write = serverSide.write.bind(serverSide) as WriteFn;
+    (serverSide as { write: unknown }).write = (chunk: Buffer, done?: WriteCallback) => (written.push(chunk.buffer), write(chunk, done));
+    const sender = new CopyingResponseSender();
+    // Small and large responses, each with other file data, to a reader slower than the sends: the writes
+    // queue in Node, and a buffer handed out again before its write finished would corrupt what is queued.
+    const slow = Array.from({ length: 12 }, (_, i) => [Buffer.from(`response ${i}`), slice(i * 150_001, i % 3 === 0 ? 40_000 : 1_200_000)]);
+    const wantSlow = expected(slow.flat());
+    const receivedSlow = readAll(client, wantSlow.length, 1);
+    await sendAll(sender, serverSide, slow);
+    expect((await receivedSlow).equals(wantSlow)).toBe(true);
+    client.removeAllListeners('data');
+    client.removeAllListeners('close');
+    // Written by now: the next responses of both sizes go out in buffers the slow ones used.
+    const next = [[Buffer.from('again'), slice(333, 1_000_000)], [Buffer.from('small'), slice(99, 3000)]];
+    const wantNext = expected(next.flat());
+    const receivedNext = readAll(client, wantNext.length);
+    const before = written.length;
+    for (const batch of next) {
+      await sender.send(serverSide, batch);
+      await new Promise<void>((resolve) => serverSide.write(Buffer.alloc(0), () => resolve()));
+    }
+    expect((await receivedNext).equals(wantNext)).toBe(true);
+    expect(written.slice(0, before)).toContain(written[before]);
+    expect(written.slice(0, before)).toContain(written[before + 2]);
   });
 });
 

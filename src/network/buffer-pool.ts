@@ -1,10 +1,9 @@
-// Reusable buffers for Produce request frames that arrive in several socket chunks. A fresh 1 MB
-// buffer per request costs a malloc, page faults on every page and external-memory GC pressure; a
-// reused one is already mapped and warm. Only Produce frames come from here, and only because its
-// handler keeps nothing of the request once it has answered (the records are written to the log by
-// then); a frame goes back to the pool only after its handler finished, never on an error path.
+// Reusable buffers of one size for large transient data: Produce request frames that arrive in several
+// socket chunks, and Fetch responses read into memory. A fresh 1 MB buffer costs a malloc, page faults
+// on every page and external-memory pressure, which makes V8 run full collections (see the users'
+// comments); a reused one is already mapped and warm. A buffer goes back only once nothing reads it.
 
-export class FrameBufferPool {
+export class BufferPool {
   private readonly free: ArrayBuffer[] = [];
   private readonly owned = new WeakSet<ArrayBuffer>();
 
@@ -25,9 +24,9 @@ export class FrameBufferPool {
     return Buffer.from(buffer, 0, size);
   }
 
-  /** Returns a frame from take() for reuse; its contents may be overwritten from now on. */
-  give(frame: Buffer): void {
-    const buffer = frame.buffer as ArrayBuffer;
+  /** Returns a buffer from take() for reuse; its contents may be overwritten from now on. */
+  give(taken: Buffer): void {
+    const buffer = taken.buffer as ArrayBuffer;
     if (!this.owned.has(buffer) || this.free.length >= this.maxFree || this.free.includes(buffer)) return;
     this.free.push(buffer);
   }
