@@ -77,11 +77,14 @@ function readSliceSync(slice: FileSlice, out: Buffer, at: number): void {
  * samples in a TLS consume (perf).
  * That buffer is reused once the socket has written it. A fresh one per response made V8 run a full
  * collection every few dozen MB of external memory: 0.6-0.8 of 1.1-1.3 CPU-s per GB fetched in a
- * copying consume (perf: concurrent marking and sweeping), against about 0.03 with sendfile.
+ * copying consume (perf: concurrent marking and sweeping), against about 0.03 in user space with sendfile.
  */
 export class CopyingResponseSender implements ResponseSender {
-  /** Responses with up to SMALL_RESPONSE_FILE_BYTES of data, and the rest up to a fetch of 1 MiB per partition for two partitions. */
-  private readonly pools = [new BufferPool(SMALL_RESPONSE_FILE_BYTES + 4096, 16), new BufferPool(2 << 20, 8)];
+  /**
+   * Up to 64 MiB: a response within Kafka's fetch.max.bytes (55 MB); librdkafka's of 1 MiB per partition
+   * for four partitions take 4 MiB buffers. 32 MiB of them are kept while no response uses them.
+   */
+  private readonly pool = new BufferPool({ minBytes: 64 << 10, maxBytes: 64 << 20, maxFreeBytes: 32 << 20 });
 
   send(socket: Socket, chunks: ReadonlyArray<Buffer | FileSlice>): Promise<void> | undefined {
     let length = 0;
@@ -97,8 +100,7 @@ export class CopyingResponseSender implements ResponseSender {
       writeAll(socket, chunks as ReadonlyArray<Buffer>);
       return undefined;
     }
-    const pool = length <= this.pools[0]!.bufferBytes ? this.pools[0]! : this.pools[1]!;
-    const out = pool.take(length);
+    const out = this.pool.take(length);
     const reads: Array<Promise<void>> = [];
     let at = 0;
     for (const c of chunks) {
@@ -110,7 +112,7 @@ export class CopyingResponseSender implements ResponseSender {
     // Given back once written; after a failed write (a destroyed socket) it is left to the GC.
     const write = (): void => {
       socket.write(out, (err) => {
-        if (!err) pool.give(out);
+        if (!err) this.pool.give(out);
       });
     };
     if (reads.length === 0) {

@@ -61,7 +61,7 @@ export class SocketServer {
   private readonly perIp = new Map<string, number>();
   private readonly memoryPool: RequestMemoryPool;
   /** 2 MiB holds any Produce request within librdkafka's and Kafka's default 1 MB message.max.bytes. */
-  private readonly framePool = new BufferPool(2 << 20, 8);
+  private readonly framePool = new BufferPool({ minBytes: 2 << 20, maxBytes: 2 << 20, maxFreeBytes: 8 * (2 << 20) });
   /** What plain TCP connections read into (Connection's receiveScratch): one buffer, always mapped. */
   private readonly receiveScratch = Buffer.allocUnsafeSlow(64 << 10);
   /** Accepted at max.connections: not read until a slot frees up. */

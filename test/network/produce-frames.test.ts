@@ -47,8 +47,8 @@ function batchOf(count: number, valueBytes: number, compression: CompressionType
 }
 
 describe('BufferPool', () => {
-  it('reuses a given-back buffer, keeps at most maxFree, and never pools what it did not lend', () => {
-    const pool = new BufferPool(1024, 1);
+  it('reuses a given-back buffer of the size asked, keeps at most maxFreeBytes, and never pools what it did not lend', () => {
+    const pool = new BufferPool({ minBytes: 1024, maxBytes: 1024, maxFreeBytes: 1024 });
     const a = pool.take(600);
     expect(a.length).toBe(600);
     pool.give(a);
@@ -59,13 +59,28 @@ describe('BufferPool', () => {
     expect(b.length).toBe(1000);
     const c = pool.take(10);
     pool.give(b);
-    pool.give(c); // over maxFree: left to the GC
+    pool.give(c); // over maxFreeBytes: left to the GC
     expect(pool.freeCount).toBe(1);
-    const big = pool.take(4096); // larger than the pool's buffers: fresh, never pooled
+    const big = pool.take(4096); // larger than maxBytes: fresh, never pooled
     expect(big.length).toBe(4096);
     pool.give(big);
     pool.give(Buffer.alloc(100));
     expect(pool.freeCount).toBe(1);
+  });
+
+  it('lends power-of-two buffers from minBytes to maxBytes, each size reused for its own', () => {
+    const pool = new BufferPool({ minBytes: 1024, maxBytes: 16384, maxFreeBytes: 1024 + 8192 });
+    const small = pool.take(1);
+    const mid = pool.take(4097);
+    const top = pool.take(16384);
+    expect([small.buffer.byteLength, mid.buffer.byteLength, top.buffer.byteLength]).toEqual([1024, 8192, 16384]);
+    pool.give(small);
+    pool.give(mid);
+    pool.give(top); // would pass maxFreeBytes
+    expect(pool.freeCount).toBe(2);
+    expect(pool.take(8000).buffer).toBe(mid.buffer);
+    expect(pool.take(1024).buffer).toBe(small.buffer);
+    expect(pool.take(5000).buffer).not.toBe(mid.buffer); // taken already: a new one
   });
 });
 

@@ -178,8 +178,8 @@ describe('copying sender', () => {
     expect((await receivedSlow).equals(wantSlow)).toBe(true);
     client.removeAllListeners('data');
     client.removeAllListeners('close');
-    // Written by now: the next responses of both sizes go out in buffers the slow ones used.
-    const next = [[Buffer.from('again'), slice(333, 1_000_000)], [Buffer.from('small'), slice(99, 3000)]];
+    // Written by now: the next responses of both sizes (2 MiB and 64 KiB buffers) go out in buffers the slow ones used.
+    const next = [[Buffer.from('again'), slice(333, 1_100_000)], [Buffer.from('small'), slice(99, 3000)]];
     const wantNext = expected(next.flat());
     const receivedNext = readAll(client, wantNext.length);
     const before = written.length;
