@@ -1,6 +1,7 @@
 // The machine's limits that kafkite's figures are compared against, measured in the same run:
-// loopback TCP throughput and round trip, sendfile from page cache to loopback (bench/sendfile.ts),
-// sequential disk write speed, fdatasync latency, and a bare node process's start-up time and RSS.
+// loopback TCP throughput and round trip, sendfile from page cache to loopback (bench/sendfile.ts, with
+// kafkite's two senders, and bench/peers/sendfile-loop.c, the bare system calls), sequential disk write
+// speed, fdatasync latency, and a bare node process's start-up time and RSS.
 //
 //   npx tsc -p . && node dist/bench/limits.js
 //   BENCH_LIMITS_GB=2 node dist/bench/limits.js
@@ -9,6 +10,7 @@ import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } fr
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildPeer } from './lib/c-peer.js';
 import { median, percentile, printJson, printTable, round, seconds } from './lib/stats.js';
 
 const GB = 1e9;
@@ -149,6 +151,29 @@ function sendfileLimit(): { sender: string; gbPerSecond: number; cpuSecondsPerGb
   }));
 }
 
+/**
+ * The kernel's cost alone, in C (bench/peers/sendfile-loop.c): sendfile against pread + write of a
+ * page-cached file to a loopback reader, alternating, median of five runs each. What kafkite's zero-copy
+ * path can save over its copying one on this machine is at most the difference.
+ */
+function bareSendLoops(dir: string): { sendfileCpuSecondsPerGb: number; copyCpuSecondsPerGb: number } {
+  const binary = buildPeer('sendfile-loop');
+  const file = join(dir, 'send.bin');
+  const fd = openSync(file, 'w');
+  const block = Buffer.alloc(1 << 20, 0x61);
+  for (let written = 0; written < LOOPBACK_RUN_BYTES; written += block.length) writeSync(fd, block);
+  closeSync(fd);
+  const run = (sender: string): number => JSON.parse(execFileSync(binary, [file, sender], { encoding: 'utf8' })).cpuSecondsPerGb;
+  const sendfile: number[] = [];
+  const copy: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    sendfile.push(run('sendfile'));
+    copy.push(run('copy'));
+  }
+  rmSync(file);
+  return { sendfileCpuSecondsPerGb: round(median(sendfile), 3), copyCpuSecondsPerGb: round(median(copy), 3) };
+}
+
 /** Wall time of `node -e <script>` (median of 5) and its RSS as printed by the script. */
 function bareNode(): { startupMs: number; idleRssMB: number } {
   const times: number[] = [];
@@ -169,6 +194,7 @@ async function main(): Promise<void> {
     const tcp = tcpRuns.reduce((best, r) => (r.gbPerSec > best.gbPerSec ? r : best));
     const rtt = await loopbackRoundTrip();
     const sendfile = sendfileLimit();
+    const bareSend = bareSendLoops(dir);
     const disk = diskWrite(dir);
     // The same writes into the pages the first call freed: on this VM, memory freed a while ago has gone
     // back to the host and faults on first touch (bench/lib/guest-memory.ts).
@@ -179,6 +205,10 @@ async function main(): Promise<void> {
       { limit: 'loopback TCP, node writer → node reader', value: tcp.gbPerSec, unit: 'GB/s' },
       { limit: 'loopback round trip 100 B, p50 / p99', value: `${rtt.p50Ms} / ${rtt.p99Ms}`, unit: 'ms' },
       ...sendfile.map((s) => ({ limit: `${s.sender} page cache → loopback`, value: `${s.gbPerSecond} GB/s, ${s.cpuSecondsPerGb}`, unit: 'CPU-s/GB' })),
+      {
+        limit: 'bare C loop, page cache → loopback: sendfile / pread + write',
+        value: `${bareSend.sendfileCpuSecondsPerGb} / ${bareSend.copyCpuSecondsPerGb}`, unit: 'CPU-s/GB',
+      },
       { limit: 'sequential write, page cache', value: disk.pageCacheMBPerSec, unit: 'MB/s' },
       {
         limit: 'page-cache write, system CPU: as found / into memory just freed',
@@ -188,7 +218,7 @@ async function main(): Promise<void> {
       { limit: 'fdatasync of 16 KiB append, p50 / p99', value: `${fsync.p50Ms} / ${fsync.p99Ms}`, unit: 'ms' },
       { limit: 'bare node start-up / RSS', value: `${node.startupMs} / ${node.idleRssMB}`, unit: 'ms / MB' },
     ]);
-    printJson('limits', { tcp, rtt, sendfile, disk, rewrite, fsync, node });
+    printJson('limits', { tcp, rtt, sendfile, bareSend, disk, rewrite, fsync, node });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
