@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BenchBroker } from './lib/broker-process.js';
-import { timeKcat, writeInput } from './lib/kcat.js';
+import { KCAT_CONSUME_TO_END, timeKcat, writeInput } from './lib/kcat.js';
 import { median, printJson, printTable, round } from './lib/stats.js';
 import { createTopic } from './loadgen.js';
 
@@ -24,8 +24,7 @@ const CASES = [
 const PRODUCER_SETTINGS = ['acks=1', 'linger.ms=5', 'batch.num.messages=10000', 'queue.buffering.max.messages=1000000'];
 
 const produceArgs = (bootstrap: string, topic: string) => ['-P', '-b', bootstrap, '-t', topic, ...PRODUCER_SETTINGS.flatMap((s) => ['-X', s])];
-// A short fetch.wait.max.ms keeps the long poll that ends each run (and the start-up run) short.
-const consumeArgs = (bootstrap: string, topic: string) => ['-C', '-b', bootstrap, '-t', topic, '-o', 'beginning', '-e', '-q', '-X', 'fetch.wait.max.ms=100'];
+const consumeArgs = (bootstrap: string, topic: string) => ['-C', '-b', bootstrap, '-t', topic, ...KCAT_CONSUME_TO_END];
 
 export interface KcatCase {
   recordBytes: number;

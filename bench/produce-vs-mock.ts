@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BenchBroker } from './lib/broker-process.js';
 import { recycleGuestMemory } from './lib/guest-memory.js';
-import { timeKcat, writeInput } from './lib/kcat.js';
+import { KCAT_CONSUME_TO_END, timeKcat, writeInput } from './lib/kcat.js';
 import { MockCluster } from './lib/mock-cluster.js';
 import { median, printJson, printTable, round } from './lib/stats.js';
 import { createTopic } from './loadgen.js';
@@ -34,7 +34,7 @@ const CASES = [
 const PRODUCER_SETTINGS = ['acks=1', 'linger.ms=5', 'batch.num.messages=10000', 'queue.buffering.max.messages=1000000'];
 
 const produceArgs = (bootstrap: string, topic: string) => ['-P', '-b', bootstrap, '-t', topic, ...PRODUCER_SETTINGS.flatMap((s) => ['-X', s])];
-const consumeArgs = (bootstrap: string, topic: string) => ['-C', '-b', bootstrap, '-t', topic, '-o', 'beginning', '-e', '-q', '-X', 'fetch.wait.max.ms=100'];
+const consumeArgs = (bootstrap: string, topic: string) => ['-C', '-b', bootstrap, '-t', topic, ...KCAT_CONSUME_TO_END];
 
 interface Side {
   name: 'kafkite' | 'mock';

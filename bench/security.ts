@@ -22,7 +22,7 @@ import { makeTestCertificates } from './lib/certs.js';
 import { recycleGuestMemory } from './lib/guest-memory.js';
 import { spawnKafkite } from './lib/kafkite-process.js';
 import { saslAuthenticate, upsertScramUser } from './lib/scram-client.js';
-import { timeKcat, writeInput } from './lib/kcat.js';
+import { KCAT_CONSUME_TO_END, timeKcat, writeInput } from './lib/kcat.js';
 import { median, printJson, printTable, round, seconds } from './lib/stats.js';
 import { WireClient } from './lib/wire-client.js';
 
@@ -77,13 +77,13 @@ async function main(): Promise<void> {
         for (let i = 0; i < RUNS; i++) {
           const warm = `sec-startup-${listener}-${recordBytes}-${i}`;
           runs.startupP.push(await timeKcat([...kcatArgs(listener), '-P', '-t', warm, ...PRODUCER_SETTINGS.flatMap((s) => ['-X', s])], one));
-          runs.startupC.push(await timeKcat([...kcatArgs(listener), '-C', '-t', warm, '-o', 'beginning', '-e', '-q', '-X', 'fetch.wait.max.ms=100'], null));
+          runs.startupC.push(await timeKcat([...kcatArgs(listener), '-C', '-t', warm, ...KCAT_CONSUME_TO_END], null));
         }
         for (let i = 0; i < RUNS; i++) {
           const topic = `sec-${listener}-${recordBytes}-${i}`;
           recycleGuestMemory(dir, Math.ceil(records * recordBytes * 1.25));
           runs.produce.push(await timeKcat([...kcatArgs(listener), '-P', '-t', topic, ...PRODUCER_SETTINGS.flatMap((s) => ['-X', s])], input) - median(runs.startupP));
-          runs.consume.push(await timeKcat([...kcatArgs(listener), '-C', '-t', topic, '-o', 'beginning', '-e', '-q', '-X', 'fetch.wait.max.ms=100'], null) - median(runs.startupC));
+          runs.consume.push(await timeKcat([...kcatArgs(listener), '-C', '-t', topic, ...KCAT_CONSUME_TO_END], null) - median(runs.startupC));
         }
         row[listener] = {
           produceRecordsPerSec: Math.round(records / Math.max(1e-3, median(runs.produce))),
