@@ -114,7 +114,7 @@ async function main(): Promise<void> {
     const runRatios = (fetch.runRatios ?? [fetch.sendfileToFallbackRatio]) as number[];
     const worst = Math.max(...runRatios);
     check(`fetch CPU/GB sendfile vs fallback, every run (${runRatios.length})`, worst, '× (worst run)', '≤ 0.5× in every run', worst <= 0.5,
-      `runs ${runRatios.join(', ')}; sendfile ${on.cpuSecondsPerGb} CPU-s/GB = ${round(on.cpuSecondsPerGb / (sendfileLimit?.cpuSecondsPerGb ?? NaN), 1)}× the bare sendfile loop (fallback ${off.cpuSecondsPerGb}); the machine's bare C loops, sendfile / pread + write: ${limits?.bareSend?.sendfileCpuSecondsPerGb} / ${limits?.bareSend?.copyCpuSecondsPerGb} CPU-s/GB`);
+      `runs ${runRatios.join(', ')}; sendfile ${on.cpuSecondsPerGb} CPU-s/GB = ${round(on.cpuSecondsPerGb / (sendfileLimit?.cpuSecondsPerGb ?? NaN), 1)}× kafkite's sendfile sender alone, bench/sendfile.ts (fallback ${off.cpuSecondsPerGb}); the machine's bare C loops, sendfile / pread + write: ${limits?.bareSend?.sendfileCpuSecondsPerGb} / ${limits?.bareSend?.copyCpuSecondsPerGb} CPU-s/GB`);
   }
   const txn = r.transactions;
   const txn100 = txn?.results.find((row: any) => row.recordsPerTxn === 100);

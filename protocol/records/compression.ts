@@ -21,8 +21,9 @@ export const DEFAULT_MAX_DECOMPRESSED_BYTES = 10 * 1048588;
 const GZIP_LEVEL = zlib.constants.Z_DEFAULT_COMPRESSION;
 const ZSTD_LEVEL = 3;
 
-// The three native codecs are loaded on first use: a broker whose clients do not compress never maps
-// them (with their JS, about 3 MB of an idle broker's RSS). require() keeps the codec paths synchronous.
+// The three native codecs are loaded on first use: a broker that never decompresses or compresses a
+// batch itself (a topic's compression.type, down-conversion, compaction) never maps them (8-10 MB of an
+// idle broker's RSS, bench/startup.ts). require() keeps the codec paths synchronous.
 const load = createRequire(import.meta.url);
 let snappyModule: typeof Snappy | undefined;
 let lz4Module: typeof Lz4 | undefined;
