@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as tlsConnect, createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FileSlice } from '../../protocol/primitives.js';
+import { makeTestCertificates, type TestCertificates } from '../helpers/certs.js';
 import { CopyingResponseSender, type ResponseSender } from '../../src/network/response-sender.js';
 import { FileHandleCache } from '../../storage/file-handle-cache.js';
 import {
@@ -24,6 +26,7 @@ let fd: number;
 let server: Server;
 const openSockets: Socket[] = [];
 const addon = loadSendfileAddon();
+let tls: { server: TlsServer; certs: TestCertificates } | null = null;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'kafkite-sendfile-'));
@@ -43,6 +46,10 @@ afterAll(async () => {
   closeSync(fd);
   rmSync(dir, { recursive: true, force: true });
   await new Promise((resolve) => server.close(resolve));
+  if (tls) {
+    await new Promise((resolve) => tls!.server.close(resolve));
+    tls.certs.cleanup();
+  }
 });
 
 /** A connected pair: `serverSide` is what a sender writes to, `client` reads (paused until told). */
@@ -52,6 +59,29 @@ async function connectPair(): Promise<{ serverSide: Socket; client: Socket }> {
   const client = connect(address.port, '127.0.0.1');
   client.pause();
   client.on('error', () => {});
+  const serverSide = await accepted;
+  serverSide.on('error', () => {});
+  openSockets.push(client, serverSide);
+  return { serverSide, client };
+}
+
+/**
+ * A connected TLS pair (the copying sender's main user): `serverSide` is the broker's TLSSocket, `client`
+ * reads the decrypted bytes (paused until told). Its certificates are made on first use.
+ */
+async function connectTlsPair(): Promise<{ serverSide: Socket; client: Socket }> {
+  if (!tls) {
+    const certs = makeTestCertificates();
+    const server = createTlsServer({ key: readFileSync(certs.serverKey), cert: readFileSync(certs.serverCert) });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    tls = { server, certs };
+  }
+  const { server, certs } = tls;
+  const accepted = new Promise<Socket>((resolve) => server.once('secureConnection', resolve));
+  const client = tlsConnect({ port: (server.address() as { port: number }).port, host: '127.0.0.1', ca: readFileSync(certs.caPem), servername: 'localhost' });
+  client.pause();
+  client.on('error', () => {});
+  await new Promise<void>((resolve) => client.once('secureConnect', () => resolve()));
   const serverSide = await accepted;
   serverSide.on('error', () => {});
   openSockets.push(client, serverSide);
@@ -163,8 +193,11 @@ describe('copying sender', () => {
     expect(writes).toEqual([want.length]);
   });
 
-  it('reuses a response buffer once the socket has written it, never before', async () => {
-    const { serverSide, client } = await connectPair();
+  it.each([
+    ['plain TCP', () => connectPair()],
+    ['TLS', () => connectTlsPair()],
+  ] as Array<[string, () => Promise<{ serverSide: Socket; client: Socket }>]>)('reuses a response buffer once the socket has written it, never before (%s)', async (_what, pair) => {
+    const { serverSide, client } = await pair();
     const written: ArrayBufferLike[] = [];
     const write = serverSide.write.bind(serverSide) as WriteFn;
     (serverSide as { write: unknown }).write = (chunk: Buffer, done?: WriteCallback) => (written.push(chunk.buffer), write(chunk, done));
