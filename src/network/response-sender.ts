@@ -70,6 +70,9 @@ function readSliceSync(slice: FileSlice, out: Buffer, at: number): void {
   }
 }
 
+/** Buffer.allocUnsafe serves requests below this from Node's shared slab (Buffer.poolSize / 2). */
+const NODE_SLAB_BYTES = Buffer.poolSize >>> 1;
+
 /**
  * Reads file slices into memory and writes them: used where sendfile is not available (TLS, no addon).
  * A response with file data goes out as one buffer, the data read straight into place: given several,
@@ -81,10 +84,10 @@ function readSliceSync(slice: FileSlice, out: Buffer, at: number): void {
  */
 export class CopyingResponseSender implements ResponseSender {
   /**
-   * Up to 64 MiB: a response within Kafka's fetch.max.bytes (55 MB); librdkafka's of 1 MiB per partition
-   * for four partitions take 4 MiB buffers. 32 MiB of them are kept while no response uses them.
+   * From 4 KiB up to 64 MiB: a response within Kafka's fetch.max.bytes (55 MB); librdkafka's of 1 MiB per
+   * partition for four partitions take 4 MiB buffers. 32 MiB of them are kept while no response uses them.
    */
-  private readonly pool = new BufferPool({ minBytes: 64 << 10, maxBytes: 64 << 20, maxFreeBytes: 32 << 20 });
+  private readonly pool = new BufferPool({ minBytes: NODE_SLAB_BYTES, maxBytes: 64 << 20, maxFreeBytes: 32 << 20 });
 
   send(socket: Socket, chunks: ReadonlyArray<Buffer | FileSlice>): Promise<void> | undefined {
     let length = 0;
@@ -100,7 +103,8 @@ export class CopyingResponseSender implements ResponseSender {
       writeAll(socket, chunks as ReadonlyArray<Buffer>);
       return undefined;
     }
-    const out = this.pool.take(length);
+    // A small response is cut from Node's shared Buffer slab, cheaper than any buffer of its own; give() ignores it.
+    const out = length < NODE_SLAB_BYTES ? Buffer.allocUnsafe(length) : this.pool.take(length);
     const reads: Array<Promise<void>> = [];
     let at = 0;
     for (const c of chunks) {

@@ -212,7 +212,7 @@ describe('copying sender', () => {
     client.removeAllListeners('data');
     client.removeAllListeners('close');
     // Written by now: the next responses of both sizes (2 MiB and 64 KiB buffers) go out in buffers the slow ones used.
-    const next = [[Buffer.from('again'), slice(333, 1_100_000)], [Buffer.from('small'), slice(99, 3000)]];
+    const next = [[Buffer.from('again'), slice(333, 1_100_000)], [Buffer.from('small'), slice(99, 40_000)]];
     const wantNext = expected(next.flat());
     const receivedNext = readAll(client, wantNext.length);
     const before = written.length;
@@ -223,6 +223,12 @@ describe('copying sender', () => {
     expect((await receivedNext).equals(wantNext)).toBe(true);
     expect(written.slice(0, before)).toContain(written[before]);
     expect(written.slice(0, before)).toContain(written[before + 2]);
+    // A response under 4 KiB is cut from Node's shared Buffer slab, not given a pooled buffer of its own.
+    const tiny = [Buffer.from('tiny'), slice(5, 100)];
+    const receivedTiny = readAll(client, expected(tiny).length);
+    await new CopyingResponseSender().send(serverSide, tiny);
+    expect((await receivedTiny).equals(expected(tiny))).toBe(true);
+    expect(written.at(-1)!.byteLength).toBe(Buffer.poolSize);
   });
 });
 
