@@ -53,6 +53,31 @@ BASE_TAG="localhost/kafkite-base:node${NODE_VERSION#v}-${DEBIAN_SUITE}"
 export STORAGE_DRIVER=vfs BUILDAH_ISOLATION=chroot
 bh() { buildah --storage-driver vfs "$@"; }
 
+# Every `buildah run` and RUN step re-executes buildah from a sealed memfd copy of itself (containers/storage's
+# unshare). Sealing that copy has failed with EBUSY once (stop 25's CI, on the Dockerfile's first RUN): the
+# kernel refuses F_SEAL_WRITE while a page of the copy is still referenced. Nothing ran in the container
+# then, so the command is simply repeated; any other failure is not.
+MEMFD_SEAL_FAILURE='sealing memfd copy: Device or resource busy'
+ATTEMPTS=3
+sealing_failed() { grep -q "$MEMFD_SEAL_FAILURE" "$1"; }
+retry_note() { echo "build-image: buildah could not seal its re-exec copy (EBUSY); attempt $1 of $ATTEMPTS" >&2; sleep 2; }
+
+# `buildah run` in the foreground: its standard output passes through; its standard error is kept to tell a
+# failed seal from a failed command.
+bh_run() {
+  local attempt status
+  for ((attempt = 1; ; attempt++)); do
+    status=0
+    bh run "$@" 2>"$work_dir/run.err" || status=$?
+    cat "$work_dir/run.err" >&2
+    if ((status != 0 && attempt < ATTEMPTS)) && sealing_failed "$work_dir/run.err"; then
+      retry_note $((attempt + 1))
+      continue
+    fi
+    return "$status"
+  done
+}
+
 step_started=0
 step() {
   step_started=$SECONDS
@@ -121,8 +146,8 @@ else
   rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin "$rootfs"/var/cache/apt/archives/*.deb
   bh umount "$base_container" >/dev/null
   bh config --env NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt "$base_container"
-  bh run "$base_container" -- node -e 'console.log(`node ${process.version} runs in the base image`)'
-  bh run --network host "$base_container" -- npm ping
+  bh_run "$base_container" -- node -e 'console.log(`node ${process.version} runs in the base image`)'
+  bh_run --network host "$base_container" -- npm ping
   bh config --env NODE_VERSION="${NODE_VERSION#v}" --cmd node \
     --label org.opencontainers.image.description="Debian $DEBIAN_SUITE with Node $NODE_VERSION" "$base_container"
   bh commit --quiet --rm "$base_container" "$BASE_TAG" >/dev/null
@@ -135,12 +160,19 @@ step "image $IMAGE_TAG from docker/Dockerfile (BASE_IMAGE=$BASE_TAG)"
 # HEALTHCHECK (OCI image config has no such field). No --layers: on vfs every cached layer costs a full
 # copy of the image's tree, more than the apt-get and npm ci it would save (measured: 98s cached vs 80s).
 previous_image=$(bh inspect --type image --format '{{.FromImageID}}' "$IMAGE_TAG" 2>/dev/null || true)
-bud_status=0
-bh bud --pull=never --network host --format docker \
-  --ignorefile docker/Dockerfile.dockerignore --build-arg BASE_IMAGE="$BASE_TAG" -f docker/Dockerfile -t "$IMAGE_TAG" . 2>&1 |
-  tee "$work_dir/bud.log" |
-  { grep --line-buffered -E '^((\[[0-9]+/[0-9]+\] )?(STEP|COMMIT)|Successfully)|added [0-9]+ packages' || true; } ||
-  bud_status=$?
+for ((attempt = 1; ; attempt++)); do
+  bud_status=0
+  bh bud --pull=never --network host --format docker \
+    --ignorefile docker/Dockerfile.dockerignore --build-arg BASE_IMAGE="$BASE_TAG" -f docker/Dockerfile -t "$IMAGE_TAG" . 2>&1 |
+    tee "$work_dir/bud.log" |
+    { grep --line-buffered -E '^((\[[0-9]+/[0-9]+\] )?(STEP|COMMIT)|Successfully)|added [0-9]+ packages' || true; } ||
+    bud_status=$?
+  if ((bud_status != 0 && attempt < ATTEMPTS)) && sealing_failed "$work_dir/bud.log"; then
+    retry_note $((attempt + 1))
+    continue
+  fi
+  break
+done
 if ((bud_status != 0)); then
   tail -40 "$work_dir/bud.log"
   die "buildah bud exited with $bud_status"
@@ -172,15 +204,25 @@ if ! port_free $kafka_port || ! port_free $admin_port; then
 fi
 echo "broker on 127.0.0.1:$kafka_port, admin on 127.0.0.1:$admin_port"
 run_container=$(bh from --pull=never "$IMAGE_TAG")
-# buildah run does not apply the image's ENTRYPOINT; run it explicitly (as the image's user).
-bh run --network host "${env_args[@]}" "$run_container" -- /usr/local/bin/kafkite-entrypoint.sh \
-  >"$work_dir/broker.log" 2>&1 &
-run_pid=$!
-for _ in $(seq 1 150); do
-  grep -q '"kafkite started"' "$work_dir/broker.log" && break
-  kill -0 "$run_pid" 2>/dev/null || { cat "$work_dir/broker.log"; die "the broker exited before starting"; }
-  sleep 0.2
+for ((attempt = 1; ; attempt++)); do
+  # buildah run does not apply the image's ENTRYPOINT; run it explicitly (as the image's user).
+  bh run --network host "${env_args[@]}" "$run_container" -- /usr/local/bin/kafkite-entrypoint.sh \
+    >"$work_dir/broker.log" 2>&1 &
+  run_pid=$!
+  for _ in $(seq 1 150); do
+    grep -q '"kafkite started"' "$work_dir/broker.log" && break
+    kill -0 "$run_pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  if ! kill -0 "$run_pid" 2>/dev/null && ((attempt < ATTEMPTS)) && sealing_failed "$work_dir/broker.log"; then
+    wait "$run_pid" || true
+    retry_note $((attempt + 1))
+    continue
+  fi
+  break
 done
+kill -0 "$run_pid" 2>/dev/null || grep -q '"kafkite started"' "$work_dir/broker.log" ||
+  { cat "$work_dir/broker.log"; die "the broker exited before starting"; }
 grep -q '"kafkite started"' "$work_dir/broker.log" || { cat "$work_dir/broker.log"; die "no 'kafkite started' within 30s"; }
 step_done
 
@@ -200,9 +242,9 @@ for path in /health /ready; do
 done
 node -e 'fetch(process.argv[1]).then(r=>{console.log("without the token:", r.status); process.exit(r.status===401?0:1)}, e=>{console.error(e.message); process.exit(1)})' "$admin/metrics" ||
   die "GET /metrics without the admin token must answer 401"
-bh run --network host "${env_args[@]}" "$run_container" -- node /opt/kafkite/healthcheck.js || die "the image's HEALTHCHECK failed"
+bh_run --network host "${env_args[@]}" "$run_container" -- node /opt/kafkite/healthcheck.js || die "the image's HEALTHCHECK failed"
 echo "HEALTHCHECK command passes"
-[[ $(bh run "$run_container" -- id -un) == kafkite ]] || die "the image does not run as user kafkite"
+[[ $(bh_run "$run_container" -- id -un) == kafkite ]] || die "the image does not run as user kafkite"
 echo "runs as user kafkite"
 grep -q '"fetch data is sent with sendfile(2)"' "$work_dir/broker.log" || die "the native sendfile addon is not in the image"
 echo "native sendfile addon loaded"
