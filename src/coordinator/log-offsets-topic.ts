@@ -35,6 +35,10 @@ export class LogOffsetsTopic implements OffsetsTopic {
     this.logs.getOrCreate(partition).appendAsLeader(batch, now, 'coordinator');
   }
 
+  flush(partition: number): Promise<void> {
+    return this.logs.get(partition)?.flush() ?? Promise.resolve();
+  }
+
   async readAll(partition: number): Promise<CoordinatorRecord[]> {
     const log = this.logs.get(partition);
     if (!log) return [];

@@ -105,18 +105,41 @@ export class OffsetMetadataManager {
       }),
     }));
     if (records.length === 0) return result;
-    try {
-      await this.append(groupId, records, producer);
-    } catch (err) {
+    const failed = (err: unknown): TopicPartitionErrors[] => {
       this.log?.warn({ err, group: groupId }, 'failed to persist committed offsets');
       return result.map((t) => ({
         name: t.name,
         partitions: t.partitions.map((p) => (p.errorCode === E.NONE ? { ...p, errorCode: E.COORDINATOR_NOT_AVAILABLE } : p)),
       }));
+    };
+    try {
+      await this.append(groupId, records, producer);
+    } catch (err) {
+      return failed(err);
     }
-    const target = producer ? this.pendingStoreOf(producer.producerId) : this.store;
-    for (const [topic, partition, offset] of accepted) target.put(groupId, topic, partition, offset);
+    // Transactional offsets are pending from their append on, not from their flush: a marker written
+    // meanwhile (an EndTxn sent before this answer came, a timed-out transaction's abort) must find them,
+    // or they would stay pending after it (Kafka's prepareTxnOffsetCommit, before its append).
+    const pending = producer ? this.pendingStoreOf(producer.producerId) : null;
+    if (pending) for (const [topic, partition, offset] of accepted) pending.put(groupId, topic, partition, offset);
+    try {
+      // Answered once on disk, as an acks=all produce is (Kafka appends offset commits with acks=-1): the
+      // offsets a consumer was told are committed, and those of a committed transaction, survive an OS crash.
+      await this.offsetsTopic.flush(partitionFor(groupId, this.offsetsTopic.numPartitions));
+    } catch (err) {
+      if (pending) this.dropPending(producer!.producerId, groupId, accepted);
+      return failed(err);
+    }
+    if (!pending) for (const [topic, partition, offset] of accepted) this.store.put(groupId, topic, partition, offset);
     return result;
+  }
+
+  /** A failed TxnOffsetCommit's offsets still pending (Kafka's failedTxnOffsetCommit); a marker may have taken them already. */
+  private dropPending(producerId: number, groupId: string, offsets: ReadonlyArray<[string, number, OffsetAndMetadata]>): void {
+    const pending = this.pendingTransactional.get(producerId);
+    if (!pending) return;
+    for (const [topic, partition, offset] of offsets) if (pending.get(groupId, topic, partition) === offset) pending.delete(groupId, topic, partition);
+    if (!pending.hasAnyOffsets()) this.pendingTransactional.delete(producerId);
   }
 
   /**

@@ -419,3 +419,47 @@ describe('persistence in __consumer_offsets', () => {
     expect(coordinator.fetchOffsets('g', null).topics[0].partitions[0].committedOffset).toBe(1);
   });
 });
+
+describe('commits wait for their flush', () => {
+  const txnCommit = (offset: number) => coordinator.commitTransactionalOffsets({
+    groupId: 'g', producerId: 7, producerEpoch: 0, generationId: -1, memberId: '', groupInstanceId: null,
+    topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }],
+  });
+  const stable = () => coordinator.fetchOffsets('g', [{ name: 't', partitionIndexes: [0] }], undefined, true).topics[0].partitions[0];
+  /** Holds every flush of `topic` until the returned function is called. */
+  const holdFlushes = (topic: MemoryOffsetsTopic): (() => void) => {
+    let release!: () => void;
+    topic.flushGate = new Promise<void>((resolve) => (release = resolve));
+    return release;
+  };
+
+  it('an offset commit is answered, and its offset fetched, only once __consumer_offsets is flushed', async () => {
+    const topic = await start();
+    const release = holdFlushes(topic);
+    let answered = false;
+    const committing = coordinator.commitOffsets({
+      groupId: 'g', generationId: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1,
+      topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 9, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }],
+    }).then((r) => ((answered = true), r));
+    await new Promise(setImmediate);
+    expect(topic.partitions.get(coordinator.partitionFor('g'))).toHaveLength(1);
+    expect(answered).toBe(false);
+    expect(stable().committedOffset).toBe(-1);
+    release();
+    expect((await committing)[0].partitions[0].errorCode).toBe(E.NONE);
+    expect(stable().committedOffset).toBe(9);
+  });
+
+  it('a COMMIT marker written while a TxnOffsetCommit waits for its flush takes its offsets: nothing stays pending', async () => {
+    const topic = await start();
+    const release = holdFlushes(topic);
+    const committing = txnCommit(5);
+    await new Promise(setImmediate);
+    // Appended, not yet flushed: pending already, so requireStable waits for the transaction.
+    expect(stable().errorCode).toBe(E.UNSTABLE_OFFSET_COMMIT);
+    coordinator.onTransactionCompleted(7, coordinator.partitionFor('g'), true);
+    release();
+    expect((await committing)[0].partitions[0].errorCode).toBe(E.NONE);
+    expect(stable()).toMatchObject({ committedOffset: 5, errorCode: E.NONE });
+  });
+});

@@ -7,6 +7,8 @@ import type { JoinGroupRequest } from '../../src/coordinator/types.js';
 export class MemoryOffsetsTopic implements OffsetsTopic {
   readonly partitions = new Map<number, CoordinatorRecord[]>();
   failAppends = false;
+  /** Every flush waits for it: a test holds flushes back to act while a commit waits for its own. */
+  flushGate: Promise<void> = Promise.resolve();
   constructor(readonly numPartitions = 4) {}
 
   async append(partition: number, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
@@ -14,6 +16,10 @@ export class MemoryOffsetsTopic implements OffsetsTopic {
     let list = this.partitions.get(partition);
     if (!list) this.partitions.set(partition, (list = []));
     list.push(...records);
+  }
+
+  async flush(): Promise<void> {
+    await this.flushGate;
   }
 
   async readAll(partition: number): Promise<CoordinatorRecord[]> {

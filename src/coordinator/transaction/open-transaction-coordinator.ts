@@ -86,7 +86,7 @@ class LogTransactionStateTopic implements TransactionStateTopic {
     else flushed.catch(() => {});
   }
   flush(partition: number): Promise<void> {
-    return this.logs.get(partition)?.flush() ?? Promise.resolve();
+    return this.records.flush(partition);
   }
   readAll(partition: number): ReturnType<TransactionStateTopic['readAll']> {
     return this.records.readAll(partition);

@@ -1,0 +1,71 @@
+// Offset commits are answered once __consumer_offsets is on disk, as an acks=all produce is (Kafka appends
+// them with acks=-1). Checked on a real broker through its flush counter: with nothing else written, the
+// commit's own fdatasync must have completed by the time its answer arrives. A lost TxnOffsetCommit batch
+// would let an OS crash after EndTxn undo the input offsets of a committed transaction: its outputs
+// committed, its inputs read again.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WireClient } from '../../bench/lib/wire-client.js';
+import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+
+const TOPIC = 'durable-offsets';
+
+let broker: BrokerProcess;
+let client: WireClient;
+let admin: string;
+
+beforeAll(async () => {
+  broker = await startBroker({ overrides: ['offsets.topic.num.partitions=2', 'transaction.state.log.num.partitions=2'] });
+  client = await WireClient.connect(broker.port);
+  admin = broker.logs.find((entry) => entry.msg === 'admin http started')!.address as string;
+  const created = await client.send(19, 7, { topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
+  expect(created.topics[0].errorCode).toBe(0);
+});
+
+afterAll(async () => {
+  client?.close();
+  expect(await broker.stop()).toBe(0);
+  broker.cleanup();
+});
+
+/** Log fdatasyncs the broker has completed so far. */
+async function flushes(): Promise<number> {
+  const text = await (await fetch(`${admin}/metrics`)).text();
+  return Number(/^kafkite_log_flush_duration_seconds_count (\S+)$/m.exec(text)?.[1]);
+}
+
+function partitionsOf(offset: number) {
+  return [{ name: TOPIC, partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: null }] }];
+}
+
+async function committed(group: string): Promise<{ committedOffset: number; errorCode: number }> {
+  const fetched = await client.send(9, 7, { groupId: group, topics: [{ name: TOPIC, partitionIndexes: [0] }], groups: [], requireStable: true });
+  return fetched.topics[0].partitions[0];
+}
+
+describe('offset commits are on disk when answered', () => {
+  it('OffsetCommit', async () => {
+    // The first commit creates __consumer_offsets; the second one is measured on its own.
+    expect((await client.send(8, 8, { groupId: 'durable-g', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: partitionsOf(1) }))
+      .topics[0].partitions[0].errorCode).toBe(0);
+    const before = await flushes();
+    const res = await client.send(8, 8, { groupId: 'durable-g', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: partitionsOf(7) });
+    expect(res.topics[0].partitions[0].errorCode).toBe(0);
+    expect(await flushes()).toBeGreaterThan(before);
+    expect(await committed('durable-g')).toMatchObject({ committedOffset: 7, errorCode: 0 });
+  });
+
+  it('TxnOffsetCommit, and the offsets are committed with the transaction', async () => {
+    const init = await client.send(22, 4, { transactionalId: 'durable-t', transactionTimeoutMs: 30000, producerId: -1, producerEpoch: -1 });
+    const { producerId, producerEpoch } = init;
+    expect((await client.send(25, 3, { transactionalId: 'durable-t', producerId, producerEpoch, groupId: 'durable-tg' })).errorCode).toBe(0);
+    const before = await flushes();
+    const res = await client.send(28, 3, {
+      transactionalId: 'durable-t', groupId: 'durable-tg', producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null, topics: partitionsOf(11),
+    });
+    expect(res.topics[0].partitions[0].errorCode).toBe(0);
+    expect(await flushes()).toBeGreaterThan(before);
+    expect((await committed('durable-tg')).errorCode).toBe(88); // UNSTABLE_OFFSET_COMMIT until the transaction ends
+    expect((await client.send(26, 3, { transactionalId: 'durable-t', producerId, producerEpoch, committed: true })).errorCode).toBe(0);
+    await expect.poll(() => committed('durable-tg')).toMatchObject({ committedOffset: 11, errorCode: 0 });
+  });
+});
