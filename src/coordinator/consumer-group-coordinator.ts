@@ -651,6 +651,8 @@ export class ConsumerGroupCoordinator {
     );
     try {
       await this.append(groupId, records);
+      // On disk before the answer, as the classic groups' deletion: it does not come back after an OS crash.
+      await this.offsetsTopic.flush(partitionFor(groupId, this.offsetsTopic.numPartitions));
     } catch (err) {
       this.log?.warn({ err, group: groupId }, 'failed to persist consumer group deletion');
       return E.COORDINATOR_NOT_AVAILABLE;

@@ -833,11 +833,13 @@ export class GroupCoordinator {
     return E.NONE;
   }
 
-  /** Writes tombstones for the group and all its offsets, then forgets it. */
+  /** Writes tombstones for the group and all its offsets, and once they are on disk forgets it (a deleted group does not come back after an OS crash). */
   private async removeGroup(group: ClassicGroup): Promise<void> {
     const tombstones = this.offsetManager.tombstonesOf(group.groupId);
     tombstones.push({ key: groupMetadataKey(group.groupId), value: null });
-    await this.offsetsTopic.append(this.partitionFor(group.groupId), tombstones);
+    const partition = this.partitionFor(group.groupId);
+    await this.offsetsTopic.append(partition, tombstones);
+    await this.offsetsTopic.flush(partition);
     if (this.groups.get(group.groupId) !== group || !group.is(GroupState.Empty)) return;
     group.transitionTo(GroupState.Dead, Date.now());
     this.groups.delete(group.groupId);

@@ -195,6 +195,8 @@ export class OffsetMetadataManager {
     }));
     try {
       await this.remove(groupId, deleted);
+      // Answered once on disk, as a commit is: a deleted offset does not come back after an OS crash.
+      if (deleted.length > 0) await this.offsetsTopic.flush(partitionFor(groupId, this.offsetsTopic.numPartitions));
     } catch (err) {
       this.log?.warn({ err, group: groupId }, 'failed to persist offset deletion');
       return { errorCode: E.COORDINATOR_NOT_AVAILABLE, topics: [] };

@@ -1,8 +1,8 @@
-// Offset commits are answered once __consumer_offsets is on disk, as an acks=all produce is (Kafka appends
-// them with acks=-1). Checked on a real broker through its flush counter: with nothing else written, the
-// commit's own fdatasync must have completed by the time its answer arrives. A lost TxnOffsetCommit batch
-// would let an OS crash after EndTxn undo the input offsets of a committed transaction: its outputs
-// committed, its inputs read again.
+// Offset commits, offset deletions and group deletions are answered once __consumer_offsets is on disk, as
+// an acks=all produce is (Kafka appends them with acks=-1). Checked on a real broker through its flush
+// counter: with nothing else written, the request's own fdatasync must have completed by the time its
+// answer arrives. A lost TxnOffsetCommit batch would let an OS crash after EndTxn undo the input offsets
+// of a committed transaction: its outputs committed, its inputs read again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
@@ -42,7 +42,7 @@ async function committed(group: string): Promise<{ committedOffset: number; erro
   return fetched.topics[0].partitions[0];
 }
 
-describe('offset commits are on disk when answered', () => {
+describe('group coordinator writes are on disk when answered', () => {
   it('OffsetCommit', async () => {
     // The first commit creates __consumer_offsets; the second one is measured on its own.
     expect((await client.send(8, 8, { groupId: 'durable-g', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: partitionsOf(1) }))
@@ -67,5 +67,23 @@ describe('offset commits are on disk when answered', () => {
     expect((await committed('durable-tg')).errorCode).toBe(88); // UNSTABLE_OFFSET_COMMIT until the transaction ends
     expect((await client.send(26, 3, { transactionalId: 'durable-t', producerId, producerEpoch, committed: true })).errorCode).toBe(0);
     await expect.poll(() => committed('durable-tg')).toMatchObject({ committedOffset: 11, errorCode: 0 });
+  });
+
+  it('OffsetDelete, then DeleteGroups', async () => {
+    expect((await client.send(8, 8, { groupId: 'durable-del', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: partitionsOf(5) }))
+      .topics[0].partitions[0].errorCode).toBe(0);
+    let before = await flushes();
+    const deleted = await client.send(47, 0, { groupId: 'durable-del', topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0 }] }] });
+    expect([deleted.errorCode, deleted.topics[0].partitions[0].errorCode]).toEqual([0, 0]);
+    expect(await flushes()).toBeGreaterThan(before);
+    expect(await committed('durable-del')).toMatchObject({ committedOffset: -1, errorCode: 0 });
+
+    expect((await client.send(8, 8, { groupId: 'durable-del', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: partitionsOf(6) }))
+      .topics[0].partitions[0].errorCode).toBe(0);
+    before = await flushes();
+    const groups = await client.send(42, 2, { groupsNames: ['durable-del'] });
+    expect(groups.results.map((r: any) => [r.groupId, r.errorCode])).toEqual([['durable-del', 0]]);
+    expect(await flushes()).toBeGreaterThan(before);
+    expect(await committed('durable-del')).toMatchObject({ committedOffset: -1, errorCode: 0 });
   });
 });
