@@ -1,6 +1,7 @@
 // Hands out producer ids for InitProducerId. Ids must never repeat across restarts (idempotence state
 // is keyed by them), so blocks of ids are reserved on disk before any id in them is given out.
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomically } from '../storage/checkpoint-file.js';
 
 const BLOCK_SIZE = 1000;
 
@@ -19,13 +20,9 @@ export class ProducerIdManager {
     return this.next++;
   }
 
+  /** Durable, directory included, before any id of the block is given out: an OS crash cannot bring back an older end. */
   private reserve(end: number): void {
-    const tmp = `${this.file}.tmp`;
-    writeFileSync(tmp, `${end}\n`);
-    const fd = openSync(tmp, 'r');
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(tmp, this.file);
+    writeFileAtomically(this.file, `${end}\n`);
     this.blockEnd = end;
   }
 }

@@ -1,10 +1,11 @@
 // The cluster's topics (name, id, partition count, config overrides). On a Kafka cluster this lives
 // in the controller's metadata log; on one node a small JSON file beside the partition directories is enough.
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { DELETE_DIR_SUFFIX, META_PROPERTIES_FILE, parseLogDirName } from '../../storage/log-file-names.js';
+import { writeFileAtomically } from '../../storage/checkpoint-file.js';
 import { readPartitionMetadata } from '../../storage/meta-properties.js';
 import { KafkaError, ErrorCode } from '../errors.js';
 
@@ -163,14 +164,13 @@ export class TopicRegistry {
     this.persist();
   }
 
-  /** Written to a temporary file, synced, then renamed: a crash leaves the old or the new file, never half of one. */
+  /**
+   * A crash leaves the old or the new file, never half of one; and once this returns an OS crash cannot bring
+   * the old one back (the directory is synced after the rename). A topic missing from the file would have
+   * its partition directories removed at start-up as leftovers of a failed creation, data and all.
+   */
   private persist(): void {
-    const tmp = `${this.file}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ version: 1, clusterId: this.clusterId, topics: [...this.byName.values()] }, null, 2));
-    const fd = openSync(tmp, 'r');
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(tmp, this.file);
+    writeFileAtomically(this.file, JSON.stringify({ version: 1, clusterId: this.clusterId, topics: [...this.byName.values()] }, null, 2));
   }
 }
 
