@@ -3,8 +3,10 @@
 // counter: with nothing else written, the request's own fdatasync must have completed by the time its
 // answer arrives. A lost TxnOffsetCommit batch would let an OS crash after EndTxn undo the input offsets
 // of a committed transaction: its outputs committed, its inputs read again.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
+import { ApiKey } from '../../protocol/generated/index.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 
 const TOPIC = 'durable-offsets';
@@ -85,5 +87,20 @@ describe('group coordinator writes are on disk when answered', () => {
     expect(groups.results.map((r: any) => [r.groupId, r.errorCode])).toEqual([['durable-del', 0]]);
     expect(await flushes()).toBeGreaterThan(before);
     expect(await committed('durable-del')).toMatchObject({ committedOffset: -1, errorCode: 0 });
+  });
+
+  it('DeleteGroups of a consumer group (KIP-848)', async () => {
+    const heartbeat = (body: Record<string, unknown>) => client.send(ApiKey.ConsumerGroupHeartbeat, 1, {
+      groupId: 'durable-848', memberId: randomUUID(), memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
+      subscribedTopicNames: [TOPIC], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [], ...body,
+    });
+    const joined = await heartbeat({});
+    expect(joined.errorCode).toBe(0);
+    // memberEpoch -1: the member leaves, and the group is empty.
+    expect((await heartbeat({ memberId: joined.memberId, memberEpoch: -1, subscribedTopicNames: null, topicPartitions: null })).errorCode).toBe(0);
+    const before = await flushes();
+    const groups = await client.send(42, 2, { groupsNames: ['durable-848'] });
+    expect(groups.results.map((r: any) => [r.groupId, r.errorCode])).toEqual([['durable-848', 0]]);
+    expect(await flushes()).toBeGreaterThan(before);
   });
 });
