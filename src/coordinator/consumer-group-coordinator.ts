@@ -651,8 +651,6 @@ export class ConsumerGroupCoordinator {
     );
     try {
       await this.append(groupId, records);
-      // On disk before the answer, as the classic groups' deletion: it does not come back after an OS crash.
-      await this.offsetsTopic.flush(partitionFor(groupId, this.offsetsTopic.numPartitions));
     } catch (err) {
       this.log?.warn({ err, group: groupId }, 'failed to persist consumer group deletion');
       return E.COORDINATOR_NOT_AVAILABLE;
@@ -664,9 +662,15 @@ export class ConsumerGroupCoordinator {
     return E.NONE;
   }
 
+  /**
+   * Resolves once the records are on disk: a heartbeat or a deletion is answered as Kafka's coordinator
+   * answers once its records are committed, so an OS crash does not take back what a member was told.
+   */
   private async append(groupId: string, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
     if (records.length === 0) return;
-    await this.offsetsTopic.append(partitionFor(groupId, this.offsetsTopic.numPartitions), records);
+    const partition = partitionFor(groupId, this.offsetsTopic.numPartitions);
+    await this.offsetsTopic.append(partition, records);
+    await this.offsetsTopic.flush(partition);
   }
 }
 

@@ -882,7 +882,8 @@ export class GroupCoordinator {
 
   // ---- persistence ----
 
-  private storeGroup(group: ClassicGroup, assignments?: ReadonlyMap<string, Buffer>): Promise<void> {
+  /** Resolves once the group's record is on disk: the answers that wait for it (SyncGroup) are acknowledged as Kafka's acks=-1 append is. */
+  private async storeGroup(group: ClassicGroup, assignments?: ReadonlyMap<string, Buffer>): Promise<void> {
     const value = groupMetadataValue({
       protocolType: group.protocolType ?? '',
       generationId: group.generationId,
@@ -900,7 +901,9 @@ export class GroupCoordinator {
         assignment: assignments?.get(m.memberId) ?? m.assignment,
       })),
     });
-    return this.offsetsTopic.append(this.partitionFor(group.groupId), [{ key: groupMetadataKey(group.groupId), value }]);
+    const partition = this.partitionFor(group.groupId);
+    await this.offsetsTopic.append(partition, [{ key: groupMetadataKey(group.groupId), value }]);
+    await this.offsetsTopic.flush(partition);
   }
 }
 

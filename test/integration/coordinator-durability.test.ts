@@ -1,5 +1,6 @@
-// Offset commits, offset deletions and group deletions are answered once __consumer_offsets is on disk, as
-// an acks=all produce is (Kafka appends them with acks=-1). Checked on a real broker through its flush
+// Offset commits, offset deletions, group state (SyncGroup's assignment, ConsumerGroupHeartbeat's records) and
+// group deletions are answered once __consumer_offsets is on disk, as an acks=all produce is (Kafka appends
+// them with acks=-1). Checked on a real broker through its flush
 // counter: with nothing else written, the request's own fdatasync must have completed by the time its
 // answer arrives. A lost TxnOffsetCommit batch would let an OS crash after EndTxn undo the input offsets
 // of a committed transaction: its outputs committed, its inputs read again.
@@ -16,7 +17,7 @@ let client: WireClient;
 let admin: string;
 
 beforeAll(async () => {
-  broker = await startBroker({ overrides: ['offsets.topic.num.partitions=2', 'transaction.state.log.num.partitions=2'] });
+  broker = await startBroker({ overrides: ['offsets.topic.num.partitions=2', 'transaction.state.log.num.partitions=2', 'group.initial.rebalance.delay.ms=0'] });
   client = await WireClient.connect(broker.port);
   admin = broker.logs.find((entry) => entry.msg === 'admin http started')!.address as string;
   const created = await client.send(19, 7, { topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
@@ -89,16 +90,36 @@ describe('group coordinator writes are on disk when answered', () => {
     expect(await committed('durable-del')).toMatchObject({ committedOffset: -1, errorCode: 0 });
   });
 
-  it('DeleteGroups of a consumer group (KIP-848)', async () => {
+  it("SyncGroup with the leader's assignment", async () => {
+    const join = (memberId: string) => client.send(11, 5, {
+      groupId: 'durable-classic', sessionTimeoutMs: 30_000, rebalanceTimeoutMs: 30_000, memberId, groupInstanceId: null,
+      protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.from([0, 0, 0, 0, 0, 0, 0, 0]) }], reason: null,
+    });
+    const first = await join('');
+    expect(first.errorCode).toBe(79); // MEMBER_ID_REQUIRED
+    const joined = await join(first.memberId);
+    expect([joined.errorCode, joined.leader]).toEqual([0, first.memberId]);
+    const before = await flushes();
+    const synced = await client.send(14, 5, {
+      groupId: 'durable-classic', generationId: joined.generationId, memberId: first.memberId, groupInstanceId: null,
+      protocolType: 'consumer', protocolName: 'range', assignments: [{ memberId: first.memberId, assignment: Buffer.from('assigned') }],
+    });
+    expect([synced.errorCode, Buffer.from(synced.assignment).toString()]).toEqual([0, 'assigned']);
+    expect(await flushes()).toBeGreaterThan(before);
+  });
+
+  it('ConsumerGroupHeartbeat that joins, and DeleteGroups of a consumer group (KIP-848)', async () => {
     const heartbeat = (body: Record<string, unknown>) => client.send(ApiKey.ConsumerGroupHeartbeat, 1, {
       groupId: 'durable-848', memberId: randomUUID(), memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
       subscribedTopicNames: [TOPIC], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [], ...body,
     });
+    let before = await flushes();
     const joined = await heartbeat({});
     expect(joined.errorCode).toBe(0);
+    expect(await flushes()).toBeGreaterThan(before);
     // memberEpoch -1: the member leaves, and the group is empty.
     expect((await heartbeat({ memberId: joined.memberId, memberEpoch: -1, subscribedTopicNames: null, topicPartitions: null })).errorCode).toBe(0);
-    const before = await flushes();
+    before = await flushes();
     const groups = await client.send(42, 2, { groupsNames: ['durable-848'] });
     expect(groups.results.map((r: any) => [r.groupId, r.errorCode])).toEqual([['durable-848', 0]]);
     expect(await flushes()).toBeGreaterThan(before);
