@@ -1,9 +1,9 @@
 // Offset commits, offset deletions, group state (SyncGroup's assignment, ConsumerGroupHeartbeat's records) and
 // group deletions are answered once __consumer_offsets is on disk, as an acks=all produce is (Kafka appends
-// them with acks=-1). Checked on a real broker through its flush
-// counter: with nothing else written, the request's own fdatasync must have completed by the time its
-// answer arrives. A lost TxnOffsetCommit batch would let an OS crash after EndTxn undo the input offsets
-// of a committed transaction: its outputs committed, its inputs read again.
+// them with acks=-1). Checked on a real broker through its flush counter: with nothing else written, the
+// request's own fdatasync must have completed by the time its answer arrives. A lost TxnOffsetCommit batch
+// would let an OS crash after EndTxn undo the input offsets of a committed transaction: its outputs
+// committed, its inputs read again.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
