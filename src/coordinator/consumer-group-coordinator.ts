@@ -662,15 +662,9 @@ export class ConsumerGroupCoordinator {
     return E.NONE;
   }
 
-  /**
-   * Resolves once the records are on disk: a heartbeat or a deletion is answered as Kafka's coordinator
-   * answers once its records are committed, so an OS crash does not take back what a member was told.
-   */
   private async append(groupId: string, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
     if (records.length === 0) return;
-    const partition = partitionFor(groupId, this.offsetsTopic.numPartitions);
-    await this.offsetsTopic.append(partition, records);
-    await this.offsetsTopic.flush(partition);
+    await this.offsetsTopic.append(partitionFor(groupId, this.offsetsTopic.numPartitions), records);
   }
 }
 

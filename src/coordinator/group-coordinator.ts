@@ -833,13 +833,11 @@ export class GroupCoordinator {
     return E.NONE;
   }
 
-  /** Writes tombstones for the group and all its offsets, and once they are on disk forgets it (a deleted group does not come back after an OS crash). */
+  /** Writes tombstones for the group and all its offsets, then forgets it. */
   private async removeGroup(group: ClassicGroup): Promise<void> {
     const tombstones = this.offsetManager.tombstonesOf(group.groupId);
     tombstones.push({ key: groupMetadataKey(group.groupId), value: null });
-    const partition = this.partitionFor(group.groupId);
-    await this.offsetsTopic.append(partition, tombstones);
-    await this.offsetsTopic.flush(partition);
+    await this.offsetsTopic.append(this.partitionFor(group.groupId), tombstones);
     if (this.groups.get(group.groupId) !== group || !group.is(GroupState.Empty)) return;
     group.transitionTo(GroupState.Dead, Date.now());
     this.groups.delete(group.groupId);
@@ -882,8 +880,7 @@ export class GroupCoordinator {
 
   // ---- persistence ----
 
-  /** Resolves once the group's record is on disk: the answers that wait for it (SyncGroup) are acknowledged as Kafka's acks=-1 append is. */
-  private async storeGroup(group: ClassicGroup, assignments?: ReadonlyMap<string, Buffer>): Promise<void> {
+  private storeGroup(group: ClassicGroup, assignments?: ReadonlyMap<string, Buffer>): Promise<void> {
     const value = groupMetadataValue({
       protocolType: group.protocolType ?? '',
       generationId: group.generationId,
@@ -901,9 +898,7 @@ export class GroupCoordinator {
         assignment: assignments?.get(m.memberId) ?? m.assignment,
       })),
     });
-    const partition = this.partitionFor(group.groupId);
-    await this.offsetsTopic.append(partition, [{ key: groupMetadataKey(group.groupId), value }]);
-    await this.offsetsTopic.flush(partition);
+    return this.offsetsTopic.append(this.partitionFor(group.groupId), [{ key: groupMetadataKey(group.groupId), value }]);
   }
 }
 

@@ -25,6 +25,11 @@ export class LogOffsetsTopic implements OffsetsTopic {
   }
 
   async append(partition: number, records: ReadonlyArray<CoordinatorRecord>, producer?: TransactionalProducer): Promise<void> {
+    await this.write(partition, records, producer).flush();
+  }
+
+  /** Appends the records as one batch without waiting for the disk; returns the partition's log. */
+  write(partition: number, records: ReadonlyArray<CoordinatorRecord>, producer?: TransactionalProducer): UnifiedLog {
     const now = Date.now();
     const batch = encodeBatch({
       baseOffset: 0,
@@ -32,11 +37,9 @@ export class LogOffsetsTopic implements OffsetsTopic {
       // Kafka's TxnOffsetCommit batches: transactional, no sequence.
       ...(producer ? { producerId: producer.producerId, producerEpoch: producer.producerEpoch, baseSequence: -1, isTransactional: true } : {}),
     });
-    this.logs.getOrCreate(partition).appendAsLeader(batch, now, 'coordinator');
-  }
-
-  flush(partition: number): Promise<void> {
-    return this.logs.get(partition)?.flush() ?? Promise.resolve();
+    const log = this.logs.getOrCreate(partition);
+    log.appendAsLeader(batch, now, 'coordinator');
+    return log;
   }
 
   async readAll(partition: number): Promise<CoordinatorRecord[]> {

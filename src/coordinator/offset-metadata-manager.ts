@@ -112,20 +112,13 @@ export class OffsetMetadataManager {
         partitions: t.partitions.map((p) => (p.errorCode === E.NONE ? { ...p, errorCode: E.COORDINATOR_NOT_AVAILABLE } : p)),
       }));
     };
-    try {
-      await this.append(groupId, records, producer);
-    } catch (err) {
-      return failed(err);
-    }
-    // Transactional offsets are pending from their append on, not from their flush: a marker written
-    // meanwhile (an EndTxn sent before this answer came, a timed-out transaction's abort) must find them,
-    // or they would stay pending after it (Kafka's prepareTxnOffsetCommit, before its append).
+    // Transactional offsets are pending from before their append, as in Kafka's prepareTxnOffsetCommit: a
+    // marker written while the batch is flushed (an EndTxn sent before this answer came, a timed-out
+    // transaction's abort) must find them, or they would stay pending after it.
     const pending = producer ? this.pendingStoreOf(producer.producerId) : null;
     if (pending) for (const [topic, partition, offset] of accepted) pending.put(groupId, topic, partition, offset);
     try {
-      // Answered once on disk, as an acks=all produce is (Kafka appends offset commits with acks=-1): the
-      // offsets a consumer was told are committed, and those of a committed transaction, survive an OS crash.
-      await this.offsetsTopic.flush(partitionFor(groupId, this.offsetsTopic.numPartitions));
+      await this.append(groupId, records, producer);
     } catch (err) {
       if (pending) this.dropPending(producer!.producerId, groupId, accepted);
       return failed(err);
@@ -195,8 +188,6 @@ export class OffsetMetadataManager {
     }));
     try {
       await this.remove(groupId, deleted);
-      // Answered once on disk, as a commit is: a deleted offset does not come back after an OS crash.
-      if (deleted.length > 0) await this.offsetsTopic.flush(partitionFor(groupId, this.offsetsTopic.numPartitions));
     } catch (err) {
       this.log?.warn({ err, group: groupId }, 'failed to persist offset deletion');
       return { errorCode: E.COORDINATOR_NOT_AVAILABLE, topics: [] };

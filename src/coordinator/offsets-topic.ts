@@ -19,10 +19,12 @@ export interface TransactionalProducer {
 
 export interface OffsetsTopic {
   readonly numPartitions: number;
-  /** Appends the records to the partition as one batch (transactional when `producer` is given); resolves once they are written. */
+  /**
+   * Appends the records to the partition as one batch (transactional when `producer` is given), at once, and
+   * resolves once they are on disk: what a coordinator answers after a write is as durable as an acks=all
+   * produce (Kafka appends these records with acks=-1), and an OS crash does not take it back.
+   */
   append(partition: number, records: ReadonlyArray<CoordinatorRecord>, producer?: TransactionalProducer): Promise<void>;
-  /** Resolves once everything appended to the partition so far is on disk. */
-  flush(partition: number): Promise<void>;
   /**
    * Every record of the partition, in offset order (used once, at start-up). Transactional records count
    * at their COMMIT marker and are dropped at an ABORT; those still open come last, with `pendingProducerId`.

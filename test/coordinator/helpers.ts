@@ -7,7 +7,7 @@ import type { JoinGroupRequest } from '../../src/coordinator/types.js';
 export class MemoryOffsetsTopic implements OffsetsTopic {
   readonly partitions = new Map<number, CoordinatorRecord[]>();
   failAppends = false;
-  /** Every flush waits for it: a test holds flushes back to act while a commit waits for its own. */
+  /** Appends resolve once it settles, as a real one once flushed: a test holds it back to act while a commit waits for its flush. */
   flushGate: Promise<void> = Promise.resolve();
   constructor(readonly numPartitions = 4) {}
 
@@ -16,9 +16,6 @@ export class MemoryOffsetsTopic implements OffsetsTopic {
     let list = this.partitions.get(partition);
     if (!list) this.partitions.set(partition, (list = []));
     list.push(...records);
-  }
-
-  async flush(): Promise<void> {
     await this.flushGate;
   }
 

@@ -79,14 +79,14 @@ class LogTransactionStateTopic implements TransactionStateTopic {
     return this.logs.numPartitions;
   }
   async append(partition: number, records: Parameters<TransactionStateTopic['append']>[1], durability: Durability = 'flushed'): Promise<void> {
-    await this.records.append(partition, records);
+    const log = this.records.write(partition, records);
     if (durability === 'unflushed') return;
-    const flushed = this.logs.getOrCreate(partition).flush();
+    const flushed = log.flush();
     if (durability === 'flushed') await flushed;
     else flushed.catch(() => {});
   }
   flush(partition: number): Promise<void> {
-    return this.records.flush(partition);
+    return this.logs.get(partition)?.flush() ?? Promise.resolve();
   }
   readAll(partition: number): ReturnType<TransactionStateTopic['readAll']> {
     return this.records.readAll(partition);
