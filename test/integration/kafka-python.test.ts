@@ -2,13 +2,13 @@
 // from a broker version it guesses from ApiVersions (kafkite reads as 2.5): Produce v7, Fetch v4,
 // ListOffsets v1, JoinGroup v2, OffsetCommit v2, OffsetFetch v1, and its own admin requests. What it
 // writes is checked on disk, what it commits and creates through a second client.
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { CompressionType } from '../../protocol/records/batch-header.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { batchesOnDisk } from '../helpers/disk-batches.js';
+import { runJsonClient } from '../helpers/json-client.js';
 
 const SCRIPT = join(import.meta.dirname, 'kafka_python_client.py');
 /** Debian's interpreter, where python3-kafka and its codec modules are installed (.ci/run installs them). */
@@ -35,14 +35,7 @@ afterAll(async () => {
 });
 
 function run(scenario: string, ...args: string[]): Promise<any> {
-  return new Promise((resolve, reject) => {
-    execFile(PYTHON, [SCRIPT, `127.0.0.1:${broker.port}`, scenario, ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`${scenario}: ${err.message}\n${stderr}`));
-      const result = JSON.parse(stdout);
-      if (result.error) return reject(new Error(`${scenario}: ${result.error}\n${stderr}`));
-      resolve(result);
-    });
-  });
+  return runJsonClient(PYTHON, [SCRIPT, `127.0.0.1:${broker.port}`, scenario, ...args]);
 }
 
 function topicNames(metadata: any): string[] {

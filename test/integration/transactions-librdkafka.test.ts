@@ -2,7 +2,6 @@
 // abort, consume-transform-produce with send_offsets_to_transaction, and read_committed consumers that
 // never see aborted records. Checked on disk (control batches, .txnindex entries) and through second
 // clients, not through the producer's own answers.
-import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { batchesIn } from '../../protocol/records/batch-header.js';
 import { decodeEndTxnMarker } from '../../protocol/records/end-txn-marker.js';
 import { decodeBatch } from '../../protocol/records/record-batch.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { runJsonClient } from '../helpers/json-client.js';
 
 const SCRIPT = join(import.meta.dirname, 'transactions_librdkafka.py');
 /** Debian's interpreter, where python3-confluent-kafka is installed (.ci/run installs it). */
@@ -35,14 +35,7 @@ afterAll(async () => {
 });
 
 function runScenario(scenario: string): Promise<any> {
-  return new Promise((resolve, reject) => {
-    execFile(PYTHON, [SCRIPT, `127.0.0.1:${broker.port}`, scenario], { timeout: 120_000 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`${scenario}: ${err.message}\n${stderr}`));
-      const result = JSON.parse(stdout);
-      if (result.error) return reject(new Error(`${scenario}: ${result.error}`));
-      resolve(result);
-    });
-  });
+  return runJsonClient(PYTHON, [SCRIPT, `127.0.0.1:${broker.port}`, scenario]);
 }
 
 interface DiskBatch {
