@@ -152,6 +152,7 @@ class FailureTracker {
   /** Failures per client address within FAILURE_WINDOW_MS of its first. */
   private readonly clients = new Map<string, { count: number; since: number }>();
   private unlogged = 0;
+  private lastRemote = '';
   private lastLogged = 0;
   private timer: NodeJS.Timeout | null = null;
 
@@ -166,7 +167,7 @@ class FailureTracker {
     // Equal-length digests: the comparison takes the same time whatever the token's length or content.
     if (timingSafeEqual(digest(given), this.expected)) return false;
     this.opts.authenticationFailed();
-    this.noteForLog(request);
+    this.noteForLog(request.ip);
     const delay = this.opts.failedAuthenticationDelayMs * this.recordFailure(request.ip);
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
     return true;
@@ -186,18 +187,19 @@ class FailureTracker {
     return Math.min(entry.count, MAX_DELAY_FACTOR);
   }
 
-  private noteForLog(request: FastifyRequest): void {
+  private noteForLog(remote: string): void {
     this.unlogged++;
+    this.lastRemote = remote;
     const wait = this.lastLogged + FAILURE_LOG_INTERVAL_MS - Date.now();
-    if (wait <= 0) this.flushLog(request.ip);
-    else this.timer ??= setTimeout(() => this.flushLog(request.ip), wait).unref();
+    if (wait <= 0) this.flushLog();
+    else this.timer ??= setTimeout(() => this.flushLog(), wait).unref();
   }
 
-  private flushLog(lastRemote: string): void {
+  private flushLog(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     if (this.unlogged === 0) return;
-    this.opts.log.warn({ failures: this.unlogged, lastRemote, sinceMs: this.lastLogged === 0 ? null : Date.now() - this.lastLogged }, 'admin http bearer token refused');
+    this.opts.log.warn({ failures: this.unlogged, lastRemote: this.lastRemote, sinceMs: this.lastLogged === 0 ? null : Date.now() - this.lastLogged }, 'admin http bearer token refused');
     this.unlogged = 0;
     this.lastLogged = Date.now();
   }
