@@ -193,7 +193,7 @@ describe('admin http on loopback without a token', () => {
 describe('admin http on every interface, with a bearer token', () => {
   let broker: BrokerProcess;
   let base: string;
-  const DELAY = 150;
+  const DELAY = 300;
 
   beforeAll(async () => {
     broker = await startBroker({ overrides: ['admin.listener=http://0.0.0.0:0', 'kafkite.admin.token=s3cret-token', `connection.failed.authentication.delay.ms=${DELAY}`] });

@@ -55,11 +55,12 @@ window.results = [];
 Promise.allSettled(attempts.map(([method, path, body, mode, headers]) =>
   fetch(target + path, { method, mode, headers, body: body === undefined ? undefined : JSON.stringify(body) })
     .then((r) => window.results.push(method + ' ' + path + ' ' + mode + ' ' + r.type + ' ' + r.status), (e) => window.results.push(method + ' ' + path + ' ' + mode + ' ' + e.message))))
-  .then(() => {
-    document.getElementById('json-form').submit();
-    document.getElementById('url-form').submit();
-    setTimeout(() => { document.title = 'done'; }, 1500);
-  });
+  .then(() => Promise.all(['json-form', 'url-form'].map((id) => new Promise((resolve) => {
+    // The sink frame loads once the listener has answered the post.
+    document.querySelector('iframe[name="sink-' + id + '"]').addEventListener('load', resolve, { once: true });
+    document.getElementById(id).submit();
+  }))))
+  .then(() => { document.title = 'done'; });
 </script></body></html>`;
 }
 
