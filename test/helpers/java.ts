@@ -1,12 +1,14 @@
 // Java programs and Kafka's own tools (Apache Kafka 4.4's jars in test/kafka/lib) run against a kafkite.
 // Programs are compiled with javac once per content: the classes are kept in ~/.cache/kafkite-java/<hash>,
 // so a run pays one JVM start per launch; the source launcher (`java Foo.java`) would compile again on
-// every launch, 2-4 s of javac on this machine.
-import { execFile, execFileSync } from 'node:child_process';
+// every launch, 2-4 s of javac on this machine. The tools run in one JVM between them (ToolRunner.java):
+// a JVM start (0.8-1.5 s here) costs more than most tool runs (10-150 ms once loaded).
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { REPO_ROOT } from './broker-process.js';
 
 const LIB = join(REPO_ROOT, 'test/kafka/lib');
@@ -41,16 +43,42 @@ export function javaArgs(mainClass: string, args: string[], classes?: string): s
 
 export interface ToolRun {
   code: number;
-  stdout: string;
-  stderr: string;
+  out: string;
+  err: string;
+  ms: number;
 }
 
-/** Runs one of Kafka's tools through its main class; resolves with its exit code and output, whatever the code. */
-export function runKafkaTool(mainClass: string, args: string[], timeoutMs = 60_000): Promise<ToolRun> {
-  return new Promise((resolve, reject) => {
-    execFile('java', javaArgs(mainClass, args), { timeout: timeoutMs, cwd: REPO_ROOT }, (err, stdout, stderr) => {
-      if (err && typeof err.code !== 'number') return reject(new Error(`${mainClass} ${args.join(' ')}: ${err.message}\n${stderr}`));
-      resolve({ code: err ? (err.code as number) : 0, stdout, stderr });
+/**
+ * Kafka's tools run one after another in one JVM (test/clients/java/ToolRunner.java): `run` sends it a main
+ * class and its arguments and resolves with the tool's exit code and output.
+ */
+export class KafkaTools {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly pending: Array<(line: string) => void> = [];
+  private stderr = '';
+
+  constructor() {
+    this.child = spawn('java', javaArgs('ToolRunner', [], compileJava('ToolRunner')), { cwd: REPO_ROOT });
+    this.child.stderr.on('data', (d) => (this.stderr = (this.stderr + d).slice(-20_000)));
+    createInterface({ input: this.child.stdout }).on('line', (line) => this.pending.shift()?.(line));
+    this.child.on('exit', (code) => {
+      for (const wake of this.pending.splice(0)) wake(JSON.stringify({ code: -1, out: '', err: `ToolRunner exited with ${code}: ${this.stderr}`, ms: 0 }));
     });
-  });
+  }
+
+  run(mainClass: string, ...args: string[]): Promise<ToolRun> {
+    return new Promise((resolve) => {
+      this.pending.push((line) => resolve(JSON.parse(line)));
+      this.child.stdin.write(`${JSON.stringify([mainClass, ...args])}\n`);
+    });
+  }
+
+  /** Ends the JVM (stdin closed) and waits for it. */
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.child.exitCode !== null) return resolve();
+      this.child.once('exit', () => resolve());
+      this.child.stdin.end();
+    });
+  }
 }
