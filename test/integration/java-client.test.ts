@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { CompressionType } from '../../protocol/records/batch-header.js';
-import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { brokerForFile } from '../helpers/broker-process.js';
 import { batchesOnDisk } from '../helpers/disk-batches.js';
 import { compileJava, javaArgs } from '../helpers/java.js';
 import { runJsonClient } from '../helpers/json-client.js';
@@ -17,25 +17,24 @@ const SCENARIOS = ['produce', 'consume-classic', 'consume-consumer', 'transactio
 const ZERO_UUID = '0'.repeat(32);
 const ALL_RECORDS = [...Array(RECORDS).keys()];
 
-let broker: BrokerProcess;
+const broker = brokerForFile({
+  overrides: [
+    'listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0',
+    'sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512',
+    'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+    // The PLAINTEXT clients (ANONYMOUS) administer; the SCRAM user gets only what its ACLs allow.
+    'super.users=User:ANONYMOUS',
+    'auto.create.topics.enable=false',
+    'group.initial.rebalance.delay.ms=0',
+    'offsets.topic.num.partitions=3',
+  ],
+});
 let client: WireClient;
 let results: Record<string, any>;
 
 beforeAll(async () => {
   const classes = compileJava('JavaClient');
-  broker = await startBroker({
-    overrides: [
-      'listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0',
-      'sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512',
-      'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer',
-      // The PLAINTEXT clients (ANONYMOUS) administer; the SCRAM user gets only what its ACLs allow.
-      'super.users=User:ANONYMOUS',
-      'auto.create.topics.enable=false',
-      'group.initial.rebalance.delay.ms=0',
-      'offsets.topic.num.partitions=3',
-    ],
-  });
-  const ports = listenerPorts(broker);
+  const ports = listenerPorts(broker());
   client = await WireClient.connect(ports.PLAINTEXT);
   for (const name of [...CODECS.map(([codec]) => `java-${codec}`), 'java-txn']) {
     const res = await client.send(19, 7, { topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
@@ -47,13 +46,7 @@ beforeAll(async () => {
   console.log(`JavaClient: ${SCENARIOS.length} scenarios in ${Math.round(performance.now() - started)} ms`);
 }, 180_000);
 
-afterAll(async () => {
-  client?.close();
-  if (broker) {
-    expect(await broker.stop()).toBe(0);
-    broker.cleanup();
-  }
-});
+afterAll(() => client?.close());
 
 function scenario(name: string): any {
   const r = results[name];
@@ -74,7 +67,7 @@ describe('Java client 4.4', () => {
     const produced = scenario('produce');
     for (const [codec, compression] of CODECS) {
       expect(produced[codec]).toEqual(ALL_RECORDS);
-      const stored = batchesOnDisk(broker.dataDir, `java-${codec}`);
+      const stored = batchesOnDisk(broker().dataDir, `java-${codec}`);
       expect(stored.length).toBeGreaterThan(0);
       expect(stored.every((b) => b.magic === 2 && b.compression === compression && !b.isTransactional)).toBe(true);
       expect(stored.reduce((n, b) => n + b.records, 0)).toBe(RECORDS);
@@ -107,7 +100,7 @@ describe('Java client 4.4', () => {
     expect(txn.txnState).toBe('CompleteCommit');
     expect(txn.listed).toContain('java-txn');
 
-    const stored = batchesOnDisk(broker.dataDir, 'java-txn');
+    const stored = batchesOnDisk(broker().dataDir, 'java-txn');
     expect(stored.filter((b) => b.isControl).map((b) => b.marker)).toEqual(['COMMIT', 'ABORT', 'COMMIT']);
     const data = stored.filter((b) => !b.isControl);
     expect(data.every((b) => b.isTransactional && b.compression === CompressionType.Lz4)).toBe(true);
@@ -151,8 +144,8 @@ describe('Java client 4.4', () => {
     expect(security.denied).toBe('TopicAuthorizationException');
     expect(security.wrongPassword).toBe('SaslAuthenticationException');
 
-    expect(batchesOnDisk(broker.dataDir, 'carol-orders').reduce((n, b) => n + b.records, 0)).toBe(1);
-    expect(batchesOnDisk(broker.dataDir, 'secret')).toEqual([]);
+    expect(batchesOnDisk(broker().dataDir, 'carol-orders').reduce((n, b) => n + b.records, 0)).toBe(1);
+    expect(batchesOnDisk(broker().dataDir, 'secret')).toEqual([]);
     const users = await client.send(50, 0, { users: null });
     expect(users.results.map((r: any) => [r.user, r.errorCode, r.credentialInfos.map((c: any) => [c.mechanism, c.iterations])])).toEqual([['carol', 0, [[1, 8192]]]]);
     const acls = await client.send(29, 3, { resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: 'User:carol', hostFilter: null, operation: 1, permissionType: 1 });
