@@ -113,6 +113,12 @@ describe('Kafka 4.4 tools', () => {
     await tool('configs', ['--bootstrap-server', bootstrap, '--entity-type', 'brokers', '--entity-default', '--alter', '--add-config', 'log.retention.ms=86400000']);
     const brokerDefault = await client.send(32, 4, { resources: [{ resourceType: 4, resourceName: '', configurationKeys: ['log.retention.ms'] }], includeSynonyms: false, includeDocumentation: false });
     expect(brokerDefault.results[0].configs.map((c: any) => [c.name, c.value])).toEqual([['log.retention.ms', '86400000']]);
+    // As a Kafka 4.4 node prints them: the default's synonyms are its own level only; a group's defaults are
+    // named after the broker configs they come from.
+    const defaults = await tool('configs', ['--bootstrap-server', bootstrap, '--entity-type', 'brokers', '--entity-default', '--describe']);
+    expect(defaults.out).toContain('  log.retention.ms=86400000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=86400000}\n');
+    const group = await tool('configs', ['--bootstrap-server', bootstrap, '--entity-type', 'groups', '--entity-name', 'tools-any', '--describe', '--all']);
+    expect(group.out).toContain('  consumer.session.timeout.ms=45000 sensitive=false synonyms={DEFAULT_CONFIG:group.consumer.session.timeout.ms=45000}\n');
 
     await tool('configs', ['--bootstrap-server', bootstrap, '--entity-type', 'users', '--entity-name', 'erin', '--alter', '--add-config', 'SCRAM-SHA-512=[iterations=8192,password=erin-secret]']);
     // Quotas apart: the tool refuses SCRAM credentials and quotas in one --alter, as it does against Kafka.
