@@ -60,7 +60,11 @@ export class KafkaTools {
   constructor() {
     this.child = spawn('java', javaArgs('ToolRunner', [], compileJava('ToolRunner')), { cwd: REPO_ROOT });
     this.child.stderr.on('data', (d) => (this.stderr = (this.stderr + d).slice(-20_000)));
-    createInterface({ input: this.child.stdout }).on('line', (line) => this.pending.shift()?.(line));
+    // A line that is not a result (a tool printing past the captured System.out) is kept with stderr.
+    createInterface({ input: this.child.stdout }).on('line', (line) => {
+      if (line.startsWith('{"code":')) this.pending.shift()?.(line);
+      else this.stderr += `${line}\n`;
+    });
     this.child.on('exit', (code) => {
       for (const wake of this.pending.splice(0)) wake(JSON.stringify({ code: -1, out: '', err: `ToolRunner exited with ${code}: ${this.stderr}`, ms: 0 }));
     });
