@@ -51,6 +51,7 @@ import { handler as describeTransactions } from './65-describe-transactions.js';
 import { handler as listTransactions } from './66-list-transactions.js';
 import { handler as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
 import { handler as consumerGroupDescribe } from './69-consumer-group-describe.js';
+import { handler as describeTopicPartitions } from './75-describe-topic-partitions.js';
 
 const apiVersions = apiVersionsHandler(() => HANDLERS.values());
 
@@ -63,6 +64,7 @@ export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
     consumerGroupHeartbeat, consumerGroupDescribe, saslHandshake, saslAuthenticate, describeUserScramCredentials,
     alterUserScramCredentials,
     addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, txnOffsetCommit, describeTransactions, listTransactions,
+    describeTopicPartitions,
   ].map((h) => [h.apiKey, h]),
 );
 
