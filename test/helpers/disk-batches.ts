@@ -3,6 +3,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { batchesIn, CompressionType } from '../../protocol/records/batch-header.js';
+import { decodeEndTxnMarker } from '../../protocol/records/end-txn-marker.js';
+import { decodeBatch } from '../../protocol/records/record-batch.js';
 
 export interface StoredBatch {
   magic: number;
@@ -10,17 +12,30 @@ export interface StoredBatch {
   records: number;
   baseOffset: number;
   maxTimestamp: number;
+  transactional: boolean;
+  /** The transaction marker a control batch holds; null for data batches. */
+  marker: 'COMMIT' | 'ABORT' | null;
 }
 
 export function batchesOnDisk(dataDir: string, topic: string, partition = 0): StoredBatch[] {
   const dir = join(dataDir, `${topic}-${partition}`);
   const batches: StoredBatch[] = [];
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.log')).sort()) {
-    for (const b of batchesIn(readFileSync(join(dir, file)))) {
-      batches.push({ magic: b.magic, compression: b.compression, records: b.recordsCount, baseOffset: b.baseOffset, maxTimestamp: b.maxTimestamp });
+    const buf = readFileSync(join(dir, file));
+    for (const b of batchesIn(buf)) {
+      batches.push({
+        magic: b.magic, compression: b.compression, records: b.recordsCount, baseOffset: b.baseOffset, maxTimestamp: b.maxTimestamp,
+        transactional: b.isTransactional, marker: b.isControl ? markerOf(buf.subarray(b.pos, b.pos + b.sizeInBytes)) : null,
+      });
     }
   }
   return batches;
+}
+
+function markerOf(controlBatch: Buffer): 'COMMIT' | 'ABORT' | null {
+  const [record] = decodeBatch(controlBatch).records;
+  const marker = decodeEndTxnMarker(record.key, record.value);
+  return marker === null ? null : marker.commit ? 'COMMIT' : 'ABORT';
 }
 
 /** Values that every codec shrinks, even one record alone (librdkafka sends a batch uncompressed when compression does not pay). */
