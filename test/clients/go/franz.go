@@ -94,11 +94,17 @@ var franz = scenarios{
 			return nil, err
 		}
 		defer cl.Close()
-		// Past the committed ones, a grace period in which aborted records would show up.
-		ctx, cancel := context.WithTimeout(context.Background(), graceAfterCommitted)
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		rs, _ := franzPoll(ctx, cl, txnRecords+1)
-		return values(rs), nil
+		rs, err := franzPoll(ctx, cl, txnRecords)
+		if err != nil {
+			return nil, err
+		}
+		// Past the committed ones, a grace period in which aborted records would show up.
+		grace, cancelGrace := context.WithTimeout(ctx, graceAfterCommitted)
+		defer cancelGrace()
+		more, _ := franzPoll(grace, cl, 1)
+		return values(append(rs, more...)), nil
 	},
 
 	"create-topic": func(bootstrap string, a []string) (map[string]any, error) {

@@ -118,13 +118,20 @@ var saramaScenarios = scenarios{
 			return nil, err
 		}
 		defer pc.Close()
+		// Past the committed ones, a grace period in which aborted records would show up.
 		var rs []record
-		grace := time.After(graceAfterCommitted)
+		deadline := time.After(timeout)
+		var grace <-chan time.Time
 		for len(rs) <= txnRecords {
+			if len(rs) == txnRecords && grace == nil {
+				grace = time.After(graceAfterCommitted)
+			}
 			select {
 			case m := <-pc.Messages():
 				rs = append(rs, record{m.Offset, m.Key, m.Value})
 			case <-grace:
+				return values(rs), nil
+			case <-deadline:
 				return values(rs), nil
 			}
 		}

@@ -4,7 +4,7 @@ import asyncio
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from common import RECORDS, TIMEOUT, TXN_RECORDS, key, main, matching, value
+from common import GRACE, RECORDS, TIMEOUT, TXN_RECORDS, key, main, matching, value
 
 
 async def produce(bootstrap, topic, codec):
@@ -67,7 +67,7 @@ async def read_committed(bootstrap, topic):
     try:
         c.assign([TopicPartition(topic, 0)])
         # Past the committed ones, a grace period in which aborted records would show up.
-        records = await read(c, TXN_RECORDS + 1, 2)
+        records = await read(c, TXN_RECORDS) + await read(c, 1, GRACE)
     finally:
         await c.stop()
     return {'values': [v.decode() for _, _, v in records]}

@@ -9,6 +9,8 @@ import traceback
 RECORDS = 100
 TXN_RECORDS = 10
 TIMEOUT = 30
+# How long a read_committed reader waits past the committed records: aborted ones would show up meanwhile.
+GRACE = 2
 
 
 def value(i):

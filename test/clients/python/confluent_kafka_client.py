@@ -1,7 +1,7 @@
 # confluent-kafka (PyPI, with the librdkafka it bundles) against kafkite; the scenarios are common.py's.
 import time
 
-from common import RECORDS, TIMEOUT, TXN_RECORDS, key, main, matching, value
+from common import GRACE, RECORDS, TIMEOUT, TXN_RECORDS, key, main, matching, value
 from confluent_kafka import Consumer, Producer, TopicCollection, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -55,7 +55,7 @@ def read_committed(bootstrap, topic):
     c.assign([TopicPartition(topic, 0, 0)])
     # Past the committed ones, a grace period in which aborted records would show up.
     records = read(c, TXN_RECORDS)
-    records += read(c, 1, 2)
+    records += read(c, 1, GRACE)
     c.close()
     return {'values': [v.decode() for _, _, v in records]}
 

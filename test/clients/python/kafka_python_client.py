@@ -1,6 +1,8 @@
 # kafka-python 3 (PyPI), the pure-Python client, against kafkite; the scenarios are common.py's. Its groups
 # are classic only.
-from common import RECORDS, TIMEOUT, TXN_RECORDS, key, main, matching, value
+import time
+
+from common import GRACE, RECORDS, TIMEOUT, TXN_RECORDS, key, main, matching, value
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import NewTopic
 
@@ -49,13 +51,22 @@ def transact(bootstrap, topic, transactional_id):
 
 
 def read_committed(bootstrap, topic):
-    # Stops 2 s after the last record: the time aborted records would have to show up.
     c = KafkaConsumer(bootstrap_servers=bootstrap, isolation_level='read_committed', auto_offset_reset='earliest',
-                      enable_auto_commit=False, consumer_timeout_ms=2000)
+                      enable_auto_commit=False)
     c.assign([TopicPartition(topic, 0)])
-    values = [m.value.decode() for m in c]
+    # Past the committed ones, a grace period in which aborted records would show up.
+    values = poll_values(c, TXN_RECORDS, TIMEOUT) + poll_values(c, 1, GRACE)
     c.close()
     return {'values': values}
+
+
+def poll_values(c, count, timeout_s):
+    values = []
+    deadline = time.time() + timeout_s
+    while len(values) < count and time.time() < deadline:
+        for records in c.poll(timeout_ms=200).values():
+            values += [m.value.decode() for m in records]
+    return values
 
 
 def create_topic(bootstrap, topic):
