@@ -21,7 +21,8 @@ export interface ClientUnderTest {
   id: string;
   run(scenario: string, ...args: string[]): Promise<any>;
   groupProtocols: Array<'classic' | 'consumer'>;
-  transactions: boolean;
+  /** The transaction version (KIP-890) of its committed and of its aborted transaction; none without transactions. */
+  transactionVersions: [1 | 2, 1 | 2] | null;
 }
 
 /** As the client programs' RECORDS and TXN_RECORDS. */
@@ -81,8 +82,9 @@ export function describeClient(broker: () => BrokerProcess, wire: () => WireClie
       });
     }
 
-    if (client.transactions) {
-      it('commits one transaction and aborts the next: both markers on disk, a read_committed reader sees only the committed', async () => {
+    const versions = client.transactionVersions;
+    if (versions) {
+      it(`commits one transaction and aborts the next (transaction versions ${versions.join(' and ')}): both markers on disk, a read_committed reader sees only the committed`, async () => {
         const topic = `${id}-txn`;
         await createTopic(wire(), topic);
         await client.run('transact', topic, `${id}-tid`);
@@ -95,6 +97,9 @@ export function describeClient(broker: () => BrokerProcess, wire: () => WireClie
         expect(data.every((b) => b.transactional)).toBe(true);
         const count = (from: number, to: number): number => data.filter((b) => b.baseOffset > from && b.baseOffset < to).reduce((n, b) => n + b.records, 0);
         expect([count(-1, commit), count(commit, abort)]).toEqual([TXN_RECORDS, TXN_RECORDS]);
+        // Transaction version 2 bumps the producer epoch at each EndTxn: its marker carries the next epoch.
+        const epochOfData = (after: number): number => data.find((b) => b.baseOffset > after)!.producerEpoch;
+        expect([markers[0].producerEpoch - epochOfData(-1), markers[1].producerEpoch - epochOfData(commit)].map((bump) => bump + 1)).toEqual(versions);
 
         const read = await client.run('read-committed', topic);
         expect(read.values).toEqual([...Array(TXN_RECORDS).keys()].map((i) => `committed-${i}`));

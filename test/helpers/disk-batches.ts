@@ -13,6 +13,7 @@ export interface StoredBatch {
   baseOffset: number;
   maxTimestamp: number;
   transactional: boolean;
+  producerEpoch: number;
   /** The transaction marker a control batch holds; null for data batches. */
   marker: 'COMMIT' | 'ABORT' | null;
 }
@@ -25,7 +26,7 @@ export function batchesOnDisk(dataDir: string, topic: string, partition = 0): St
     for (const b of batchesIn(buf)) {
       batches.push({
         magic: b.magic, compression: b.compression, records: b.recordsCount, baseOffset: b.baseOffset, maxTimestamp: b.maxTimestamp,
-        transactional: b.isTransactional, marker: b.isControl ? markerOf(buf.subarray(b.pos, b.pos + b.sizeInBytes)) : null,
+        transactional: b.isTransactional, producerEpoch: b.producerEpoch, marker: b.isControl ? markerOf(buf.subarray(b.pos, b.pos + b.sizeInBytes)) : null,
       });
     }
   }

@@ -42,6 +42,6 @@ function program(client: string): (scenario: string, ...args: string[]) => Promi
   return (scenario, ...args) => runJsonClient(binary, [client, broker.bootstrap, scenario, ...args]);
 }
 
-describeClient(() => broker, () => wire, { name: 'franz-go', version: `${PINS.get('github.com/twmb/franz-go')} (kadm ${PINS.get('github.com/twmb/franz-go/pkg/kadm')})`, id: 'franz', run: program('franz'), groupProtocols: ['classic', 'consumer'], transactions: true });
-describeClient(() => broker, () => wire, { name: 'IBM/sarama', version: PINS.get('github.com/IBM/sarama')!, id: 'sarama', run: program('sarama'), groupProtocols: ['classic'], transactions: true });
-describeClient(() => broker, () => wire, { name: 'segmentio/kafka-go', version: PINS.get('github.com/segmentio/kafka-go')!, id: 'kafka-go', run: program('kafka-go'), groupProtocols: ['classic'], transactions: false });
+describeClient(() => broker, () => wire, { name: 'franz-go', version: `${PINS.get('github.com/twmb/franz-go')} (kadm ${PINS.get('github.com/twmb/franz-go/pkg/kadm')})`, id: 'franz', run: program('franz'), groupProtocols: ['classic', 'consumer'], transactionVersions: [2, 2] });
+describeClient(() => broker, () => wire, { name: 'IBM/sarama', version: PINS.get('github.com/IBM/sarama')!, id: 'sarama', run: program('sarama'), groupProtocols: ['classic'], transactionVersions: [1, 1] });
+describeClient(() => broker, () => wire, { name: 'segmentio/kafka-go', version: PINS.get('github.com/segmentio/kafka-go')!, id: 'kafka-go', run: program('kafka-go'), groupProtocols: ['classic'], transactionVersions: null });

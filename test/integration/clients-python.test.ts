@@ -37,6 +37,6 @@ function program(file: string): (scenario: string, ...args: string[]) => Promise
   return (scenario, ...args) => runJsonClient(PYTHON, [join(DIR, file), broker.bootstrap, scenario, ...args]);
 }
 
-describeClient(() => broker, () => wire, { name: 'confluent-kafka', version: PINS.get('confluent-kafka')!, id: 'ck', run: program('confluent_kafka_client.py'), groupProtocols: ['classic', 'consumer'], transactions: true });
-describeClient(() => broker, () => wire, { name: 'kafka-python', version: PINS.get('kafka-python')!, id: 'kp3', run: program('kafka_python_client.py'), groupProtocols: ['classic'], transactions: true });
-describeClient(() => broker, () => wire, { name: 'aiokafka', version: PINS.get('aiokafka')!, id: 'aio', run: program('aiokafka_client.py'), groupProtocols: ['classic'], transactions: true });
+describeClient(() => broker, () => wire, { name: 'confluent-kafka', version: PINS.get('confluent-kafka')!, id: 'ck', run: program('confluent_kafka_client.py'), groupProtocols: ['classic', 'consumer'], transactionVersions: [1, 1] });
+describeClient(() => broker, () => wire, { name: 'kafka-python', version: PINS.get('kafka-python')!, id: 'kp3', run: program('kafka_python_client.py'), groupProtocols: ['classic'], transactionVersions: [1, 1] });
+describeClient(() => broker, () => wire, { name: 'aiokafka', version: PINS.get('aiokafka')!, id: 'aio', run: program('aiokafka_client.py'), groupProtocols: ['classic'], transactionVersions: [1, 1] });
