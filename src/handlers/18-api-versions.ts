@@ -5,9 +5,9 @@ import type { Handler } from './handler.js';
 import { FINALIZED_TRANSACTION_VERSION } from '../coordinator/transaction/transaction-version.js';
 
 /** Exactly what the handlers implement: clients pick features by it (librdkafka refuses otherwise). */
-export function apiVersionsResponse(handlers: Iterable<Handler>, errorCode: number): ApiVersionsResponse {
+function apiVersionsResponse(handlers: Iterable<Handler>): ApiVersionsResponse {
   return {
-    errorCode,
+    errorCode: ErrorCode.NONE,
     apiKeys: [...handlers]
       .sort((a, b) => a.apiKey - b.apiKey)
       .map((h) => ({ apiKey: h.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion })),
@@ -21,6 +21,25 @@ export function apiVersionsResponse(handlers: Iterable<Handler>, errorCode: numb
   };
 }
 
+/**
+ * The answer to an ApiVersions request newer than `handler`'s: UNSUPPORTED_VERSION with ApiVersions' own range
+ * alone, as Kafka's ApiVersionsRequest.getErrorResponse (KIP-511), so that the client asks again at our newest
+ * version and gets the whole table with the finalized features. Given the whole table here, in v0 and so
+ * without features, franz-go kept it: it sent ApiVersions v5 (Kafka 4.4's), never learnt transaction.version
+ * 2 on that connection, and began its first transaction without KIP-890 part 2.
+ */
+export function tooNewApiVersionsResponse(handler: Handler): ApiVersionsResponse {
+  return {
+    errorCode: ErrorCode.UNSUPPORTED_VERSION,
+    apiKeys: [{ apiKey: handler.apiKey, minVersion: handler.minVersion, maxVersion: handler.maxVersion }],
+    throttleTimeMs: 0,
+    supportedFeatures: [],
+    finalizedFeaturesEpoch: -1,
+    finalizedFeatures: [],
+    zkMigrationReady: false,
+  };
+}
+
 /** The registry lists this handler too, so it hands the handler its table rather than being imported by it. */
 export function apiVersionsHandler(handlers: () => Iterable<Handler>): Handler<ApiVersionsRequest, ApiVersionsResponse> {
   return {
@@ -28,6 +47,6 @@ export function apiVersionsHandler(handlers: () => Iterable<Handler>): Handler<A
     name: 'ApiVersions',
     minVersion: 0,
     maxVersion: 4,
-    handle: () => apiVersionsResponse(handlers(), ErrorCode.NONE),
+    handle: () => apiVersionsResponse(handlers()),
   };
 }

@@ -1,6 +1,5 @@
 // Every API key kafkite implements. ApiVersions advertises exactly this table.
 import type { ApiVersionsResponse } from '../../protocol/generated/ApiVersionsResponse.js';
-import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
 import { handler as produce } from './00-produce.js';
 import { handler as fetch } from './01-fetch.js';
@@ -16,7 +15,7 @@ import { handler as syncGroup } from './14-sync-group.js';
 import { handler as describeGroups } from './15-describe-groups.js';
 import { handler as listGroups } from './16-list-groups.js';
 import { handler as saslHandshake } from './17-sasl-handshake.js';
-import { apiVersionsHandler, apiVersionsResponse } from './18-api-versions.js';
+import { apiVersionsHandler, tooNewApiVersionsResponse } from './18-api-versions.js';
 import { handler as createTopics } from './19-create-topics.js';
 import { handler as deleteTopics } from './20-delete-topics.js';
 import { handler as deleteRecords } from './21-delete-records.js';
@@ -70,5 +69,5 @@ export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
 
 /** The v0 answer to an ApiVersions request newer than we know, so the client can retry with one we do. */
 export function unsupportedApiVersionsResponse(): ApiVersionsResponse {
-  return apiVersionsResponse(HANDLERS.values(), ErrorCode.UNSUPPORTED_VERSION);
+  return tooNewApiVersionsResponse(HANDLERS.get(18)!);
 }

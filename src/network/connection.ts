@@ -342,7 +342,7 @@ export class Connection {
     const handler = HANDLERS.get(apiKey);
     const api = API_KEYS[apiKey];
     if (apiKey === API_VERSIONS_KEY && handler && apiVersion > handler.maxVersion) {
-      // Kafka answers a too-new ApiVersions with v0 and UNSUPPORTED_VERSION so the client can downgrade.
+      // Kafka answers a too-new ApiVersions with v0, UNSUPPORTED_VERSION and its own range, so the client can downgrade.
       this.respond(this.enqueue(), API_VERSIONS_KEY, 0, correlationId, unsupportedApiVersionsResponse());
       return;
     }
