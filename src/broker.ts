@@ -82,6 +82,8 @@ export interface CreateTopicOptions {
   replicationFactor: number;
   configs: Record<string, string>;
   validateOnly: boolean;
+  /** Date.now() past which a creation still waiting for its turn is not begun (CreateTopics' timeoutMs). */
+  deadline?: number;
 }
 
 export class Broker {
@@ -368,6 +370,9 @@ export class Broker {
    */
   createTopic(name: string, opts: CreateTopicOptions): Promise<TopicInfo> {
     return this.changeTopics(async () => {
+      // Kafka's controller fails an event whose deadline passed while it was queued (ControllerApis'
+      // createTopics gives it timeoutMs): REQUEST_TIMED_OUT, nothing created, nothing validated.
+      if (opts.deadline !== undefined && Date.now() >= opts.deadline) throw new KafkaError(ErrorCode.REQUEST_TIMED_OUT, 'timed out waiting for earlier topic creations');
       const topic = this.newTopic(name, opts);
       if (opts.validateOnly) return topic;
       this.topicsBeingCreated.add(name);
