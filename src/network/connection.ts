@@ -14,6 +14,7 @@ import { installUserBufferReads, takeBuffered } from './user-buffer-reads.js';
 import { ANONYMOUS, principalToString, type KafkaPrincipal } from '../security/principal.js';
 import { SASL_AUTHENTICATE, SASL_HANDSHAKE, SaslServerAuthenticator, type KafkaReply, type TokenOutcome } from '../security/sasl/sasl-server-authenticator.js';
 import type { SaslListenerConfig } from '../security/sasl/sasl-listener-config.js';
+import type { FailedAuthenticationLog } from '../security/sasl/failed-authentication-log.js';
 
 const PRODUCE_KEY = 0;
 const API_VERSIONS_KEY = 18;
@@ -65,6 +66,8 @@ export interface ConnectionOptions {
   saslMaxReceiveSize?: number;
   /** connection.failed.authentication.delay.ms. */
   failedAuthenticationDelayMs?: number;
+  /** Where failed SASL logins are logged, rate-limited; shared by every connection. */
+  failedAuthentications: FailedAuthenticationLog;
   /** The TLS client certificate's principal (SSL listeners). */
   principal?: KafkaPrincipal;
   /** Sets TCP_QUICKACK on a socket fd (the native addon); absent without it. */
@@ -439,10 +442,7 @@ export class Connection {
         return;
       case 'failed': {
         this.opts.broker.metrics?.authentication(listener, outcome.mechanism ?? 'unknown', false);
-        this.opts.log.info(
-          { remote: this.remoteAddress, user: outcome.user, mechanism: outcome.mechanism, listener, reason: outcome.reason },
-          'failed authentication',
-        );
+        this.opts.failedAuthentications.record({ remote: this.remoteAddress, user: outcome.user, mechanism: outcome.mechanism, listener, reason: outcome.reason });
         // Kafka delays both the failure response and the close (connection.failed.authentication.delay.ms),
         // so a client guessing passwords gets one try per delay per connection.
         this.failing = true;
