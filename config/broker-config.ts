@@ -98,6 +98,13 @@ export class BrokerConfig {
   }
   get adminToken(): string | null { return this.values.get('kafkite.admin.token') as string | null; }
   get adminTokenFile(): string | null { return this.values.get('kafkite.admin.token.file') as string | null; }
+  get adminAllowedHosts(): readonly string[] { return this.values.get('kafkite.admin.allowed.hosts') as string[]; }
+  /** `User:ANONYMOUS` by default; validated as one principal. */
+  get adminPrincipal(): { principalType: string; name: string } {
+    const text = (this.values.get('kafkite.admin.principal') as string).trim();
+    const colon = text.indexOf(':');
+    return { principalType: text.slice(0, colon), name: text.slice(colon + 1) };
+  }
   get saslServerMaxReceiveSize(): number { return this.number('sasl.server.max.receive.size'); }
   get connectionFailedAuthenticationDelayMs(): number { return this.number('connection.failed.authentication.delay.ms'); }
 

@@ -16,6 +16,11 @@ const KAFKITE_CONFIG_DEFS: readonly BrokerConfigDef[] = [
   // Bearer token every admin HTTP route but /health requires; mandatory when admin.listener is not loopback.
   { name: 'kafkite.admin.token', type: 'password', default: null, validator: null, topicName: null, group: 'kafkite' },
   { name: 'kafkite.admin.token.file', type: 'string', default: null, validator: null, topicName: null, group: 'kafkite' },
+  // Host names the admin HTTP answers to besides localhost, the loopback addresses and admin.listener's host
+  // (DNS rebinding): the names a proxy or a container's port mapping reaches it by.
+  { name: 'kafkite.admin.allowed.hosts', type: 'list', default: '', validator: null, topicName: null, group: 'kafkite' },
+  // The principal the console's and /v1's writes are authorized as when authorizer.class.name is set.
+  { name: 'kafkite.admin.principal', type: 'string', default: 'User:ANONYMOUS', validator: { kind: 'principal' }, topicName: null, group: 'kafkite' },
   // The web console on the admin listener (issue 12): served under / with its JSON under /v1.
   { name: 'kafkite.console.enable', type: 'boolean', default: 'true', validator: null, topicName: null, group: 'kafkite' },
   // Hides the console's writing actions and refuses them (create, delete, reset, produce, config edit).
