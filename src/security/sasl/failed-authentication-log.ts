@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 const MAX_LOGGED = 5;
 /** User and host pairs the summary line lists by name; the rest are only counted. */
 const MAX_SUMMARIZED = 10;
+/** User and host pairs counted one by one per interval: random user names cannot grow memory beyond it. */
+const MAX_TRACKED = 1000;
 
 export interface AuthenticationFailure {
   /** The client's address, host:port. */
@@ -51,7 +53,7 @@ export class FailedAuthenticationLog {
     this.suppressedCount++;
     const entry = this.suppressed.get(key);
     if (entry) entry.count++;
-    else this.suppressed.set(key, { user: failure.user, host, listener: failure.listener, mechanism: failure.mechanism, count: 1 });
+    else if (this.suppressed.size < MAX_TRACKED) this.suppressed.set(key, { user: failure.user, host, listener: failure.listener, mechanism: failure.mechanism, count: 1 });
   }
 
   /** Logs what the current interval did not (at shutdown). */
@@ -70,6 +72,7 @@ export class FailedAuthenticationLog {
         suppressed: this.suppressedCount,
         intervalMs: this.intervalMs,
         failures: byCount.slice(0, MAX_SUMMARIZED),
+        // Pairs not listed (beyond MAX_TRACKED, not even counted apart): their failures are in `suppressed`.
         ...(byCount.length > MAX_SUMMARIZED ? { otherUserHosts: byCount.length - MAX_SUMMARIZED } : {}),
       },
       'failed authentications not logged one by one',
