@@ -131,6 +131,31 @@ describe('PKCS12 keystores made with openssl pkcs12 -export', () => {
     expect(lines[0]).toContain(`ssl.keystore.password: cannot load ${keystore(variant)} (wrong password or not a keystore)`);
   });
 
+  it('verifies client certificates against an openssl-made PKCS12 truststore without a friendly name', async () => {
+    const truststore = join(certs.dir, 'trust-unnamed.p12');
+    const made = spawnSync('openssl', ['pkcs12', '-export', '-nokeys', '-in', 'ca.pem', '-passout', 'pass:trust-secret', '-out', truststore], { cwd: certs.dir });
+    expect(made.status, String(made.stderr)).toBe(0);
+    const broker = await startBroker({
+      overrides: [...SSL_LISTENER, 'ssl.keystore.type=PKCS12', `ssl.keystore.location=${keystore('unnamed')}`, 'ssl.keystore.password=store-secret',
+        'ssl.client.auth=required', 'ssl.truststore.type=PKCS12', `ssl.truststore.location=${truststore}`, 'ssl.truststore.password=trust-secret'],
+    });
+    try {
+      const port = listenerPorts(broker).SSL;
+      const trusted = await tlsWireClient(port, certs, { cert: certs.clientCert, key: certs.clientKey });
+      try {
+        expect((await trusted.send(ApiKey.ApiVersions, 3, { clientSoftwareName: 'test', clientSoftwareVersion: '1' })).errorCode).toBe(0);
+      } finally {
+        trusted.close();
+      }
+      await expect(tlsWireClient(port, certs, { cert: certs.rogueCert, key: certs.rogueKey }).then((c) => c.send(ApiKey.ApiVersions, 3, {
+        clientSoftwareName: 'test', clientSoftwareVersion: '1',
+      }))).rejects.toThrow();
+    } finally {
+      await broker.stop();
+      broker.cleanup();
+    }
+  });
+
   it('does not trust the keystore\'s -certfile CA for client certificates: only the truststore does, as in Kafka', async () => {
     const broker = await startBroker({
       overrides: [...SSL_LISTENER, 'ssl.keystore.type=PKCS12', `ssl.keystore.location=${keystore('certfile-named')}`, 'ssl.keystore.password=store-secret',
