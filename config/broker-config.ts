@@ -83,6 +83,7 @@ export class BrokerConfig {
   get adminListener(): string | null { return this.values.get('admin.listener') as string | null; }
   /** Idle time after which a partition log is unloaded; -1 never. */
   get logUnloadIdleMs(): number { return this.number('kafkite.log.unload.idle.ms'); }
+  get failedAuthenticationLogIntervalMs(): number { return this.number('kafkite.failed.authentication.log.interval.ms'); }
   get zeroCopyEnable(): boolean { return this.boolean('kafkite.zero.copy.enable'); }
   get logFlushSyncfsEnable(): boolean { return this.boolean('kafkite.log.flush.syncfs.enable'); }
   get consoleEnable(): boolean { return this.boolean('kafkite.console.enable'); }

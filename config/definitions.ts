@@ -28,6 +28,9 @@ const KAFKITE_CONFIG_DEFS: readonly BrokerConfigDef[] = [
   // A partition log unused this long is closed and only its offsets stay in memory (new and background-loaded
   // ones at once); loaded again on its next use. -1 keeps every log loaded, as Kafka does.
   { name: 'kafkite.log.unload.idle.ms', type: 'long', default: '600000', validator: { kind: 'range', min: -1, max: null }, topicName: null, group: 'kafkite' },
+  // Failed SASL logins are logged one by one up to 5 per interval (the first of each user and host); one line at
+  // its end counts the rest. Kafka logs every one.
+  { name: 'kafkite.failed.authentication.log.interval.ms', type: 'long', default: '60000', validator: { kind: 'range', min: 1, max: null }, topicName: null, group: 'kafkite' },
   { name: 'kafkite.zero.copy.enable', type: 'boolean', default: 'true', validator: null, topicName: null, group: 'kafkite' },
   // Flushes (acks=all, flush.ms/flush.messages) of a log dir's partitions share commit rounds with one syncfs(2)
   // each (native addon); false, or no addon, fdatasyncs each partition's files on its own.
