@@ -68,7 +68,8 @@ export function encodeValue(r: RegistryRecord): Buffer | null {
       };
       break;
     }
-    case 'CONFIG': value = { ...subjectField(r.subject), ...r.value }; break;
+    // ConfigValue's @JsonCreator order: subject, ..., normalize, ..., compatibilityLevel.
+    case 'CONFIG': value = { ...subjectField(r.subject), normalize: r.value.normalize, compatibilityLevel: r.value.compatibilityLevel }; break;
     case 'MODE': value = { ...subjectField(r.subject), mode: r.value }; break;
     case 'DELETE_SUBJECT': value = { subject: r.subject, version: r.value.version }; break;
     case 'CLEAR_SUBJECT': value = { subject: r.subject }; break;
