@@ -1,0 +1,110 @@
+// Real schema registry clients against kafkite's registry, records produced through kafkite and consumed
+// back: @kafkajs/confluent-schema-registry (npm) with kafkajs, for Avro, JSON Schema and Protobuf; and
+// confluent-kafka-python's SchemaRegistryClient with its Avro serializer and deserializer (PyPI, in the venv
+// .ci/run builds from schema-registry-requirements.txt). A fresh client for each read, so every schema comes
+// from the registry by id; an incompatible change is refused to each.
+import { join } from 'node:path';
+import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { Kafka, logLevel } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { runJsonClient } from '../helpers/json-client.js';
+
+const SCRIPT = join(import.meta.dirname, 'schema_registry_python.py');
+/** The venv .ci/run creates with confluent-kafka[avro,schemaregistry]. */
+const PYTHON = '/opt/kafkite-venvs/schema-registry/bin/python';
+
+let broker: BrokerProcess;
+let url: string;
+
+beforeAll(async () => {
+  broker = await startBroker({ overrides: ['kafkite.schema.registry.enable=true', 'num.partitions=1'] });
+  url = broker.logs.find((e) => e.msg === 'admin http started')!.address as string;
+});
+
+afterAll(async () => {
+  expect(await broker.stop()).toBe(0);
+  broker.cleanup();
+});
+
+/** Produces the encoded values to `topic` and reads them back, decoded by a registry client that has seen none of them. */
+async function roundTrip(topic: string, encoded: Buffer[]): Promise<unknown[]> {
+  const kafka = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING });
+  const producer = kafka.producer();
+  await producer.connect();
+  await producer.send({ topic, messages: encoded.map((value) => ({ value })) });
+  await producer.disconnect();
+  const fresh = new SchemaRegistry({ host: url });
+  const consumer = kafka.consumer({ groupId: `${topic}-reader` });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  const values: unknown[] = [];
+  await new Promise<void>((resolve, reject) => {
+    void consumer.run({ eachMessage: async ({ message }) => {
+      try {
+        values.push(await fresh.decode(message.value!));
+      } catch (err) {
+        reject(err);
+      }
+      if (values.length === encoded.length) resolve();
+    } });
+  });
+  await consumer.disconnect();
+  return values;
+}
+
+describe('@kafkajs/confluent-schema-registry', () => {
+  const registry = () => new SchemaRegistry({ host: url });
+
+  it('Avro: registers, encodes, decodes through kafkite by id; an incompatible change is refused with 409', async () => {
+    const schema = { type: 'record', name: 'User', namespace: 'app', fields: [{ name: 'name', type: 'string' }, { name: 'age', type: 'int' }] };
+    const r = registry();
+    const { id } = await r.register({ type: SchemaType.AVRO, schema: JSON.stringify(schema) }, { subject: 'users-value' });
+    const users = [{ name: 'ada', age: 36 }, { name: 'alan', age: 41 }];
+    const encoded = await Promise.all(users.map((u) => r.encode(id, u)));
+    expect(encoded[0]!.readInt32BE(1)).toBe(id);
+    expect(await roundTrip('users', encoded)).toEqual(users);
+    expect(await registry().getLatestSchemaId('users-value')).toBe(id);
+    const changed = { ...schema, fields: [{ name: 'name', type: 'int' }] };
+    await expect(r.register({ type: SchemaType.AVRO, schema: JSON.stringify(changed) }, { subject: 'users-value' })).rejects.toMatchObject({ status: 409 });
+  });
+
+  it('JSON Schema: validated on encode, decoded by id', async () => {
+    const schema = { type: 'object', properties: { sku: { type: 'string' }, qty: { type: 'integer' } }, required: ['sku'] };
+    const r = registry();
+    const { id } = await r.register({ type: SchemaType.JSON, schema: JSON.stringify(schema) }, { subject: 'items-value' });
+    const items = [{ sku: 'a-1', qty: 2 }, { sku: 'b-2', qty: 5 }];
+    expect(await roundTrip('items', await Promise.all(items.map((i) => r.encode(id, i))))).toEqual(items);
+    const narrowed = { ...schema, properties: { ...schema.properties, qty: { type: 'string' } } };
+    await expect(r.register({ type: SchemaType.JSON, schema: JSON.stringify(narrowed) }, { subject: 'items-value' })).rejects.toMatchObject({ status: 409 });
+  });
+
+  it('Protobuf: encoded and decoded by id; a field whose type changes kind is refused', async () => {
+    const proto = (t: string) => `syntax = "proto3";\npackage app;\nmessage Click { string page = 1; ${t} ms = 2; }`;
+    const r = registry();
+    const { id } = await r.register({ type: SchemaType.PROTOBUF, schema: proto('int64') }, { subject: 'clicks-value' });
+    const clicks = [{ page: '/home', ms: 12 }, { page: '/buy', ms: 340 }];
+    const decoded = (await roundTrip('clicks', await Promise.all(clicks.map((c) => r.encode(id, c))))) as Array<{ page: string; ms: unknown }>;
+    expect(decoded.map((c) => ({ page: c.page, ms: Number(c.ms) }))).toEqual(clicks);
+    await expect(r.register({ type: SchemaType.PROTOBUF, schema: proto('string') }, { subject: 'clicks-value' })).rejects.toMatchObject({ status: 409 });
+  });
+});
+
+describe('confluent-kafka-python', () => {
+  it('AvroSerializer registers and produces, AvroDeserializer reads back by id, an incompatible change is refused', async () => {
+    const out = await runJsonClient(PYTHON, [SCRIPT, broker.bootstrap, url, 'payments']);
+    const subject = await (await fetch(`${url}/subjects/payments-value/versions/1`)).json();
+    expect(out.schemaIdInRecord).toBe(subject.id);
+    expect(out.consumed).toHaveLength(21);
+    expect(out.consumed[3]).toEqual({ id: 'p3', amount: 4.5 });
+    expect(out.consumed[20]).toEqual({ id: 'p-v2', amount: 9, currency: 'USD' });
+    expect(out.versions).toEqual([1, 2]);
+    expect(out.latest.version).toBe(2);
+    expect(out.compatibleV2).toBe(true);
+    expect(out.compatibleBad).toBe(false);
+    expect(out.incompatible).toEqual({ status: 409, code: 409 });
+    expect(out.missingId).toEqual({ status: 404, code: 40403 });
+    // The refused schema left no version behind.
+    expect(await (await fetch(`${url}/subjects/payments-value/versions`)).json()).toEqual([1, 2]);
+  });
+});
