@@ -45,10 +45,14 @@ export class SchemaRegistry {
     this.logger.info({ records: records.length, subjects: this.store.subjectNames(true).length, maxId: this.store.maxId }, 'schema registry state rebuilt from _schemas');
   }
 
-  /** Runs `fn` after every write before it; its records are appended and applied before the next starts. */
-  private write<T>(fn: () => { records: RegistryRecord[]; result: T }): Promise<T> {
+  /**
+   * Runs `fn` after every write before it; its records are appended and applied before the next starts. What
+   * `fn` notes is logged once the records are on disk.
+   */
+  private write<T>(fn: (note: (fields: Record<string, unknown>, msg: string) => void) => { records: RegistryRecord[]; result: T }): Promise<T> {
     const run = this.writes.then(async () => {
-      const { records, result } = fn();
+      const notes: Array<[Record<string, unknown>, string]> = [];
+      const { records, result } = fn((fields, msg) => notes.push([fields, msg]));
       if (records.length === 0) return result;
       try {
         await this.log.append(records);
@@ -57,6 +61,7 @@ export class SchemaRegistry {
         throw E.storeError(`Error while writing to the _schemas topic: ${(err as Error).message}`);
       }
       for (const r of records) this.store.apply(r);
+      for (const [fields, msg] of notes) this.logger.info(fields, msg);
       return result;
     });
     this.writes = run.catch(() => undefined);
@@ -119,7 +124,7 @@ export class SchemaRegistry {
   }
 
   register(subject: string, body: SchemaRequest, normalizeAsked: boolean): Promise<{ id: number }> {
-    return this.write(() => {
+    return this.write((note) => {
       this.checkWritable(subject);
       const mode = this.store.effectiveMode(subject);
       const { parsed, references } = this.parse(body, this.normalizeFor(subject, normalizeAsked));
@@ -143,7 +148,7 @@ export class SchemaRegistry {
       }
       const version = typeof body.version === 'number' && body.version > 0 && mode === 'IMPORT' ? body.version : (all.at(-1)?.version ?? 0) + 1;
       const value: SchemaValue = { subject, version, id, schemaType: parsed.type, references, schema: parsed.text, deleted: false };
-      this.logger.info({ subject, version, id, schemaType: parsed.type }, 'schema registered');
+      note({ subject, version, id, schemaType: parsed.type }, 'schema registered');
       return { records: [{ keytype: 'SCHEMA', subject, version, value }], result: { id } };
     });
   }
@@ -177,7 +182,7 @@ export class SchemaRegistry {
   }
 
   deleteVersion(subject: string, raw: string, permanent: boolean): Promise<number> {
-    return this.write(() => {
+    return this.write((note) => {
       this.checkWritable(subject);
       const version = SchemaRegistry.parseVersion(raw);
       if (this.store.versions(subject, true).length === 0) throw E.subjectNotFound(subject);
@@ -187,17 +192,17 @@ export class SchemaRegistry {
       if (this.store.referencedBy(subject, v.version, permanent).length > 0) throw E.referenceExists(`${subject}/${v.version}`);
       if (permanent) {
         if (!v.deleted) throw E.versionNotSoftDeleted(subject, v.version);
-        this.logger.info({ subject, version: v.version, id: v.id }, 'schema version deleted permanently');
+        note({ subject, version: v.version, id: v.id }, 'schema version deleted permanently');
         return { records: [{ keytype: 'SCHEMA', subject, version: v.version, value: null }], result: v.version };
       }
       if (v.deleted) throw E.versionSoftDeleted(subject, v.version);
-      this.logger.info({ subject, version: v.version, id: v.id }, 'schema version soft-deleted');
+      note({ subject, version: v.version, id: v.id }, 'schema version soft-deleted');
       return { records: [{ keytype: 'SCHEMA', subject, version: v.version, value: { ...v, deleted: true } }], result: v.version };
     });
   }
 
   deleteSubject(subject: string, permanent: boolean): Promise<number[]> {
-    return this.write(() => {
+    return this.write((note) => {
       this.checkWritable(subject);
       const all = this.store.versions(subject, true);
       if (all.length === 0) throw E.subjectNotFound(subject);
@@ -212,11 +217,11 @@ export class SchemaRegistry {
         const records: RegistryRecord[] = [...all].reverse().map((v) => ({ keytype: 'SCHEMA', subject, version: v.version, value: null }));
         if (this.store.mode(subject) !== undefined) records.push({ keytype: 'MODE', subject, value: null });
         if (this.store.config(subject) !== undefined) records.push({ keytype: 'CONFIG', subject, value: null });
-        this.logger.info({ subject, versions: all.map((v) => v.version) }, 'subject deleted permanently');
+        note({ subject, versions: all.map((v) => v.version) }, 'subject deleted permanently');
         return { records, result: all.map((v) => v.version) };
       }
       if (live.length === 0) throw E.subjectSoftDeleted(subject);
-      this.logger.info({ subject, versions: live.map((v) => v.version) }, 'subject soft-deleted');
+      note({ subject, versions: live.map((v) => v.version) }, 'subject soft-deleted');
       return { records: [{ keytype: 'DELETE_SUBJECT', subject, value: { version: live.at(-1)!.version } }], result: live.map((v) => v.version) };
     });
   }
@@ -232,37 +237,40 @@ export class SchemaRegistry {
   }
 
   setConfig(subject: string | null, config: ConfigValue): Promise<ConfigValue> {
-    return this.write(() => {
+    return this.write((note) => {
       if (subject !== null) this.checkWritable(subject);
       const merged = { ...this.store.config(subject), ...config };
-      this.logger.info({ subject, config: merged }, 'schema registry config set');
+      note({ subject, config: merged }, 'schema registry config set');
       return { records: [{ keytype: 'CONFIG', subject, value: merged }], result: config };
     });
   }
 
   deleteConfig(subject: string | null): Promise<ConfigValue> {
-    return this.write(() => {
+    return this.write((note) => {
       const before = this.store.config(subject);
       if (subject !== null && before === undefined) throw E.subjectConfigNotFound(subject);
+      note({ subject }, 'schema registry config deleted');
       return { records: [{ keytype: 'CONFIG', subject, value: null }], result: before ?? { compatibilityLevel: 'BACKWARD' } };
     });
   }
 
   setMode(subject: string | null, mode: Mode, force: boolean): Promise<Mode> {
-    return this.write(() => {
+    return this.write((note) => {
       // Confluent refuses IMPORT over existing schemas unless forced (KafkaSchemaRegistry.setMode).
-      if (mode === 'IMPORT' && !force && this.store.versions(subject ?? '', false).length + (subject === null ? this.store.subjectNames(false).length : 0) > 0) {
+      const existing = subject === null ? this.store.subjectNames(false).length : this.store.versions(subject, false).length;
+      if (mode === 'IMPORT' && !force && existing > 0) {
         throw E.operationNotPermitted('Cannot import since found existing subjects');
       }
-      this.logger.info({ subject, mode }, 'schema registry mode set');
+      note({ subject, mode }, 'schema registry mode set');
       return { records: [{ keytype: 'MODE', subject, value: mode }], result: mode };
     });
   }
 
   deleteMode(subject: string): Promise<Mode> {
-    return this.write(() => {
+    return this.write((note) => {
       const before = this.store.mode(subject);
       if (before === undefined) throw E.subjectModeNotFound(subject);
+      note({ subject }, 'schema registry mode deleted');
       return { records: [{ keytype: 'MODE', subject, value: null }], result: before };
     });
   }

@@ -239,5 +239,16 @@ describe('restart', () => {
     // Id 8 was hard-deleted: the next schema gets 9, as Confluent's IncrementalIdGenerator gives it.
     expect((await sr('POST', '/subjects/after-restart/versions', { schema: record('After', [{ name: 'x', type: 'int' }]) })).body).toEqual({ id: 9 });
     expect((await sr('POST', '/subjects/orders-value/versions', { schema: NO_DEFAULT })).status).toBe(409);
+    expect(broker.logs.find((e) => e.msg === 'schema registered')).toMatchObject({ subject: 'after-restart', version: 1, id: 9 });
+  });
+
+  it('normalize=true stores and matches the normalized form, so key order does not make a new version', async () => {
+    const a = '{"type": "record", "name": "N", "fields": [{"type": "int", "name": "x"}]}';
+    const b = '{"fields": [{"name": "x", "type": "int"}], "name": "N", "type": "record"}';
+    expect((await sr('POST', '/subjects/norm/versions?normalize=true', { schema: a })).body).toEqual({ id: 10 });
+    expect((await sr('POST', '/subjects/norm/versions?normalize=true', { schema: b })).body).toEqual({ id: 10 });
+    expect((await sr('GET', '/subjects/norm/versions')).body).toEqual([1]);
+    await expectError(sr('POST', '/subjects/norm', { schema: b }), 404, 40403);
+    expect((await sr('POST', '/subjects/norm?normalize=true', { schema: b })).body).toMatchObject({ version: 1, id: 10 });
   });
 });
