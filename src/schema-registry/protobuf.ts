@@ -98,10 +98,14 @@ export function parseProtobuf(text: string, references: readonly ResolvedReferen
   const known = new Set(references.map((r) => r.name));
   for (const imp of parsed.imports ?? []) {
     // google/protobuf/*.proto come with protobufjs (its common types); everything else must be a reference.
-    if (!known.has(imp) && !imp.startsWith('google/protobuf/')) throw new Error(`import "${imp}" is not among the schema's references`);
+    if (!known.has(imp) && protobuf.common.get(imp) === null) throw new Error(`import "${imp}" is not among the schema's references`);
   }
   // Types are resolved against the references too, in a separate root so that only this file's messages are compared.
   const full = new protobuf.Root();
+  for (const imp of parsed.imports ?? []) {
+    const common = imp.startsWith('google/protobuf/') ? protobuf.common.get(imp) : null;
+    if (common) full.addJSON(common.nested ?? {});
+  }
   for (const ref of references) protobuf.parse(ref.text, full, { keepCase: true });
   protobuf.parse(text, full, { keepCase: true });
   full.resolveAll();

@@ -113,5 +113,15 @@ describe('Protobuf (the incompatible changes of Confluent SchemaDiff)', () => {
   it('refuses what does not parse or names an unknown type', () => {
     expect(() => proto('message M { string a = ; }')).toThrow();
     expect(() => proto('message M { Missing a = 1; }')).toThrow();
+    expect(() => proto('import "other.proto";\nmessage M { string a = 1; }')).toThrow(/other\.proto/);
+  });
+
+  it("resolves google/protobuf's well-known types and the references' types, comparing only the schema's own messages", () => {
+    const wkt = proto('import "google/protobuf/timestamp.proto";\nmessage E { google.protobuf.Timestamp at = 1; }');
+    expect([...wkt.messages.keys()]).toEqual(['p.E']);
+    const money = { name: 'money.proto', type: 'PROTOBUF' as const, text: 'syntax = "proto3";\npackage shop;\nmessage Money { int64 cents = 1; }' };
+    const inv = (t: string) => parseProtobuf(`syntax = "proto3";\npackage p;\nimport "money.proto";\nmessage Inv { ${t} total = 1; }`, [money], false);
+    expect([...inv('shop.Money').messages.keys()]).toEqual(['p.Inv']);
+    expect(ok('BACKWARD', inv('string'), inv('shop.Money'))).toBe(false);
   });
 });
