@@ -60,7 +60,8 @@ export function encodeValue(r: RegistryRecord): Buffer | null {
         subject: v.subject,
         version: v.version,
         id: v.id,
-        // Confluent's readers take a missing schemaType as AVRO.
+        // Left out for AVRO as Confluent 5.5 to 7.x write it (SchemaTypeConverter); 8.0 writes "AVRO". Both
+        // read either: a missing schemaType is AVRO.
         ...(v.schemaType === 'AVRO' ? {} : { schemaType: v.schemaType }),
         ...(v.references.length > 0 ? { references: v.references.map((x) => ({ name: x.name, subject: x.subject, version: x.version })) } : {}),
         schema: v.schema,
