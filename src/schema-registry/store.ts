@@ -7,6 +7,10 @@ export class SchemaStore {
   private readonly subjects = new Map<string, Map<number, SchemaValue>>();
   private readonly configs = new Map<string | null, ConfigValue>();
   private readonly modes = new Map<string | null, Mode>();
+  /** id -> the versions holding it: GET /schemas/ids/{id} is what every deserializer asks on a cache miss. */
+  private readonly ids = new Map<number, Set<SchemaValue>>();
+  /** An equal schema's content key -> its id, for registrations. */
+  private readonly contents = new Map<string, number>();
   /**
    * The highest id ever read, tombstoned ones included: Confluent's IncrementalIdGenerator hands out max + 1,
    * so a hard-deleted schema's id is not given again while its record is in the topic.
@@ -17,6 +21,8 @@ export class SchemaStore {
     switch (r.keytype) {
       case 'SCHEMA': {
         let versions = this.subjects.get(r.subject);
+        const before = versions?.get(r.version);
+        if (before) this.ids.get(before.id)?.delete(before);
         if (r.value === null) {
           versions?.delete(r.version);
           if (versions?.size === 0) this.subjects.delete(r.subject);
@@ -24,6 +30,10 @@ export class SchemaStore {
         }
         if (!versions) this.subjects.set(r.subject, (versions = new Map()));
         versions.set(r.version, r.value);
+        let holders = this.ids.get(r.value.id);
+        if (!holders) this.ids.set(r.value.id, (holders = new Set()));
+        holders.add(r.value);
+        this.contents.set(contentKey(r.value.schemaType, r.value.schema, r.value.references), r.value.id);
         this.maxId = Math.max(this.maxId, r.value.id);
         return;
       }
@@ -42,7 +52,11 @@ export class SchemaStore {
         return;
       case 'CLEAR_SUBJECT': {
         const versions = this.subjects.get(r.subject);
-        for (const [n, v] of versions ?? []) if (v.deleted) versions!.delete(n);
+        for (const [n, v] of versions ?? []) {
+          if (!v.deleted) continue;
+          versions!.delete(n);
+          this.ids.get(v.id)?.delete(v);
+        }
         if (versions?.size === 0) this.subjects.delete(r.subject);
         return;
       }
@@ -65,20 +79,18 @@ export class SchemaStore {
     return this.subjects.get(subject)?.get(version);
   }
 
-  /** Every stored version of the schema with this id. */
+  /** Every stored version of the schema with this id, in the order they were written. */
   byId(id: number): SchemaValue[] {
-    const out: SchemaValue[] = [];
-    for (const vs of this.subjects.values()) for (const v of vs.values()) if (v.id === id) out.push(v);
-    return out;
+    return [...(this.ids.get(id) ?? [])];
   }
 
-  /** The id of an equal schema already registered under any subject, deleted or not, which a registration reuses. */
+  /**
+   * The id of an equal schema registered under any subject, deleted or not, which a registration reuses
+   * (Confluent's lookup by MD5 of the schema); undefined once every version holding it is gone.
+   */
   idOf(schemaType: string, schema: string, references: SchemaValue['references']): number | undefined {
-    const refs = JSON.stringify(references);
-    for (const vs of this.subjects.values()) {
-      for (const v of vs.values()) if (v.schemaType === schemaType && v.schema === schema && JSON.stringify(v.references) === refs) return v.id;
-    }
-    return undefined;
+    const id = this.contents.get(contentKey(schemaType, schema, references));
+    return id !== undefined && (this.ids.get(id)?.size ?? 0) > 0 ? id : undefined;
   }
 
   /** Versions whose references name subject/version. */
@@ -107,4 +119,8 @@ export class SchemaStore {
   effectiveMode(subject: string | null): Mode {
     return (subject !== null ? this.modes.get(subject) : undefined) ?? this.modes.get(null) ?? 'READWRITE';
   }
+}
+
+function contentKey(schemaType: string, schema: string, references: SchemaValue['references']): string {
+  return `${schemaType}\0${JSON.stringify(references)}\0${schema}`;
 }
