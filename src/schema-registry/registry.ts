@@ -15,7 +15,10 @@ import { SCHEMA_TYPES, type ParsedSchema, type ResolvedReference, type SchemaRef
 export interface RegistryLog {
   /** Resolves once the records are durable. */
   append(records: readonly RegistryRecord[]): Promise<void>;
-  readAll(): Promise<RegistryRecord[]>;
+  /** The records appended since the last call (all of them, the first time). */
+  readNew(): Promise<RegistryRecord[]>;
+  /** Whether readNew has something to read. */
+  hasNew(): boolean;
 }
 
 export interface SchemaRequest {
@@ -40,17 +43,37 @@ export class SchemaRegistry {
   constructor(private readonly log: RegistryLog, private readonly logger: Logger) {}
 
   async load(): Promise<void> {
-    const records = await this.log.readAll();
-    for (const r of records) this.store.apply(r);
+    const records = await this.applyNew();
     this.logger.info({ records: records.length, subjects: this.store.subjectNames(true).length, maxId: this.store.maxId }, 'schema registry state rebuilt from _schemas');
   }
 
+  /** Applies what `_schemas` holds past the last record applied: ours, and any another producer appended. */
+  private async applyNew(): Promise<RegistryRecord[]> {
+    const records = await this.log.readNew();
+    for (const r of records) this.store.apply(r);
+    return records;
+  }
+
   /**
-   * Runs `fn` after every write before it; its records are appended and applied before the next starts. What
-   * `fn` notes is logged once the records are on disk.
+   * Brings the state up to the topic's end before a request is answered, as Confluent's KafkaStoreReaderThread
+   * tails `_schemas`: records appended by another writer count from then on. Behind the writes in progress,
+   * so that a record is seen only once it is on disk.
+   */
+  async catchUp(): Promise<void> {
+    if (!this.log.hasNew()) return;
+    const run = this.writes.then(() => this.applyNew());
+    this.writes = run.catch(() => undefined);
+    await run;
+  }
+
+  /**
+   * Runs `fn` after every write before it, on the state caught up with the topic; its records are appended,
+   * and read back and applied before the next starts (with any another writer put before them). What `fn`
+   * notes is logged once the records are on disk.
    */
   private write<T>(fn: (note: (fields: Record<string, unknown>, msg: string) => void) => { records: RegistryRecord[]; result: T }): Promise<T> {
     const run = this.writes.then(async () => {
+      await this.applyNew();
       const notes: Array<[Record<string, unknown>, string]> = [];
       const { records, result } = fn((fields, msg) => notes.push([fields, msg]));
       if (records.length === 0) return result;
@@ -60,7 +83,7 @@ export class SchemaRegistry {
         this.logger.error({ err }, 'schema registry write to _schemas failed');
         throw E.storeError(`Error while writing to the _schemas topic: ${(err as Error).message}`);
       }
-      for (const r of records) this.store.apply(r);
+      await this.applyNew();
       for (const [fields, msg] of notes) this.logger.info(fields, msg);
       return result;
     });

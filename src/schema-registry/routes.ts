@@ -75,6 +75,9 @@ export async function schemaRegistryRoutes(app: FastifyInstance, opts: SchemaReg
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, json);
 
+  app.addHook('preHandler', async () => {
+    await registry.catchUp();
+  });
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('content-type', CONTENT_TYPE);
     return payload;

@@ -19,14 +19,22 @@ export function schemasTopicLog(broker: CoordinatorHost): RegistryLog {
       return log;
     },
   });
+  /** The offset after the last record read. */
+  let next = 0;
   return {
     append: (records) => topic.append(0, records.map((r) => ({ key: encodeKey(r), value: encodeValue(r) }))),
-    async readAll() {
+    hasNew: () => (broker.getLog(SCHEMAS_TOPIC, 0)?.logEndOffset ?? 0) > next,
+    async readNew() {
       const partitions = broker.topics.get(SCHEMAS_TOPIC)?.partitions ?? 0;
       // Confluent's registry refuses to start on a _schemas of several partitions; kafkite reads the first.
-      if (partitions > 1) broker.log.error({ topic: SCHEMAS_TOPIC, partitions }, 'the schemas topic has more than one partition; reading partition 0 only');
+      if (partitions > 1 && next === 0) broker.log.error({ topic: SCHEMAS_TOPIC, partitions }, 'the schemas topic has more than one partition; reading partition 0 only');
+      const log = broker.getLog(SCHEMAS_TOPIC, 0);
+      if (!log) return [];
+      // readAll reads synchronously up to the log end it finds, so that end is where the next read starts.
+      const read = topic.readAll(0, next);
+      next = log.logEndOffset;
       const out: RegistryRecord[] = [];
-      for (const r of await topic.readAll(0)) {
+      for (const r of await read) {
         let record: RegistryRecord | null = null;
         try {
           record = decodeRecord(r.key, r.value);

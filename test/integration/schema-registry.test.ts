@@ -251,4 +251,20 @@ describe('restart', () => {
     await expectError(sr('POST', '/subjects/norm', { schema: b }), 404, 40403);
     expect((await sr('POST', '/subjects/norm?normalize=true', { schema: b })).body).toMatchObject({ version: 1, id: 10 });
   });
+
+  it('applies records another producer appends to _schemas, as Confluent registries sharing the topic do', async () => {
+    const producer = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).producer();
+    await producer.connect();
+    const schema = record('External', [{ name: 'e', type: 'string' }]);
+    await producer.send({ topic: '_schemas', acks: -1, messages: [
+      { key: JSON.stringify({ keytype: 'SCHEMA', subject: 'external', version: 1, magic: 1 }), value: JSON.stringify({ subject: 'external', version: 1, id: 50, schema, deleted: false }) },
+      { key: 'not json', value: 'ignored' },
+      { key: JSON.stringify({ keytype: 'CONFIG', subject: 'external', magic: 0 }), value: JSON.stringify({ subject: 'external', compatibilityLevel: 'FORWARD' }) },
+    ] });
+    await producer.disconnect();
+    expect((await sr('GET', '/subjects/external/versions/1')).body).toEqual({ subject: 'external', version: 1, id: 50, schema });
+    expect((await sr('GET', '/config/external')).body).toEqual({ compatibilityLevel: 'FORWARD' });
+    expect((await sr('POST', '/subjects/after-external/versions', { schema: '"bytes"' })).body).toEqual({ id: 51 });
+    expect(broker.logs.some((e) => e.msg === 'skipping a record the schema registry does not know' && e.key === 'not json')).toBe(true);
+  });
 });
