@@ -111,6 +111,13 @@ describe('REST API', () => {
     await expectError(sr('POST', '/subjects/bad/versions', { schema: V1, schemaType: 'XML' }), 422, 42201);
     await expectError(sr('POST', '/subjects/bad/versions', { schema: V1, references: [{ name: 'x', subject: 'nowhere', version: 1 }] }), 422, 42201, /nowhere/);
     await expectError(sr('POST', '/subjects/bad/versions', undefined, '{"schema": '), 400, 400);
+    await expectError(sr('POST', '/subjects/bad/versions', [V1]), 422, 422);
+    await expectError(sr('POST', '/subjects/bad/versions', { schema: 42 }), 422, 42201);
+    await expectError(sr('POST', '/subjects/bad/versions', { schema: V1, references: 'money' }), 422, 42201);
+    await expectError(sr('POST', '/subjects/bad/versions', { schema: V1, references: [null] }), 422, 42201);
+    await expectError(sr('POST', '/subjects/bad/versions', { schema: '['.repeat(100_000) }), 422, 42201);
+    await expectError(sr('POST', '/subjects/bad/versions', { schema: V1, id: 7 }), 422, 42205);
+    await expectError(sr('PUT', '/config/bad', null), 422, 42203);
     expect((await sr('GET', '/subjects?deleted=true')).body).not.toContain('bad');
     await expectError(sr('GET', '/subjects/bad/versions'), 404, 40401, /Subject 'bad' not found/);
     await expectError(sr('GET', '/subjects/orders-value/versions/9'), 404, 40402);
