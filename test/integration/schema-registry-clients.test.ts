@@ -2,7 +2,11 @@
 // back: @kafkajs/confluent-schema-registry (npm) with kafkajs, for Avro, JSON Schema and Protobuf; and
 // confluent-kafka-python's SchemaRegistryClient with its Avro serializer and deserializer (PyPI, in the venv
 // .ci/run builds from schema-registry-requirements.txt). A fresh client for each read, so every schema comes
-// from the registry by id; an incompatible change is refused to each.
+// from the registry by id; an incompatible change is refused to each. And franz-go's pkg/sr (Go module proxy;
+// .ci/run downloads it) over the registry's API: registration, lookups, config, mode and deletes.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { Kafka, logLevel } from 'kafkajs';
@@ -13,6 +17,7 @@ import { runJsonClient } from '../helpers/json-client.js';
 const SCRIPT = join(import.meta.dirname, 'schema_registry_python.py');
 /** The venv .ci/run creates with confluent-kafka[avro,schemaregistry]. */
 const PYTHON = '/opt/kafkite-venvs/schema-registry/bin/python';
+const FRANZ_SOURCE = join(import.meta.dirname, 'franz-sr');
 
 let broker: BrokerProcess;
 let url: string;
@@ -107,4 +112,40 @@ describe('confluent-kafka-python', () => {
     // The refused schema left no version behind.
     expect(await (await fetch(`${url}/subjects/payments-value/versions`)).json()).toEqual([1, 2]);
   });
+});
+
+describe("franz-go's pkg/sr", () => {
+  let buildDir: string;
+  afterAll(() => rmSync(buildDir, { recursive: true, force: true }));
+
+  /** Builds the client from the module cache .ci/run filled (go.sum pins it), go.mod left as it is. */
+  function build(): Promise<string> {
+    buildDir = mkdtempSync(join(tmpdir(), 'kafkite-franz-sr-'));
+    const binary = join(buildDir, 'franz-sr');
+    return new Promise((resolve, reject) => {
+      execFile('go', ['build', '-o', binary, '.'], { timeout: 300_000, cwd: FRANZ_SOURCE, env: { ...process.env, GOFLAGS: '-mod=readonly -buildvcs=false' } }, (err, _out, stderr) => {
+        if (err) reject(new Error(`go build: ${err.message}\n${stderr}`));
+        else resolve(binary);
+      });
+    });
+  }
+
+  it('registers, looks up, checks, configures and deletes through the Confluent API', async () => {
+    const out = await runJsonClient(await build(), [url]);
+    expect(out.types.sort()).toEqual(['AVRO', 'JSON', 'PROTOBUF']);
+    const firstId = out.created[0].id;
+    expect(out.created[1]).toEqual({ id: firstId + 1, version: 2 });
+    expect(out.created[0].version).toBe(1);
+    expect(JSON.parse(out.byId)).toEqual({ type: 'record', name: 'Event', fields: [{ name: 'a', type: 'string' }] });
+    expect(JSON.parse(out.text).fields).toHaveLength(2);
+    expect(out).toMatchObject({
+      versions: [1, 2], latest: 2, lookup: 1, check: false,
+      incompatible: { status: 409, code: 409 }, missingId: { status: 404, code: 40403 },
+      compatibility: 'FULL_TRANSITIVE', readOnly: { status: 422, code: 42205 },
+      softDeleted: [1, 2], hardDeleted: [1, 2], afterHardDelete: { status: 404, code: 40401 },
+    });
+    expect(out.subjectsAfterDelete).not.toContain('events-value');
+    // What the client did is what a second reader sees: the subject is gone, deleted ones included.
+    expect(await (await fetch(`${url}/subjects?deleted=true`)).json()).not.toContain('events-value');
+  }, 360_000);
 });
