@@ -132,7 +132,12 @@ describe('REST API', () => {
     await expectError(sr('GET', '/mode/orders-value'), 404, 40409);
     await expectError(sr('PUT', '/mode', { mode: 'SOMETIMES' }), 422, 42204);
     await expectError(sr('GET', '/subjects/a/b/c/d'), 404, 404);
-    await expectError(sr('PATCH', '/subjects'), 405, 405);
+    await expectError(sr('PATCH', '/subjects', {}), 405, 405);
+    // The admin listener's guard applies to the registry's routes: what a web page could send is refused.
+    const post = (headers: Record<string, string>) =>
+      fetch(`${admin}/subjects/page/versions`, { method: 'POST', headers, body: JSON.stringify({ schema: V1 }) });
+    expect((await post({ 'content-type': 'text/plain' })).status).toBe(415);
+    expect((await post({ 'content-type': CT, origin: 'http://evil.example' })).status).toBe(403);
     // Over the 8 MiB limit: refused on its Content-Length, before it is read.
     const big = await oversizedPost('/subjects/big/versions', 9 * 1024 * 1024);
     expect(big).toMatch(/^HTTP\/1\.1 413 /);
