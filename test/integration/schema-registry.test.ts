@@ -279,4 +279,16 @@ describe('restart', () => {
     expect((await sr('POST', '/subjects/after-external/versions', { schema: '"bytes"' })).body).toEqual({ id: 51 });
     expect(broker.logs.some((e) => e.msg === 'skipping a record the schema registry does not know' && e.key === 'not json')).toBe(true);
   });
+
+  it('IMPORT mode keeps the ids and versions it is given (a migration from another registry)', async () => {
+    await expectError(sr('PUT', '/mode', { mode: 'IMPORT' }), 422, 42205, /existing subjects/);
+    expect((await sr('PUT', '/mode/imported', { mode: 'IMPORT' })).body).toEqual({ mode: 'IMPORT' });
+    const schema = record('Imported', [{ name: 'i', type: 'int' }]);
+    expect((await sr('POST', '/subjects/imported/versions', { schema, id: 77, version: 3 })).body).toEqual({ id: 77 });
+    // An id already holding another schema is refused.
+    await expectError(sr('POST', '/subjects/imported/versions', { schema: '"int"', id: 77, version: 4 }), 422, 42207);
+    expect((await sr('DELETE', '/mode/imported')).body).toEqual({ mode: 'IMPORT' });
+    expect((await sr('GET', '/subjects/imported/versions/3')).body).toEqual({ subject: 'imported', version: 3, id: 77, schema });
+    expect((await sr('POST', '/subjects/after-import/versions', { schema: '"float"' })).body).toEqual({ id: 78 });
+  });
 });
