@@ -209,8 +209,8 @@ export class SchemaRegistry {
       this.checkWritable(subject);
       const version = SchemaRegistry.parseVersion(raw);
       if (this.store.versions(subject, true).length === 0) throw E.subjectNotFound(subject);
-      const live = this.store.versions(subject, false);
-      const v = version === 'latest' ? live.at(-1) : this.store.version(subject, version);
+      // 'latest' of a permanent delete may be a soft-deleted version, which is what it removes.
+      const v = version === 'latest' ? this.store.versions(subject, permanent).at(-1) : this.store.version(subject, version);
       if (!v) throw E.versionNotFound(raw);
       if (this.store.referencedBy(subject, v.version, permanent).length > 0) throw E.referenceExists(`${subject}/${v.version}`);
       if (permanent) {

@@ -186,7 +186,7 @@ describe('REST API', () => {
     expect((await sr('GET', '/subjects/temp/versions/1?deleted=true')).body).toMatchObject({ id: 8 });
     expect((await sr('GET', '/subjects')).body).not.toContain('temp');
     expect((await sr('GET', '/subjects?deleted=true')).body).toContain('temp');
-    expect((await sr('DELETE', '/subjects/temp/versions/1?permanent=true')).body).toBe(1);
+    expect((await sr('DELETE', '/subjects/temp/versions/latest?permanent=true')).body).toBe(1);
     expect((await sr('GET', '/subjects?deleted=true')).body).not.toContain('temp');
     await expectError(sr('GET', '/schemas/ids/8'), 404, 40403);
 
