@@ -1,4 +1,4 @@
-// kafkite console: Overview, Topics, Topic, Partition (segments, timeline, lookup trace), Messages, Groups.
+// kafkite console: Overview, Topics, Topic, Partition (segments, timeline, lookup trace), Messages, Groups, Schemas.
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, setToken, type OverviewData } from './api';
@@ -8,6 +8,7 @@ import { Topics, TopicPage } from './pages/topics';
 import { PartitionPage } from './pages/partition';
 import { Messages } from './pages/messages';
 import { Groups, GroupPage } from './pages/groups';
+import { Schemas, SubjectPage } from './pages/schemas';
 import './style.css';
 
 
@@ -52,6 +53,8 @@ function App() {
   else if (section === 'topics') page = <Topics readOnly={readOnly} />;
   else if (section === 'groups' && a) page = <GroupPage id={a} readOnly={readOnly} />;
   else if (section === 'groups') page = <Groups />;
+  else if (section === 'schemas' && a) page = <SubjectPage subject={a} />;
+  else if (section === 'schemas') page = <Schemas />;
   else page = <Overview data={overview.data} error={overview.error} />;
   const current = section ?? 'overview';
   return (
@@ -65,6 +68,7 @@ function App() {
           <a href="#/" aria-current={current === 'overview' ? 'page' : undefined}>Overview</a>
           <a href="#/topics" aria-current={current === 'topics' ? 'page' : undefined}>Topics</a>
           <a href="#/groups" aria-current={current === 'groups' ? 'page' : undefined}>Consumer groups</a>
+          <a href="#/schemas" aria-current={current === 'schemas' ? 'page' : undefined}>Schemas</a>
         </nav>
         {readOnly && overview.data ? <span class="badge">read-only</span> : null}
       </header>

@@ -12,6 +12,11 @@ import type { Logger } from 'pino';
 const CONSOLE_FILE_ROUTES = new Set(['/', '/*']);
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/**
+ * Write bodies taken: JSON, and the media types Confluent's schema registry clients send (issue 33). A page can
+ * send none of them cross-site without a CORS preflight, which the listener never grants.
+ */
+const WRITE_CONTENT_TYPES = new Set(['application/json', 'application/vnd.schemaregistry.v1+json', 'application/vnd.schemaregistry+json']);
 
 /**
  * On every response. The console's build loads only its own script and stylesheet files, so 'self' is all it
@@ -114,7 +119,7 @@ export function installAdminGuard(app: FastifyInstance, opts: AdminGuardOptions)
       // A form or a no-cors fetch can only send text/plain, urlencoded or multipart bodies without a preflight.
       const type = request.headers['content-type']?.split(';')[0]!.trim().toLowerCase();
       const bodyless = request.method === 'DELETE' && type === undefined;
-      if (!bodyless && type !== 'application/json') return refuse(reply, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Writes take an application/json body.');
+      if (!bodyless && !WRITE_CONTENT_TYPES.has(type ?? '')) return refuse(reply, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Writes take an application/json body.');
     }
     return undefined;
   });

@@ -12,6 +12,7 @@ import { ongoingTransactions } from './transaction-views.js';
 import { registerConsoleApi } from './console-api.js';
 import { consoleRoot, KAFKITE_VERSION } from './console-files.js';
 import { KafkiteMetrics } from './metrics.js';
+import { schemaRegistryRoutes } from '../schema-registry/routes.js';
 import { topicSummaries, topicView } from './topic-views.js';
 
 export interface AdminServerOptions {
@@ -80,6 +81,7 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
   });
 
   app.get('/v1/transactions', async () => ({ transactions: ongoingTransactions(broker) }));
+  if (broker.config.schemaRegistryEnable) await app.register(schemaRegistryRoutes, { broker, metrics: metrics.registry });
 
   let address = '';
   if (broker.config.consoleEnable) {

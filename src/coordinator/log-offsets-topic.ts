@@ -42,13 +42,14 @@ export class LogOffsetsTopic implements OffsetsTopic {
     return log;
   }
 
-  async readAll(partition: number): Promise<CoordinatorRecord[]> {
+  /** `from` (the schema registry's catch-up) starts at that offset instead of the log start. */
+  async readAll(partition: number, from = 0): Promise<CoordinatorRecord[]> {
     const log = this.logs.get(partition);
     if (!log) return [];
     const out: CoordinatorRecord[] = [];
     /** Transactional records per producer, until their marker. */
     const open = new Map<number, CoordinatorRecord[]>();
-    let offset = log.logStartOffset;
+    let offset = Math.max(from, log.logStartOffset);
     while (offset < log.logEndOffset) {
       const { slices } = log.read(offset, READ_CHUNK_BYTES, true);
       if (slices.length === 0) break;

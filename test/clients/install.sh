@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the current clients that test/integration/clients-python.test.ts and clients-go.test.ts drive,
+# Installs the current clients that test/integration/clients-python.test.ts, clients-go.test.ts and
+# schema-registry-clients.test.ts drive,
 # cached outside the work tree (CI runs on a fresh clone of the same machine):
 # - Python: a virtualenv under ~/.cache/kafkite/venv with python/requirements.txt's pinned versions, made
 #   again only when that file changes (pip takes its wheels from ~/.cache/pip);
@@ -19,3 +20,6 @@ fi
 cd go
 go mod download
 go build -o /dev/null .
+# franz-go's schema registry client (pkg/sr), for test/integration/schema-registry-clients.test.ts
+cd ../../integration/franz-sr
+go mod download

@@ -49,6 +49,15 @@ afterEach(async () => {
 });
 
 describe('LogOffsetsTopic', () => {
+  it('reads from a given offset on, across segments (the schema registry catching up)', async () => {
+    const topic = new LogOffsetsTopic(await openLogs());
+    for (let i = 0; i < 30; i++) await topic.append(2, [{ key: Buffer.from(`k${i}`), value: Buffer.alloc(100, i) }]);
+    const keys = async (from: number) => (await topic.readAll(2, from)).map((r) => r.key.toString());
+    expect(await keys(25)).toEqual(['k25', 'k26', 'k27', 'k28', 'k29']);
+    expect(await keys(30)).toEqual([]);
+    expect(await keys(0)).toHaveLength(30);
+  });
+
   it('reads back appended records, tombstones included, across segments and a reopen', async () => {
     const topic = new LogOffsetsTopic(await openLogs());
     expect(await topic.readAll(1)).toEqual([]);

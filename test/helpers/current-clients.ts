@@ -8,10 +8,10 @@ import { join } from 'node:path';
 export const CLIENTS_DIR = join(import.meta.dirname, '..', 'clients');
 export const CLIENTS_VENV = join(homedir(), '.cache', 'kafkite', 'venv');
 
-/** `name==version` lines of requirements.txt, by name. */
+/** `name==version` lines of requirements.txt (`name[extras]==version` too), by name. */
 export function pythonPins(): Map<string, string> {
   const text = readFileSync(join(CLIENTS_DIR, 'python', 'requirements.txt'), 'utf8');
-  return new Map([...text.matchAll(/^([\w.-]+)==(\S+)$/gm)].map((m) => [m[1], m[2]]));
+  return new Map([...text.matchAll(/^([\w.-]+)(?:\[[\w,]+\])?==(\S+)$/gm)].map((m) => [m[1], m[2]]));
 }
 
 /** The modules go.mod requires directly, by path, with their versions (without the v). */

@@ -1,0 +1,81 @@
+"""confluent-kafka-python's SchemaRegistryClient and Avro serializer against kafkite's schema registry.
+
+Usage: schema_registry_python.py BOOTSTRAP REGISTRY_URL TOPIC
+Produces records with AvroSerializer (which registers the schema), consumes them back with a fresh
+client and AvroDeserializer (which fetches the schema by id), then tries an incompatible change. Prints
+one JSON object; `error` when something failed.
+"""
+import json
+import sys
+
+from confluent_kafka import Consumer, Producer
+from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
+from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
+from confluent_kafka.schema_registry.error import SchemaRegistryError
+from confluent_kafka.serialization import MessageField, SerializationContext
+
+SCHEMA_V1 = json.dumps({"type": "record", "name": "Payment", "namespace": "shop",
+                        "fields": [{"name": "id", "type": "string"}, {"name": "amount", "type": "double"}]})
+SCHEMA_V2 = json.dumps({"type": "record", "name": "Payment", "namespace": "shop",
+                        "fields": [{"name": "id", "type": "string"}, {"name": "amount", "type": "double"},
+                                   {"name": "currency", "type": "string", "default": "EUR"}]})
+INCOMPATIBLE = json.dumps({"type": "record", "name": "Payment", "namespace": "shop",
+                           "fields": [{"name": "id", "type": "long"}]})
+RECORDS = 20
+
+
+def main():
+    bootstrap, url, topic = sys.argv[1:4]
+    subject = f"{topic}-value"
+    out = {}
+    producer_registry = SchemaRegistryClient({"url": url})
+    serializer = AvroSerializer(producer_registry, SCHEMA_V1)
+    producer = Producer({"bootstrap.servers": bootstrap, "acks": "all"})
+    for i in range(RECORDS):
+        value = serializer({"id": f"p{i}", "amount": i * 1.5}, SerializationContext(topic, MessageField.VALUE))
+        producer.produce(topic, value=value)
+    assert producer.flush(30) == 0, "undelivered records"
+    out["schemaIdInRecord"] = int.from_bytes(value[1:5], "big")
+
+    # The evolved schema through the serializer too: registered as version 2.
+    serializer2 = AvroSerializer(producer_registry, SCHEMA_V2)
+    producer.produce(topic, value=serializer2({"id": "p-v2", "amount": 9.0, "currency": "USD"}, SerializationContext(topic, MessageField.VALUE)))
+    assert producer.flush(30) == 0, "undelivered records"
+
+    # A fresh registry client: every id is a cache miss, answered by GET /schemas/ids/{id}.
+    deserializer = AvroDeserializer(SchemaRegistryClient({"url": url}))
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "sr-python", "auto.offset.reset": "earliest"})
+    consumer.subscribe([topic])
+    values = []
+    while len(values) < RECORDS + 1:
+        msg = consumer.poll(10)
+        if msg is None:
+            raise RuntimeError(f"only {len(values)} records consumed")
+        if msg.error():
+            raise RuntimeError(str(msg.error()))
+        values.append(deserializer(msg.value(), SerializationContext(topic, MessageField.VALUE)))
+    consumer.close()
+    out["consumed"] = values
+
+    latest = producer_registry.get_latest_version(subject)
+    out["latest"] = {"version": latest.version, "schemaId": latest.schema_id}
+    out["versions"] = producer_registry.get_versions(subject)
+    out["compatibleV2"] = producer_registry.test_compatibility(subject, Schema(SCHEMA_V2, "AVRO"))
+    out["compatibleBad"] = producer_registry.test_compatibility(subject, Schema(INCOMPATIBLE, "AVRO"))
+    try:
+        producer_registry.register_schema(subject, Schema(INCOMPATIBLE, "AVRO"))
+        out["incompatible"] = "registered"
+    except SchemaRegistryError as e:
+        out["incompatible"] = {"status": e.http_status_code, "code": e.error_code}
+    try:
+        SchemaRegistryClient({"url": url}).get_schema(9999)
+    except SchemaRegistryError as e:
+        out["missingId"] = {"status": e.http_status_code, "code": e.error_code}
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception as e:  # the test reads the error from the JSON
+        print(json.dumps({"error": f"{type(e).__name__}: {e}"}))
