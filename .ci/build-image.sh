@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Builds docker/Dockerfile with buildah (no Docker engine, no registry) and smoke-tests the image:
-#   1. a local base image: Debian bookworm (debootstrap, minbase) + this machine's node and npm,
-#      cached in buildah's storage under a tag naming the Node version;
+#   1. a local base image: Debian trixie (debootstrap, minbase) + the node on PATH (Node 26 from the npm
+#      registry, as .ci/run sets it up) and this machine's npm, as the official node:26 images are (trixie
+#      only), cached in buildah's storage under a tag naming the Node version and the suite;
 #   2. `buildah bud` of docker/Dockerfile on that base, no pulls;
 #   3. the image's entrypoint run with host networking and KAFKA_* overrides, checked from the host
-#      with kcat (metadata, produce, consume) and the admin HTTP, then stopped with SIGTERM.
+#      with kcat (metadata, produce, consume) and the admin HTTP, then stopped with SIGTERM; the image's
+#      node is the runtime line (KAFKITE_NODE_LINE, 26) on trixie.
 # Needs root. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 IMAGE_TAG=${KAFKITE_IMAGE_TAG:-localhost/kafkite:ci}
-DEBIAN_SUITE=bookworm
+NODE_LINE=${KAFKITE_NODE_LINE:-26}
+DEBIAN_SUITE=trixie
 
 # The Debian archive this machine's apt uses for a suite: the URI of the first source (deb822 .sources files,
 # then one-line sources.list files) that lists it. The image is built from the same mirror or proxy.
@@ -35,9 +38,12 @@ apt_uri_for_suite() {
   done
 }
 
-# DEBIAN_MIRROR (and DEBIAN_SECURITY_MIRROR) override what this machine's apt uses.
-DEBIAN_MIRROR=${DEBIAN_MIRROR:-$(apt_uri_for_suite "$DEBIAN_SUITE" | head -n 1)}
-DEBIAN_SECURITY_MIRROR=${DEBIAN_SECURITY_MIRROR:-$(apt_uri_for_suite "$DEBIAN_SUITE-security" | head -n 1)}
+# DEBIAN_MIRROR (and DEBIAN_SECURITY_MIRROR) override what this machine's apt uses. A machine on another
+# release (bookworm here) lists only its own suites: the archive that serves them serves trixie too.
+MACHINE_SUITE=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+apt_uri() { { apt_uri_for_suite "$DEBIAN_SUITE$1"; [[ -z $MACHINE_SUITE ]] || apt_uri_for_suite "$MACHINE_SUITE$1"; } | head -n 1; }
+DEBIAN_MIRROR=${DEBIAN_MIRROR:-$(apt_uri '')}
+DEBIAN_SECURITY_MIRROR=${DEBIAN_SECURITY_MIRROR:-$(apt_uri -security)}
 if [[ -z $DEBIAN_MIRROR ]]; then
   echo "build-image: no Debian $DEBIAN_SUITE source in this machine's apt configuration; set DEBIAN_MIRROR" >&2
   exit 1
@@ -88,6 +94,8 @@ die() {
   printf 'build-image: FAILED: %s\n' "$*" >&2
   exit 1
 }
+[[ $NODE_VERSION == "v$NODE_LINE".* ]] ||
+  die "the node on PATH is $NODE_VERSION, the image's is Node $NODE_LINE: run from .ci/run, or with Node $NODE_LINE first on PATH"
 
 descendants() { local child; for child in $(pgrep -P "$1"); do echo "$child"; descendants "$child"; done; }
 
@@ -125,7 +133,8 @@ else
   base_container=$(bh from scratch)
   rootfs=$(bh mount "$base_container")
   echo "debootstrap from $DEBIAN_MIRROR into $rootfs"
-  debootstrap --variant=minbase "$DEBIAN_SUITE" "$rootfs" "$DEBIAN_MIRROR" >"$work_dir/debootstrap.log" 2>&1 ||
+  # libatomic1: Node 26's release binary links libatomic.so.1 (22's and 24's do not).
+  debootstrap --variant=minbase --include=libatomic1 "$DEBIAN_SUITE" "$rootfs" "$DEBIAN_MIRROR" >"$work_dir/debootstrap.log" 2>&1 ||
     { tail -20 "$work_dir/debootstrap.log"; die "debootstrap"; }
   {
     echo "deb $DEBIAN_MIRROR $DEBIAN_SUITE main"
@@ -246,6 +255,11 @@ bh_run --network host "${env_args[@]}" "$run_container" -- node /opt/kafkite/hea
 echo "HEALTHCHECK command passes"
 [[ $(bh_run "$run_container" -- id -un) == kafkite ]] || die "the image does not run as user kafkite"
 echo "runs as user kafkite"
+image_node=$(bh_run "$run_container" -- node --version)
+[[ $image_node == "v$NODE_LINE".* ]] || die "the image's node is $image_node, expected Node $NODE_LINE"
+image_suite=$(bh_run "$run_container" -- sh -c '. /etc/os-release && echo "$VERSION_CODENAME"')
+[[ $image_suite == "$DEBIAN_SUITE" ]] || die "the image is Debian $image_suite, expected $DEBIAN_SUITE"
+echo "node $image_node on Debian $image_suite"
 grep -q '"fetch data is sent with sendfile(2)"' "$work_dir/broker.log" || die "the native sendfile addon is not in the image"
 echo "native sendfile addon loaded"
 node -e 'fetch(process.argv[1],{headers:{authorization:"Bearer "+process.argv[2]}}).then(r=>r.text()).then(t=>{const l=t.split("\n").filter(l=>l.startsWith("kafkite_")); console.log(l.length+" kafkite_ samples"); process.exit(l.length?0:1)}, e=>{console.error(e.message); process.exit(1)})' "$admin/metrics" "$admin_token" ||

@@ -186,7 +186,7 @@ async function runWorker(): Promise<void> {
     } else {
       for (const c of sockets) c.socket.destroy();
       send({ kind: 'closed' });
-      process.disconnect();
+      process.disconnect?.();
     }
   });
 }

@@ -146,7 +146,7 @@ function sendOnConnection(host: string, port: number, frames: Buffer[], lingerMs
     socket.on('connect', () => {
       for (const f of frames) socket.write(f);
     });
-    socket.on('data', (chunk) => {
+    socket.on('data', (chunk: Buffer) => {
       buffered = Buffer.concat([buffered, chunk]);
       while (buffered.length >= 4 && buffered.length >= 4 + buffered.readInt32BE(0)) {
         responses++;
@@ -216,7 +216,7 @@ export function brokerStillServes(port: number, host = '127.0.0.1', timeoutMs = 
       socket.write(encodeRequest(18, 3, 1, { clientSoftwareName: 'fuzz-check', clientSoftwareVersion: '1' }));
       socket.write(encodeRequest(3, 12, 2, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }));
     });
-    socket.on('data', (chunk) => {
+    socket.on('data', (chunk: Buffer) => {
       buffered = Buffer.concat([buffered, chunk]);
       while (buffered.length >= 4 && buffered.length >= 4 + buffered.readInt32BE(0)) {
         const frame = buffered.subarray(4, 4 + buffered.readInt32BE(0));

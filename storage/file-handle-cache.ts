@@ -163,3 +163,37 @@ export function segmentFileCapacity(openFileLimit: number): number {
 
 /** The process's one cache (the descriptor limit is per process). LogManager sizes it from the limit. */
 export const segmentFiles = new FileHandleCache(segmentFileCapacity(1024));
+
+/**
+ * One descriptor held back (on /dev/null) for cleanup that must not fail for want of one: removing what a
+ * creation that ran out of descriptors made. fs.rmSync opens the directory it removes, from Node 24 even
+ * an empty one (its C++ std::filesystem::remove_all), so without a spare the rollback fails as the
+ * creation did.
+ */
+class DescriptorReserve {
+  private fd = -1;
+
+  /** Takes the spare descriptor if it is not held (a no-op while out of descriptors: taken again after the next spend). */
+  hold(): void {
+    if (this.fd >= 0) return;
+    try {
+      this.fd = fs.openSync('/dev/null', 'r');
+    } catch {
+      this.fd = -1;
+    }
+  }
+
+  /** Runs `fn` with the spare descriptor free for it to use, then takes it back. */
+  spend<T>(fn: () => T): T {
+    if (this.fd >= 0) fs.closeSync(this.fd);
+    this.fd = -1;
+    try {
+      return fn();
+    } finally {
+      this.hold();
+    }
+  }
+}
+
+/** The process's one spare descriptor; LogManager holds it. */
+export const descriptorReserve = new DescriptorReserve();

@@ -26,7 +26,7 @@ import {
 } from './log-file-names.js';
 import { DiskSpaceMonitor, type MinFreeSpace } from './disk-space-monitor.js';
 import { DiskFullError, KafkaStorageError, StorageResourceError, TooManyOpenFilesError } from './errors.js';
-import { isDescriptorExhaustion, segmentFileCapacity, segmentFiles } from './file-handle-cache.js';
+import { descriptorReserve, isDescriptorExhaustion, segmentFileCapacity, segmentFiles } from './file-handle-cache.js';
 import { GroupCommit } from './group-commit.js';
 import { ensureMetaProperties, readPartitionMetadata, writePartitionMetadata } from './meta-properties.js';
 import { probeStorageAddon } from './native-storage.js';
@@ -133,6 +133,7 @@ export class LogManager {
 
   private constructor(private readonly opts: LogManagerOptions) {
     if (opts.openFileLimit !== undefined) segmentFiles.capacity = segmentFileCapacity(opts.openFileLimit);
+    descriptorReserve.hold();
     for (const dir of opts.logDirs) fs.mkdirSync(dir, { recursive: true });
     this.diskSpace = new DiskSpaceMonitor(opts.logDirs, opts.minFreeSpace ?? { bytes: 0 }, opts.logger);
     this.cleaner = new LogCleaner({
@@ -542,8 +543,8 @@ export class LogManager {
       writePartitionMetadata(dir, topicId);
       log = this.newLog(dir, logDir, topic, partition, topicId, config);
     } catch (err) {
-      // Nothing half made stays behind: the directory goes, and the caller learns why.
-      fs.rmSync(dir, { recursive: true, force: true });
+      // Nothing half made stays behind: the directory goes, and the caller learns why (not why removing it failed).
+      this.removeFailedDir(dir);
       if (isDescriptorExhaustion(err) || err instanceof TooManyOpenFilesError) {
         const error = err instanceof TooManyOpenFilesError ? err : new TooManyOpenFilesError(`cannot create ${name}: ${(err as Error).message}`, { cause: err });
         this.resourceWarning(error);
@@ -684,9 +685,15 @@ export class LogManager {
     this.removeFailedDir(log.dir);
   }
 
+  /** Removes a partition dir whose creation failed, on the spare descriptor when none is left (what made it fail, often). */
   private removeFailedDir(dir: string): void {
+    const remove = () => fs.rmSync(dir, { recursive: true, force: true });
     try {
-      fs.rmSync(dir, { recursive: true, force: true });
+      try {
+        remove();
+      } catch {
+        descriptorReserve.spend(remove);
+      }
     } catch (err) {
       // What stays is not in the registry, so the next start removes it.
       this.opts.logger.warn({ dir, error: (err as Error).message }, 'cannot remove the partition dir of a failed topic creation');

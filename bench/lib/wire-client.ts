@@ -22,7 +22,7 @@ export class WireClient {
   private closedError: Error | null = null;
 
   private constructor(readonly socket: Socket) {
-    socket.on('data', (chunk) => this.onData(chunk));
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('close', () => this.fail(new Error('connection closed')));
     socket.on('error', (err) => this.fail(err));
   }

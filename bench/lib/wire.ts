@@ -27,7 +27,7 @@ export class BenchConnection {
 
   private constructor(private readonly socket: Socket) {
     socket.setNoDelay(true);
-    socket.on('data', (chunk) => this.onData(chunk));
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('close', () => this.fail(new Error('connection closed')));
     socket.on('error', (err) => this.fail(err));
   }

@@ -84,7 +84,7 @@ const NODE_SLAB_BYTES = Buffer.poolSize >>> 1;
  */
 export class CopyingResponseSender implements ResponseSender {
   /**
-   * From 4 KiB up to 64 MiB: a response within Kafka's fetch.max.bytes (55 MB); librdkafka's of 1 MiB per
+   * From Buffer.poolSize / 2 (4 KiB to Node 22, 32 KiB from Node 24) up to 64 MiB: a response within Kafka's fetch.max.bytes (55 MB); librdkafka's of 1 MiB per
    * partition for four partitions take 4 MiB buffers. 32 MiB of them are kept while no response uses them.
    */
   private readonly pool = new BufferPool({ minBytes: NODE_SLAB_BYTES, maxBytes: 64 << 20, maxFreeBytes: 32 << 20 });

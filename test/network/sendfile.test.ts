@@ -223,12 +223,17 @@ describe('copying sender', () => {
     expect((await receivedNext).equals(wantNext)).toBe(true);
     expect(written.slice(0, before)).toContain(written[before]);
     expect(written.slice(0, before)).toContain(written[before + 2]);
-    // A response under 4 KiB is cut from Node's shared Buffer slab, not given a pooled buffer of its own.
+    // A response under Buffer.poolSize / 2 (4 KiB to Node 22, 32 KiB from Node 24) is cut from Node's shared
+    // Buffer slab, not given a pooled buffer of its own: it shares its ArrayBuffer with small allocations
+    // made around it (the slab is not Buffer.poolSize long on every line: Node 26 over-allocates it to align it).
     const tiny = [Buffer.from('tiny'), slice(5, 100)];
     const receivedTiny = readAll(client, expected(tiny).length);
-    await new CopyingResponseSender().send(serverSide, tiny);
+    const slabBefore = Buffer.allocUnsafe(1).buffer;
+    const sending = new CopyingResponseSender().send(serverSide, tiny);
+    const slabAfter = Buffer.allocUnsafe(1).buffer;
+    await sending;
     expect((await receivedTiny).equals(expected(tiny))).toBe(true);
-    expect(written.at(-1)!.byteLength).toBe(Buffer.poolSize);
+    expect([slabBefore, slabAfter]).toContain(written.at(-1));
   });
 });
 
@@ -305,12 +310,18 @@ describe.skipIf(!addon)('sendChunksNow (on the JS thread, without waiting)', () 
     const { serverSide, client } = await connectPair(); // not reading yet: the socket fills up
     const batch = [Buffer.from('header'), slice(0, FILE_BYTES), Buffer.from('trailer')];
     const want = expected(batch);
-    const first = addon!.sendChunksNow!(fdOf(serverSide), batch);
-    expect(first).toBeGreaterThan(0);
-    expect(first).toBeLessThan(want.length);
-    expect(addon!.sendChunksNow!(fdOf(serverSide), withoutFirstBytes(batch, first))).toBe(0); // still full
+    let sent = addon!.sendChunksNow!(fdOf(serverSide), batch);
+    expect(sent).toBeGreaterThan(0);
+    // Until a call sends nothing (still full): between two calls the kernel may still move queued bytes to
+    // the peer, the more so on a loaded machine (seen with Node 26 there: 333,312 more bytes).
+    for (let n = -1, calls = 0; n !== 0; calls++) {
+      expect(calls).toBeLessThan(100);
+      n = addon!.sendChunksNow!(fdOf(serverSide), withoutFirstBytes(batch, sent));
+      sent += n;
+    }
+    expect(sent).toBeLessThan(want.length);
     const received = readAll(client, want.length);
-    const err = await new Promise((resolve) => addon!.sendChunks(fdOf(serverSide), withoutFirstBytes(batch, first), resolve));
+    const err = await new Promise((resolve) => addon!.sendChunks(fdOf(serverSide), withoutFirstBytes(batch, sent), resolve));
     expect(err).toBeNull();
     expect((await received).equals(want)).toBe(true);
   });

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -5,6 +6,7 @@ import { batchesIn } from '../../protocol/records/batch-header.js';
 import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js';
 import { LogManager } from '../../storage/log-manager.js';
 import type { LogConfig } from '../../storage/log-config.js';
+import { REPO_ROOT } from '../helpers/broker-process.js';
 import { batch, config, readSlice, silentLogger, tempDir } from './helpers.js';
 
 let root: string;
@@ -217,5 +219,35 @@ describe('LogManager', () => {
       expect(manager.loadedLog('t', 1)).toBeUndefined();
       await manager.shutdown();
     });
+  });
+  it('rolls back a creation that ran out of descriptors with none left, on its spare one', () => {
+    root = tempDir();
+    // In a child under a low RLIMIT_NOFILE (the compiled module, as npm test builds it): partitions 0 and 1
+    // are made, every descriptor is taken, partition 2 fails, and 0 and 1 are abandoned as Broker's rollback
+    // does. Removing a dir opens it (fs.rmSync: from Node 24 even an empty one), so only the spare does it.
+    const script = `
+      import fs from 'node:fs';
+      import pino from 'pino';
+      import { LogManager } from './dist/storage/log-manager.js';
+      import { DEFAULT_LOG_CONFIG } from './dist/storage/log-config.js';
+      const [dir, id] = process.argv.slice(1);
+      const manager = await LogManager.open({ logDirs: [dir], logger: pino({ level: 'silent' }), clusterId: 'q1Sh-9_ISia_zwGINzRvyQ', nodeId: 1, configFor: () => DEFAULT_LOG_CONFIG, retentionCheckIntervalMs: 300_000 });
+      for (const p of [0, 1]) manager.createPartition('t', p, id, DEFAULT_LOG_CONFIG);
+      const made = fs.readdirSync(dir).filter((n) => n.startsWith('t-')).sort();
+      const held = [];
+      try { for (;;) held.push(fs.openSync('/dev/null', 'r')); } catch {}
+      let failed = null;
+      try { manager.createPartition('t', 2, id, DEFAULT_LOG_CONFIG); } catch (err) { failed = err.message; }
+      for (const p of [0, 1, 2]) manager.abandonLog('t', p);
+      for (const fd of held) fs.closeSync(fd);
+      console.log(JSON.stringify({ made, held: held.length, failed, left: fs.readdirSync(dir).filter((n) => n.startsWith('t-')) }));
+    `;
+    const child = spawnSync('bash', ['-c', 'ulimit -n 64 && exec "$0" --input-type=module -e "$1" "$2" "$3"', process.execPath, script, root, TOPIC_ID], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000 });
+    expect(child.status, child.stderr).toBe(0);
+    const result = JSON.parse(child.stdout) as { made: string[]; held: number; failed: string | null; left: string[] };
+    expect(result.made).toEqual(['t-0', 't-1']);
+    expect(result.held).toBeGreaterThan(0);
+    expect(result.failed).toMatch(/EMFILE|too many open files/i);
+    expect(result.left).toEqual([]);
   });
 });
