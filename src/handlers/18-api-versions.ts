@@ -21,6 +21,14 @@ export function apiVersionsResponse(handlers: Iterable<Handler>, errorCode: numb
   };
 }
 
+// Kafka's ApiVersionsRequest.isValid (KIP-511): the client's software name and version, v3+.
+const SOFTWARE_NAME_VERSION = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
+const validName = (text: string) => SOFTWARE_NAME_VERSION.test(text);
+/** Kafka answers an invalid name or version with INVALID_REQUEST and nothing else. */
+const INVALID_CLIENT_SOFTWARE: ApiVersionsResponse = {
+  errorCode: ErrorCode.INVALID_REQUEST, apiKeys: [], throttleTimeMs: 0, supportedFeatures: [], finalizedFeaturesEpoch: -1, finalizedFeatures: [], zkMigrationReady: false,
+};
+
 /** The registry lists this handler too, so it hands the handler its table rather than being imported by it. */
 export function apiVersionsHandler(handlers: () => Iterable<Handler>): Handler<ApiVersionsRequest, ApiVersionsResponse> {
   return {
@@ -28,6 +36,8 @@ export function apiVersionsHandler(handlers: () => Iterable<Handler>): Handler<A
     name: 'ApiVersions',
     minVersion: 0,
     maxVersion: 4,
-    handle: () => apiVersionsResponse(handlers(), ErrorCode.NONE),
+    handle: (request, ctx) => (ctx.apiVersion >= 3 && !(validName(request.clientSoftwareName) && validName(request.clientSoftwareVersion))
+      ? INVALID_CLIENT_SOFTWARE
+      : apiVersionsResponse(handlers(), ErrorCode.NONE)),
   };
 }

@@ -66,7 +66,10 @@ export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
   ].map((h) => [h.apiKey, h]),
 );
 
-/** The v0 answer to an ApiVersions request newer than we know, so the client can retry with one we do. */
+/**
+ * The v0 answer to an ApiVersions request newer than we know, so the client can retry with one we do: like
+ * Kafka's KafkaApis (KIP-511), it lists ApiVersions' own range alone.
+ */
 export function unsupportedApiVersionsResponse(): ApiVersionsResponse {
-  return apiVersionsResponse(HANDLERS.values(), ErrorCode.UNSUPPORTED_VERSION);
+  return apiVersionsResponse([apiVersions], ErrorCode.UNSUPPORTED_VERSION);
 }
