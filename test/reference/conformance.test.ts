@@ -35,7 +35,8 @@ let kafka: ReferenceKafka;
 let targets: { kafkite: Target; kafka: Target };
 
 beforeAll(async () => {
-  [kafkite, kafka] = await Promise.all([startBroker({ overrides: PROPERTIES }), ReferenceKafka.start({ properties: PROPERTIES })]);
+  // kafkite starts from an empty file rather than config/server.properties, so both brokers have these properties alone.
+  [kafkite, kafka] = await Promise.all([startBroker({ configFile: '/dev/null', overrides: PROPERTIES }), ReferenceKafka.start({ properties: PROPERTIES })]);
   targets = { kafkite: { name: 'kafkite', ports: listenerPorts(kafkite) }, kafka: { name: 'kafka', ports: kafka.ports } };
 }, 120_000);
 

@@ -127,6 +127,10 @@ function normalize(value: unknown, exactMessages: boolean, ids = new Map<string,
   if (Array.isArray(value)) {
     // ApiVersions' list compares key by key ('.apiKeys.Fetch.maxVersion'), not by position.
     if (key === 'apiKeys') return Object.fromEntries(value.map((v: { apiKey: number }) => [apiName(v.apiKey), normalize(v, exactMessages, ids)]));
+    // So do config lists, by name: Kafka sorts them, kafkite keeps its definitions' order; clients read them as maps.
+    if (key === 'configs' && value.every((v) => typeof v?.name === 'string')) {
+      return Object.fromEntries(value.map((v: { name: string }) => [v.name, normalize(v, exactMessages, ids)]));
+    }
     return value.map((v) => normalize(v, exactMessages, ids, key));
   }
   if (typeof value === 'object') {

@@ -58,10 +58,26 @@ export const DOCUMENTED_DIFFERENCES: readonly DocumentedDifference[] = [
   {
     apis: ['ConsumerGroupHeartbeat'],
     scenario: /^consumer-group-/,
-    path: /^ConsumerGroupHeartbeat v1 (join|heartbeat \d) \.(memberEpoch|assignment\..*)$/,
+    path: /^ConsumerGroupHeartbeat v1 (join|heartbeat \d) \.(memberEpoch|assignment(\..*)?)$/,
     reason: 'A new member of a new KIP-848 group: Kafka 4.4 answers its first heartbeat with member epoch 2 and assigns asynchronously, '
       + 'the literal topics in one heartbeat and a regex\'s topics (resolved in the background) in a later one, or nothing at first; '
       + 'kafkite resolves the regex and assigns everything in the first heartbeat, at epoch 1. Clients echo the epoch they are given '
       + 'and take the assignment whenever it comes, so both converge to the same assignment.',
+  },
+  {
+    apis: ['CreateTopics'],
+    scenario: /^topic-admin-happy-path$/,
+    path: /^CreateTopics v7 validate only \.topics\[\]\.configs\.(message\.format\.version|message\.downconversion\.enable|message\.timestamp\.difference\.max\.ms|errors\.deadletterqueue\.group\.enable|max\.decompressed\.message\.bytes|remote\.copy\.lag\.(bytes|ms)|message\.timestamp\.after\.max\.ms\.value)$/,
+    reason: 'kafkite\'s config table (config/definitions.generated.ts) comes from an early Kafka 4.0 snapshot: it still has the topic configs 4.0 '
+      + 'removed (message.format.version, message.downconversion.enable, message.timestamp.difference.max.ms) and the old default of '
+      + 'message.timestamp.after.max.ms (Long.MAX_VALUE, 3600000 since 4.0), and lacks those added since (errors.deadletterqueue.group.enable, '
+      + 'max.decompressed.message.bytes, remote.copy.lag.bytes/ms). To be regenerated from 4.4\'s reference.',
+  },
+  {
+    apis: ['CreateTopics'],
+    scenario: /^topic-admin-happy-path$/,
+    path: /^CreateTopics v7 validate only \.topics\[\]\.configs\.min\.insync\.replicas\.configSource$/,
+    reason: 'Kafka 4.4, with eligible leader replicas enabled (KIP-966), keeps a cluster-wide min.insync.replicas, so its source is '
+      + 'DYNAMIC_DEFAULT_BROKER_CONFIG; kafkite has no cluster-wide configs and reports DEFAULT_CONFIG.',
   },
 ];

@@ -99,6 +99,14 @@ async function saslConnection(s: Session, user: string, password = SASL_USERS[us
   return client;
 }
 
+/** A classic consumer group's JoinGroup with one range protocol (its metadata a v1 subscription to nothing). */
+function joinGroup(groupId: string, memberId: string): Record<string, unknown> {
+  return request(11, {
+    groupId, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId, protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: Buffer.from([0, 1, 0, 0, 0, 0, 0, 0, 0, 0]) }],
+  });
+}
+
 /** Sends a request with a version its codec was not made for: the frame of `version`, the header saying `claimed`. */
 async function unsupportedVersion(s: Session, apiKey: number, version: number, claimed: number, body: unknown, decodeAs: number): Promise<void> {
   const client = await s.connect();
@@ -266,10 +274,7 @@ export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
     id: 'classic-group-unknown-member-and-stale-generation',
     api: 12,
     async run(s) {
-      const join = (memberId: string) => request(11, {
-        groupId: 'classic', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId, protocolType: 'consumer',
-        protocols: [{ name: 'range', metadata: Buffer.from([0, 1, 0, 0, 0, 0, 0, 0, 0, 0]) }],
-      });
+      const join = (memberId: string) => joinGroup('classic', memberId);
       const required = await s.call(11, 5, join(''), { label: 'without member id' });
       const joined = await s.call(11, 5, join(required?.memberId ?? ''), { label: 'with member id' });
       if (!joined) return;
@@ -313,6 +318,54 @@ export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
         epoch = res?.memberEpoch ?? epoch;
         await new Promise((r) => setTimeout(r, 300));
       }
+    },
+  },
+  {
+    id: 'committed-offsets-happy-path',
+    api: 8,
+    async run(s) {
+      await createTopic(s, 'committed');
+      const commit = request(8, { groupId: 'standalone', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 'committed', partitions: [{ partitionIndex: 0, committedOffset: 5, committedLeaderEpoch: -1, committedMetadata: 'm' }] }] });
+      await s.call(8, 8, commit);
+      await s.call(9, 8, request(9, { groups: [{ groupId: 'standalone', topics: [{ name: 'committed', partitionIndexes: [0] }] }], requireStable: true }));
+      await s.call(9, 5, request(9, { groupId: 'standalone', topics: [{ name: 'committed', partitionIndexes: [0] }], requireStable: true }));
+      await s.call(47, 0, request(47, { groupId: 'standalone', topics: [{ name: 'committed', partitions: [{ partitionIndex: 0 }] }] }));
+      await s.call(9, 8, request(9, { groups: [{ groupId: 'standalone', topics: null }] }), { label: 'after delete' });
+      await s.call(42, 2, request(42, { groupsNames: ['standalone'] }));
+    },
+  },
+  {
+    id: 'classic-group-describe-and-leave',
+    api: 15,
+    async run(s) {
+      const join = (memberId: string) => joinGroup('described', memberId);
+      const required = await s.setup(11, 7, join(''));
+      const joined = await s.call(11, 7, join(required.memberId));
+      if (!joined) return;
+      await s.call(14, 5, request(14, { groupId: 'described', generationId: joined.generationId, memberId: joined.memberId, protocolType: 'consumer', protocolName: 'range', assignments: [{ memberId: joined.memberId, assignment: Buffer.from([0, 1, 0, 0, 0, 0]) }] }));
+      await s.call(15, 5, request(15, { groups: ['described'], includeAuthorizedOperations: true }), { label: 'stable' });
+      // ListGroups lists every group of the broker, other scenarios' too: only this one is compared.
+      const listed = await s.setup(16, 4, request(16, { statesFilter: [] }));
+      s.observe('ListGroups v4 this group', listed.groups.filter((g: { groupId: string }) => g.groupId === 'described'));
+      await s.call(13, 4, request(13, { groupId: 'described', members: [{ memberId: joined.memberId, groupInstanceId: null }] }));
+      await s.call(15, 5, request(15, { groups: ['described'] }), { label: 'after leave' });
+    },
+  },
+  {
+    id: 'topic-admin-happy-path',
+    api: 19,
+    async run(s) {
+      const topic = { name: 'admin', numPartitions: 1, replicationFactor: 1, configs: [{ name: 'retention.ms', value: '3600000' }] };
+      await s.call(19, 7, request(19, { topics: [topic], timeoutMs: 10_000, validateOnly: true }), { label: 'validate only' });
+      await createTopic(s, 'admin');
+      await s.call(19, 7, request(19, { topics: [topic], timeoutMs: 10_000 }), { label: 'exists' });
+      await s.call(44, 1, request(44, { resources: [{ resourceType: 2, resourceName: 'admin', configs: [{ name: 'retention.ms', configOperation: 0, value: '7200000' }] }] }));
+      await s.call(32, 4, request(32, { resources: [{ resourceType: 2, resourceName: 'admin', configurationKeys: ['retention.ms', 'cleanup.policy'] }] }));
+      await s.call(37, 3, request(37, { topics: [{ name: 'admin', count: 3, assignments: null }], timeoutMs: 10_000 }));
+      await s.setup(0, 9, produce('admin', batch(['a', 'b', 'c'])));
+      await s.call(21, 2, request(21, { topics: [{ name: 'admin', partitions: [{ partitionIndex: 0, offset: 2 }] }], timeoutMs: 10_000 }));
+      await s.call(20, 6, request(20, { topics: [{ name: 'admin', topicId: '0'.repeat(32) }], timeoutMs: 10_000 }));
+      await s.call(20, 6, request(20, { topics: [{ name: 'admin', topicId: '0'.repeat(32) }], timeoutMs: 10_000 }), { label: 'again' });
     },
   },
 ];
