@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { encodeRequest, type WireClient } from '../../bench/lib/wire-client.js';
 import { MESSAGE_SCHEMAS } from '../../protocol/generated/schemas.js';
-import { encodeBatch } from '../../protocol/records/record-batch.js';
+import { batchesIn } from '../../protocol/records/batch-header.js';
+import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js';
 import { withDefaults } from '../protocol/message-arbitraries.js';
 import type { Scenario, Session } from './differential.js';
 
@@ -97,6 +98,32 @@ async function saslConnection(s: Session, user: string, password = SASL_USERS[us
   await s.call(17, 1, { mechanism: 'PLAIN' }, { client });
   await s.call(36, 2, { authBytes: Buffer.from(`\u0000${user}\u0000${password}`) }, { client });
   return client;
+}
+
+function initRequest(transactionalId: string): Record<string, unknown> {
+  return request(22, { transactionalId, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+}
+
+/** InitProducerId v4, unrecorded: Kafka answers COORDINATOR_LOAD_IN_PROGRESS while it loads the id's partition; clients retry. */
+async function initProducerId(s: Session, transactionalId: string): Promise<{ errorCode: number; producerId: number; producerEpoch: number }> {
+  let res = await s.setup(22, 4, initRequest(transactionalId));
+  for (let tries = 0; res.errorCode === 14 && tries < 100; tries++) {
+    await new Promise((r) => setTimeout(r, 100));
+    res = await s.setup(22, 4, initRequest(transactionalId));
+  }
+  return res;
+}
+
+/** What a read_committed consumer sees of a partition: offsets and values, control batches marked, not bytes. */
+async function observeCommitted(s: Session, topic: string, topicId: string): Promise<void> {
+  const res = await s.setup(1, 12, { ...fetchRequest(topic, topicId), isolationLevel: 1 });
+  const { records, ...partition } = res.responses[0].partitions[0];
+  const buf: Buffer = records;
+  const batches = [...batchesIn(buf)].map((h) => ({
+    baseOffset: h.baseOffset, lastOffset: h.lastOffset, isTransactional: h.isTransactional, isControl: h.isControl,
+    values: h.isControl ? [] : decodeBatch(buf.subarray(h.pos, h.pos + h.sizeInBytes)).records.map((r) => r.value?.toString()),
+  }));
+  s.observe('Fetch v12 read_committed', { ...partition, batches });
 }
 
 /** A classic consumer group's JoinGroup with one range protocol (its metadata a v1 subscription to nothing). */
@@ -253,15 +280,9 @@ export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
     api: 24,
     async run(s) {
       await createTopic(s, 'fenced');
-      const init = request(22, { transactionalId: 'fenced-tx', transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
-      // Kafka answers COORDINATOR_LOAD_IN_PROGRESS while it loads the id's __transaction_state partition; clients retry.
-      let first = await s.setup(22, 4, init);
-      for (let tries = 0; first.errorCode === 14 && tries < 100; tries++) {
-        await new Promise((r) => setTimeout(r, 100));
-        first = await s.setup(22, 4, init);
-      }
+      const first = await initProducerId(s, 'fenced-tx');
       s.observe('InitProducerId v4 first', first);
-      const second = await s.call(22, 4, init, { label: 'again' });
+      const second = await s.call(22, 4, initRequest('fenced-tx'), { label: 'again' });
       if (!second) return;
       const add = (epoch: number) => request(24, { v3AndBelowTransactionalId: 'fenced-tx', v3AndBelowProducerId: first.producerId, v3AndBelowProducerEpoch: epoch, v3AndBelowTopics: [{ name: 'fenced', partitions: [0] }] });
       await s.call(24, 3, add(first.producerEpoch), { label: 'old epoch' });
@@ -366,6 +387,39 @@ export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
       await s.call(21, 2, request(21, { topics: [{ name: 'admin', partitions: [{ partitionIndex: 0, offset: 2 }] }], timeoutMs: 10_000 }));
       await s.call(20, 6, request(20, { topics: [{ name: 'admin', topicId: '0'.repeat(32) }], timeoutMs: 10_000 }));
       await s.call(20, 6, request(20, { topics: [{ name: 'admin', topicId: '0'.repeat(32) }], timeoutMs: 10_000 }), { label: 'again' });
+    },
+  },
+  {
+    id: 'transaction-happy-path',
+    api: 26,
+    async run(s) {
+      const topicId = await createTopic(s, 'txn');
+      const { producerId, producerEpoch } = await initProducerId(s, 'happy-tx');
+      const ids = { transactionalId: 'happy-tx', producerId, producerEpoch };
+      await s.call(24, 3, request(24, { v3AndBelowTransactionalId: 'happy-tx', v3AndBelowProducerId: producerId, v3AndBelowProducerEpoch: producerEpoch, v3AndBelowTopics: [{ name: 'txn', partitions: [0] }] }));
+      await s.call(0, 9, produce('txn', batch(['t1', 't2'], { producerId, producerEpoch, baseSequence: 0, isTransactional: true }), { transactionalId: 'happy-tx' }));
+      await s.call(25, 3, request(25, { ...ids, groupId: 'txn-group' }));
+      await s.call(28, 3, request(28, { ...ids, groupId: 'txn-group', generationId: -1, memberId: '', topics: [{ name: 'txn', partitions: [{ partitionIndex: 0, committedOffset: 2, committedLeaderEpoch: -1 }] }] }));
+      await s.call(26, 3, request(26, { ...ids, committed: true }));
+      const lastStable = async () => (await s.setup(2, 7, request(2, { replicaId: -1, isolationLevel: 1, topics: [{ name: 'txn', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1 }] }] }))).topics[0].partitions[0].offset;
+      s.observe('last stable offset right after EndTxn', await lastStable());
+      // Kafka writes the markers after answering EndTxn (TransactionMarkerChannelManager), and both brokers record
+      // CompleteCommit after it: the rest is compared once the transaction is complete.
+      const describe = () => s.setup(65, 0, request(65, { transactionalIds: ['happy-tx'] }));
+      let described = await describe();
+      for (let tries = 0; (described.transactionStates[0].transactionState !== 'CompleteCommit' || (await lastStable()) !== 3) && tries < 100; tries++) {
+        await new Promise((r) => setTimeout(r, 100));
+        described = await describe();
+      }
+      // Kafka keeps a transaction's partitions in a hash set: compared in name order.
+      for (const t of described.transactionStates) t.topics.sort((a: { topic: string }, b: { topic: string }) => a.topic.localeCompare(b.topic));
+      s.observe('DescribeTransactions v0', described);
+      // ListTransactions lists every transactional id of the broker: only this one is compared.
+      const listed = await s.setup(66, 1, request(66, { stateFilters: [], producerIdFilters: [], durationFilter: -1 }));
+      s.observe('ListTransactions v1 this id', listed.transactionStates.filter((t: { transactionalId: string }) => t.transactionalId === 'happy-tx'));
+      await s.call(61, 0, request(61, { topics: [{ name: 'txn', partitionIndexes: [0] }] }));
+      await s.call(9, 8, request(9, { groups: [{ groupId: 'txn-group', topics: null }], requireStable: true }));
+      await observeCommitted(s, 'txn', topicId);
     },
   },
 ];
