@@ -13,8 +13,9 @@ export function referenceForFile(opts: ReferenceKafkaOptions = {}): () => Refere
   }, 120_000);
   afterAll(async () => {
     if (!kafka) return;
-    expect(await kafka.stop()).toBe(143);
+    const code = await kafka.stop();
     kafka.cleanup();
+    expect(code).toBe(143);
   }, 60_000);
   return () => kafka!;
 }

@@ -41,9 +41,11 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all([kafkite?.stop(), kafka?.stop()]);
+  const codes = await Promise.all([kafkite?.stop(), kafka?.stop()]);
   kafkite?.cleanup();
   kafka?.cleanup();
+  // Both stop cleanly: kafkite exits 0, the JVM 143 once Kafka's shutdown hooks have run.
+  expect(codes).toEqual([0, 143]);
 }, 60_000);
 
 it('answers every scenario as Kafka 4.4 does, or as documented', async () => {
