@@ -83,6 +83,7 @@ export class BrokerConfig {
   get adminListener(): string | null { return this.values.get('admin.listener') as string | null; }
   /** Idle time after which a partition log is unloaded; -1 never. */
   get logUnloadIdleMs(): number { return this.number('kafkite.log.unload.idle.ms'); }
+  get failedAuthenticationLogIntervalMs(): number { return this.number('kafkite.failed.authentication.log.interval.ms'); }
   get zeroCopyEnable(): boolean { return this.boolean('kafkite.zero.copy.enable'); }
   get logFlushSyncfsEnable(): boolean { return this.boolean('kafkite.log.flush.syncfs.enable'); }
   get consoleEnable(): boolean { return this.boolean('kafkite.console.enable'); }
@@ -97,6 +98,13 @@ export class BrokerConfig {
   }
   get adminToken(): string | null { return this.values.get('kafkite.admin.token') as string | null; }
   get adminTokenFile(): string | null { return this.values.get('kafkite.admin.token.file') as string | null; }
+  get adminAllowedHosts(): readonly string[] { return this.values.get('kafkite.admin.allowed.hosts') as string[]; }
+  /** `User:ANONYMOUS` by default; validated as one principal. */
+  get adminPrincipal(): { principalType: string; name: string } {
+    const text = (this.values.get('kafkite.admin.principal') as string).trim();
+    const colon = text.indexOf(':');
+    return { principalType: text.slice(0, colon), name: text.slice(colon + 1) };
+  }
   get saslServerMaxReceiveSize(): number { return this.number('sasl.server.max.receive.size'); }
   get connectionFailedAuthenticationDelayMs(): number { return this.number('connection.failed.authentication.delay.ms'); }
 

@@ -14,6 +14,8 @@ export type Validator =
   | { readonly kind: 'metadataVersion'; readonly min: string; readonly max: string }
   /** `User:alice;User:bob` */
   | { readonly kind: 'principals' }
+  /** One principal, `User:alice` */
+  | { readonly kind: 'principal' }
   /** `{host}:{port}`, comma-separated, may be empty. */
   | { readonly kind: 'hostPortList' }
   /** `{node.id}@{host}:{port}`, comma-separated, may be empty. */

@@ -49,6 +49,8 @@ function expectedText(def: ConfigDef): string {
       return `a metadata version from ${v.min} to ${v.max}, such as 3.9 or 3.9-IV0`;
     case 'principals':
       return 'a semicolon-separated list of principals, such as User:alice;User:bob';
+    case 'principal':
+      return 'a principal, such as User:alice';
     case 'hostPortList':
       return 'a comma-separated list of {host}:{port}';
     case 'voterList':
@@ -137,6 +139,8 @@ function satisfies(v: Validator, value: Exclude<ConfigValue, null>): boolean {
     }
     case 'principals':
       return String(value).split(';').every((p) => p.trim() === '' || /^[^:]+:.+$/.test(p.trim()));
+    case 'principal':
+      return /^[^:;\s]+:[^;]+$/.test(String(value).trim());
     case 'hostPortList':
       return asList().every((item) => /^.+:\d+$/.test(item));
     case 'voterList':

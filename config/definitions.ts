@@ -16,6 +16,11 @@ const KAFKITE_CONFIG_DEFS: readonly BrokerConfigDef[] = [
   // Bearer token every admin HTTP route but /health requires; mandatory when admin.listener is not loopback.
   { name: 'kafkite.admin.token', type: 'password', default: null, validator: null, topicName: null, group: 'kafkite' },
   { name: 'kafkite.admin.token.file', type: 'string', default: null, validator: null, topicName: null, group: 'kafkite' },
+  // Host names the admin HTTP answers to besides localhost, the loopback addresses and admin.listener's host
+  // (DNS rebinding): the names a proxy or a container's port mapping reaches it by.
+  { name: 'kafkite.admin.allowed.hosts', type: 'list', default: '', validator: null, topicName: null, group: 'kafkite' },
+  // The principal the console's and /v1's writes are authorized as when authorizer.class.name is set.
+  { name: 'kafkite.admin.principal', type: 'string', default: 'User:ANONYMOUS', validator: { kind: 'principal' }, topicName: null, group: 'kafkite' },
   // The web console on the admin listener (issue 12): served under / with its JSON under /v1.
   { name: 'kafkite.console.enable', type: 'boolean', default: 'true', validator: null, topicName: null, group: 'kafkite' },
   // Hides the console's writing actions and refuses them (create, delete, reset, produce, config edit).
@@ -23,6 +28,9 @@ const KAFKITE_CONFIG_DEFS: readonly BrokerConfigDef[] = [
   // A partition log unused this long is closed and only its offsets stay in memory (new and background-loaded
   // ones at once); loaded again on its next use. -1 keeps every log loaded, as Kafka does.
   { name: 'kafkite.log.unload.idle.ms', type: 'long', default: '600000', validator: { kind: 'range', min: -1, max: null }, topicName: null, group: 'kafkite' },
+  // Failed SASL logins are logged one by one up to 5 per interval (the first of each user and host); one line at
+  // its end counts the rest. Kafka logs every one.
+  { name: 'kafkite.failed.authentication.log.interval.ms', type: 'long', default: '60000', validator: { kind: 'range', min: 1, max: null }, topicName: null, group: 'kafkite' },
   { name: 'kafkite.zero.copy.enable', type: 'boolean', default: 'true', validator: null, topicName: null, group: 'kafkite' },
   // Flushes (acks=all, flush.ms/flush.messages) of a log dir's partitions share commit rounds with one syncfs(2)
   // each (native addon); false, or no addon, fdatasyncs each partition's files on its own.

@@ -4,7 +4,9 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { BrokerConfig } from '../config/broker-config.js';
-import { isPerBrokerOnlyConfig } from '../config/dynamic-broker-configs.js';
+import { UnknownConfigError } from '../config/config-error.js';
+import { brokerConfigDef } from '../config/definitions.js';
+import { isDynamicBrokerConfig, isPerBrokerOnlyConfig } from '../config/dynamic-broker-configs.js';
 import { CLUSTER_METADATA_TOPIC } from '../storage/log-file-names.js';
 import { StorageResourceError } from '../storage/errors.js';
 import { LogManager } from '../storage/log-manager.js';
@@ -80,6 +82,8 @@ export interface CreateTopicOptions {
   replicationFactor: number;
   configs: Record<string, string>;
   validateOnly: boolean;
+  /** Date.now() past which a creation still waiting for its turn is not begun (CreateTopics' timeoutMs). */
+  deadline?: number;
 }
 
 export class Broker {
@@ -220,18 +224,25 @@ export class Broker {
 
   /**
    * Alter(Incremental)Configs on a BROKER resource: `next` replaces the dynamic configs of this broker
-   * (perBroker) or of the cluster default. Validated as Kafka's DynamicBrokerConfig.validateConfigs does;
-   * persisted, then live: topics without their own override take the new values at once.
+   * (perBroker) or of the cluster default. Validated as Kafka's DynamicBrokerConfig.validateConfigs does, the
+   * whole set at once: read-only names first, then names only a broker id may take, then each value. A refusal
+   * is INVALID_REQUEST, as Kafka 4.4's ConfigAdminManager (the broker's own check of BROKER resources) answers
+   * it; an unknown name stays INVALID_CONFIG (Kafka ignores it). Persisted, then live: topics without their
+   * own override take the new values at once.
    */
   async alterBrokerConfigs(perBroker: boolean, next: ReadonlyMap<string, string>, validateOnly: boolean): Promise<void> {
+    const names = [...next.keys()];
+    const readOnly = names.filter((name) => brokerConfigDef(name) !== undefined && !isDynamicBrokerConfig(name));
+    if (readOnly.length > 0) throw new KafkaError(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: ${javaSetString(readOnly)}`);
+    const brokerOnly = perBroker ? [] : names.filter(isPerBrokerOnlyConfig);
+    if (brokerOnly.length > 0) {
+      throw new KafkaError(ErrorCode.INVALID_REQUEST, `Cannot update these configs at default cluster level, broker id must be specified: ${javaSetString(brokerOnly)}`);
+    }
     for (const [name, value] of next) {
-      if (!perBroker && isPerBrokerOnlyConfig(name)) {
-        throw new KafkaError(ErrorCode.INVALID_CONFIG, `Cannot update these configs at default cluster level, broker id must be specified: ${name}`);
-      }
       try {
         BrokerConfig.validateDynamic(name, value);
       } catch (err) {
-        throw new KafkaError(ErrorCode.INVALID_CONFIG, (err as Error).message);
+        throw new KafkaError(err instanceof UnknownConfigError ? ErrorCode.INVALID_CONFIG : ErrorCode.INVALID_REQUEST, (err as Error).message);
       }
     }
     if (validateOnly) return;
@@ -359,6 +370,9 @@ export class Broker {
    */
   createTopic(name: string, opts: CreateTopicOptions): Promise<TopicInfo> {
     return this.changeTopics(async () => {
+      // Kafka's controller fails an event whose deadline passed while it was queued (ControllerApis'
+      // createTopics gives it timeoutMs): REQUEST_TIMED_OUT, nothing created, nothing validated.
+      if (opts.deadline !== undefined && Date.now() >= opts.deadline) throw new KafkaError(ErrorCode.REQUEST_TIMED_OUT, 'timed out waiting for earlier topic creations');
       const topic = this.newTopic(name, opts);
       if (opts.validateOnly) return topic;
       this.topicsBeingCreated.add(name);
@@ -457,4 +471,21 @@ export class Broker {
     await this.logManager.shutdown();
     await this.metadataLog.close();
   }
+}
+
+/**
+ * Names as Kafka's messages print a java.util.HashSet of them ("[a, b]"), in its iteration order: by bucket
+ * (String.hashCode spread as HashMap.hash does, over a table of 16 buckets, doubled past 3/4 full), then in
+ * insertion order within a bucket. So a message names several configs in the order Kafka's does.
+ */
+function javaSetString(names: readonly string[]): string {
+  let buckets = 16;
+  while (names.length > buckets * 0.75) buckets *= 2;
+  const bucketOf = (name: string): number => {
+    let h = 0;
+    for (let i = 0; i < name.length; i++) h = (Math.imul(31, h) + name.charCodeAt(i)) | 0;
+    return (h ^ (h >>> 16)) & (buckets - 1);
+  };
+  const ordered = names.map((name, i) => ({ name, i, bucket: bucketOf(name) })).sort((a, b) => a.bucket - b.bucket || a.i - b.i);
+  return `[${ordered.map((e) => e.name).join(', ')}]`;
 }

@@ -43,6 +43,7 @@ export class KafkiteServer {
       listenBacklogSize: config.socketListenBacklogSize,
       saslMaxReceiveSize: config.saslServerMaxReceiveSize,
       failedAuthenticationDelayMs: config.connectionFailedAuthenticationDelayMs,
+      failedAuthenticationLogIntervalMs: config.failedAuthenticationLogIntervalMs,
     });
     let bound;
     let admin: AdminServer | null = null;

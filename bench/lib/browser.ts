@@ -20,13 +20,16 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** A persistent context on a fresh --user-data-dir (playwright passes the dir as --user-data-dir). */
-export async function launchBrowser(viewport = { width: 1280, height: 800 }): Promise<Browser> {
+/**
+ * A persistent context on a fresh --user-data-dir (playwright passes the dir as --user-data-dir); `extraArgs`
+ * e.g. --host-resolver-rules, to point a made-up name at loopback.
+ */
+export async function launchBrowser(viewport = { width: 1280, height: 800 }, extraArgs: readonly string[] = []): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'kafkite-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
     viewport,
   });
   return {

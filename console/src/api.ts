@@ -21,7 +21,9 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   const token = sessionStorage.getItem(TOKEN_KEY);
   if (token) headers.authorization = `Bearer ${token}`;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(path, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  // The page's Referrer-Policy is no-referrer, under which the Fetch standard sends `Origin: null` on a POST;
+  // same-origin here keeps the real Origin on the console's own writes, which the admin HTTP checks.
+  const res = await fetch(path, { method: init.method ?? 'GET', headers, referrerPolicy: 'same-origin', body: init.body === undefined ? undefined : JSON.stringify(init.body) });
   const text = await res.text();
   const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
   if (!res.ok) throw new ApiError(res.status, String(body.error ?? res.status), String(body.message ?? body.error ?? res.statusText));

@@ -1,20 +1,18 @@
-// kafkite's admin HTTP (admin.listener): liveness and readiness probes, Prometheus metrics, and read-only
-// JSON views of topics and consumer groups. Separate from the Kafka listeners, like Kafka's JMX port.
-import { timingSafeEqual } from 'node:crypto';
+// kafkite's admin HTTP (admin.listener): liveness and readiness probes, Prometheus metrics, JSON views of
+// topics and consumer groups, and the console. Separate from the Kafka listeners, like Kafka's JMX port; what
+// a web page may not do to it (Host, Origin, Content-Type, framing, token) is in admin-guard.ts.
 import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
 import type { Logger } from 'pino';
 import { parseAdminListener } from '../../config/listeners.js';
 import type { Broker } from '../broker.js';
+import { installAdminGuard } from './admin-guard.js';
 import { groupViews } from './group-views.js';
 import { ongoingTransactions } from './transaction-views.js';
 import { registerConsoleApi } from './console-api.js';
 import { consoleRoot, KAFKITE_VERSION } from './console-files.js';
 import { KafkiteMetrics } from './metrics.js';
 import { topicSummaries, topicView } from './topic-views.js';
-
-/** The routes @fastify/static registers for the console's built files. */
-const CONSOLE_FILE_ROUTES = new Set(['/', '/*']);
 
 export interface AdminServerOptions {
   broker: Broker;
@@ -46,21 +44,16 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
     reply.code(500).send({ error: err.message });
   });
 
-  const token = opts.token ?? null;
-  if (token !== null) {
-    // One hook for every route, including ones registered later (the console): only /health stays open.
-    const expected = Buffer.from(`Bearer ${token}`, 'utf8');
-    app.addHook('onRequest', async (request, reply) => {
-      if (request.url === '/health' || request.url.startsWith('/health?')) return;
-      // The console's own files (HTML, JS, CSS) hold no data and must load for it to ask for the token;
-      // every /v1 call it then makes carries the token.
-      if (request.method === 'GET' && CONSOLE_FILE_ROUTES.has(request.routeOptions.url ?? '')) return;
-      const given = Buffer.from(request.headers.authorization ?? '', 'utf8');
-      if (given.length === expected.length && timingSafeEqual(given, expected)) return;
-      log.info({ url: request.url, remote: request.ip }, 'admin http request refused: missing or wrong bearer token');
-      return reply.code(401).header('www-authenticate', 'Bearer realm="kafkite"').send({ error: 'UNAUTHORIZED', message: 'A valid bearer token is required.' });
-    });
-  }
+  let boundPort = port;
+  const guard = installAdminGuard(app, {
+    listenerHost: host,
+    allowedHosts: broker.config.adminAllowedHosts,
+    port: () => boundPort,
+    token: opts.token ?? null,
+    failedAuthenticationDelayMs: broker.config.connectionFailedAuthenticationDelayMs,
+    log,
+    authenticationFailed: () => metrics.adminAuthenticationFailed(),
+  });
 
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async (_request, reply) => {
@@ -97,6 +90,8 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
       version: KAFKITE_VERSION,
       startedAt: Date.now(),
       adminAddress: () => address,
+      principal: broker.config.adminPrincipal,
+      log,
     });
     const root = consoleRoot();
     if (root) await app.register(fastifyStatic, { root, prefix: '/', index: 'index.html', maxAge: 0 });
@@ -106,17 +101,19 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
   try {
     await app.listen({ host, port });
   } catch (err) {
+    guard.close();
     await app.close();
     throw err;
   }
   broker.metrics = metrics;
   const bound = app.server.address();
-  const boundPort = bound !== null && typeof bound === 'object' ? bound.port : port;
+  if (bound !== null && typeof bound === 'object') boundPort = bound.port;
   address = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
   log.info({ address }, 'admin http started');
   return {
     address,
     async close() {
+      guard.close();
       await app.close();
       if (broker.metrics === metrics) broker.metrics = undefined;
       log.info({ address }, 'admin http stopped');

@@ -1,7 +1,10 @@
 // The console's JSON API under /v1 on the admin listener. Every route goes through the broker's own code
 // (topic registry, log manager, group coordinator, configs); writes are refused when kafkite.console.read.only.
+// With an authorizer, writes and the record browser are authorized as kafkite.admin.principal, with the checks
+// Kafka's KafkaApis/ControllerApis make for the equivalent request; the other reads are not (see the README).
 import { statfsSync } from 'node:fs';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import { encodeBatch } from '../../protocol/records/record-batch.js';
 import { DEFAULT_LOOKUP_MAX_BYTES, LookupError, type LookupTarget } from '../../storage/tools/lookup.js';
 import { OffsetOutOfRangeError } from '../../storage/errors.js';
@@ -9,6 +12,8 @@ import type { Broker } from '../broker.js';
 import { assignedPartitionsOf } from '../coordinator/consumer-protocol.js';
 import { ErrorCode, KafkaError } from '../errors.js';
 import { INTERNAL_TOPICS } from '../metadata/internal-topics.js';
+import { AclOperation, authorizeConfigResource, authorizeGroup, authorizeTopic, authorizeTopicCreation, type AuthContext } from '../security/authorization.js';
+import { principalToString, type KafkaPrincipal } from '../security/principal.js';
 import { groupIds, groupLags } from './group-views.js';
 import type { TrafficHistory } from './traffic-history.js';
 import { browseRecords, livePartitionLookup, partitionDetail } from './partition-views.js';
@@ -20,7 +25,15 @@ export interface ConsoleApiOptions {
   version: string;
   startedAt: number;
   adminAddress: () => string;
+  /** kafkite.admin.principal: what the authorizer checks the console's requests as. */
+  principal: KafkaPrincipal;
+  log: Logger;
 }
+
+/** The API keys of the equivalent Kafka requests, for the authorizer's log line. */
+const API = { PRODUCE: 0, FETCH: 1, OFFSET_COMMIT: 8, CREATE_TOPICS: 19, DELETE_TOPICS: 20, DELETE_RECORDS: 21, CREATE_PARTITIONS: 37, DELETE_GROUPS: 42, INCREMENTAL_ALTER_CONFIGS: 44 } as const;
+
+const AUTHORIZATION_ERRORS: ReadonlySet<number> = new Set([ErrorCode.TOPIC_AUTHORIZATION_FAILED, ErrorCode.GROUP_AUTHORIZATION_FAILED, ErrorCode.CLUSTER_AUTHORIZATION_FAILED]);
 
 const ERROR_NAMES = new Map<number, string>(Object.entries(ErrorCode).map(([name, code]) => [code, name]));
 
@@ -48,7 +61,7 @@ function sendError(reply: FastifyReply, err: unknown): FastifyReply {
   if (err instanceof BadRequestError) return reply.code(400).send({ error: 'INVALID_REQUEST', message: err.message });
   if (err instanceof LookupError || err instanceof OffsetOutOfRangeError) return reply.code(400).send({ error: 'OFFSET_OUT_OF_RANGE', message: err.message });
   if (err instanceof KafkaError) {
-    const status = err.code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION ? 404 : 400;
+    const status = err.code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION ? 404 : AUTHORIZATION_ERRORS.has(err.code) ? 403 : 400;
     return reply.code(status).send({ error: ERROR_NAMES.get(err.code) ?? String(err.code), message: err.message });
   }
   throw err;
@@ -59,6 +72,22 @@ export function registerConsoleApi(app: FastifyInstance, opts: ConsoleApiOptions
   const writing = (): void => {
     if (readOnly) throw new ReadOnlyError('The console is read-only (kafkite.console.read.only=true).');
   };
+  const principal = principalToString(opts.principal);
+  const context = (request: FastifyRequest, apiKey: number): AuthContext => ({
+    principal: opts.principal,
+    // authorize() takes the host from "ip:port", as a Kafka connection's remote address.
+    remoteAddress: `${request.ip}:${request.socket.remotePort ?? 0}`,
+    clientId: 'kafkite-console',
+    apiKey,
+    broker,
+    log: opts.log,
+  });
+  /** Throws Kafka's error for the denial, named in the message the console shows. */
+  const allow = (allowed: boolean, code: number, what: string): void => {
+    if (!allowed) throw new KafkaError(code, `${ERROR_NAMES.get(code)}: ${principal} is not authorized to ${what}.`);
+  };
+  const allowTopic = (request: FastifyRequest, apiKey: number, op: number, topic: string, what: string): void =>
+    allow(authorizeTopic(context(request, apiKey), op, topic), ErrorCode.TOPIC_AUTHORIZATION_FAILED, `${what} topic ${topic}`);
   const logOf = (topic: string, partition: string) => {
     const log = broker.getLog(topic, int(partition, 'partition'));
     if (!log) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `${topic}-${partition} does not exist.`);
@@ -104,6 +133,8 @@ export function registerConsoleApi(app: FastifyInstance, opts: ConsoleApiOptions
       writing();
       const body = request.body ?? {};
       if (typeof body.name !== 'string') throw new BadRequestError('name is required');
+      // CreateTopics: CREATE on the cluster, else on the topic.
+      allow(authorizeTopicCreation(context(request, API.CREATE_TOPICS), body.name), ErrorCode.TOPIC_AUTHORIZATION_FAILED, `create topic ${body.name}`);
       const topic = await broker.createTopic(body.name, { partitions: int(body.partitions, 'partitions', -1), replicationFactor: -1, configs: body.configs ?? {}, validateOnly: false });
       return reply.code(201).send({ name: topic.name, partitions: topic.partitions });
     }),
@@ -113,6 +144,7 @@ export function registerConsoleApi(app: FastifyInstance, opts: ConsoleApiOptions
     '/v1/topics/:name',
     route(async (request) => {
       writing();
+      allowTopic(request, API.DELETE_TOPICS, AclOperation.DELETE, request.params.name, 'delete');
       if (INTERNAL_TOPICS.has(request.params.name)) throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, 'Internal topics cannot be deleted.');
       await broker.deleteTopic(request.params.name);
       return { deleted: request.params.name };
@@ -141,6 +173,9 @@ export function registerConsoleApi(app: FastifyInstance, opts: ConsoleApiOptions
     '/v1/topics/:name/configs',
     route(async (request) => {
       writing();
+      // IncrementalAlterConfigs on a TOPIC resource (ConfigResource.Type 2): ALTER_CONFIGS on the topic.
+      const auth = authorizeConfigResource(context(request, API.INCREMENTAL_ALTER_CONFIGS), AclOperation.ALTER_CONFIGS, 2, request.params.name);
+      allow(auth.allowed, auth.errorCode, `alter the configs of topic ${request.params.name}`);
       const topic = broker.topics.get(request.params.name);
       if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${request.params.name} does not exist.`);
       const next: Record<string, string> = { ...topic.configs, ...(request.body?.set ?? {}) };
@@ -154,6 +189,7 @@ export function registerConsoleApi(app: FastifyInstance, opts: ConsoleApiOptions
     '/v1/topics/:name/partitions',
     route(async (request) => {
       writing();
+      allowTopic(request, API.CREATE_PARTITIONS, AclOperation.ALTER, request.params.name, 'add partitions to');
       await broker.createPartitions(request.params.name, int(request.body?.count, 'count'), false);
       return { partitions: broker.topics.get(request.params.name)?.partitions };
     }),
@@ -168,6 +204,7 @@ export function registerConsoleApi(app: FastifyInstance, opts: ConsoleApiOptions
     '/v1/topics/:name/partitions/:partition/delete-records',
     route(async (request) => {
       writing();
+      allowTopic(request, API.DELETE_RECORDS, AclOperation.DELETE, request.params.name, 'delete records of');
       const log = logOf(request.params.name, request.params.partition);
       const offset = int(request.body?.offset, 'offset');
       if (offset !== -1 && (offset < 0 || offset > log.highWatermark)) throw new KafkaError(ErrorCode.OFFSET_OUT_OF_RANGE, `offset ${offset} is outside [0, ${log.highWatermark}]`);
@@ -191,6 +228,8 @@ export function registerConsoleApi(app: FastifyInstance, opts: ConsoleApiOptions
   }>(
     '/v1/topics/:name/partitions/:partition/records',
     route(async (request) => {
+      // The browser shows records: Fetch's READ on the topic.
+      allowTopic(request, API.FETCH, AclOperation.READ, request.params.name, 'read');
       const log = logOf(request.params.name, request.params.partition);
       const q = request.query;
       const limit = Math.min(Math.max(int(q.limit, 'limit', 100), 1), 1000);
@@ -209,6 +248,7 @@ export function registerConsoleApi(app: FastifyInstance, opts: ConsoleApiOptions
     '/v1/topics/:name/partitions/:partition/records',
     route(async (request, reply) => {
       writing();
+      allowTopic(request, API.PRODUCE, AclOperation.WRITE, request.params.name, 'write to');
       if (INTERNAL_TOPICS.has(request.params.name)) throw new KafkaError(ErrorCode.INVALID_TOPIC_EXCEPTION, 'Cannot append to internal topic');
       const log = logOf(request.params.name, request.params.partition);
       const body = request.body ?? {};
@@ -274,6 +314,7 @@ export function registerConsoleApi(app: FastifyInstance, opts: ConsoleApiOptions
     '/v1/groups/:id',
     route(async (request, reply) => {
       writing();
+      allow(authorizeGroup(context(request, API.DELETE_GROUPS), AclOperation.DELETE, request.params.id), ErrorCode.GROUP_AUTHORIZATION_FAILED, `delete group ${request.params.id}`);
       const [result] = await broker.groupCoordinator.deleteGroups([request.params.id]);
       if (result && result.errorCode !== ErrorCode.NONE) {
         return reply.code(400).send({ error: ERROR_NAMES.get(result.errorCode) ?? String(result.errorCode), message: `Group ${request.params.id} was not deleted.` });
@@ -289,6 +330,9 @@ export function registerConsoleApi(app: FastifyInstance, opts: ConsoleApiOptions
       writing();
       const groupId = request.params.id;
       const { topic: topicName, to, value } = request.body ?? {};
+      // An admin client's alterConsumerGroupOffsets is an OffsetCommit: READ on the group, then on the topic.
+      allow(authorizeGroup(context(request, API.OFFSET_COMMIT), AclOperation.READ, groupId), ErrorCode.GROUP_AUTHORIZATION_FAILED, `commit offsets of group ${groupId}`);
+      if (typeof topicName === 'string') allowTopic(request, API.OFFSET_COMMIT, AclOperation.READ, topicName, 'commit offsets for');
       const listed = broker.groupCoordinator.listGroups([], []).groups.find((g) => g.groupId === groupId);
       if (listed && listed.groupState !== 'Empty') {
         return reply.code(400).send({ error: 'NON_EMPTY_GROUP', message: `Assignments can only be reset if the group '${groupId}' is inactive, but the current state is ${listed.groupState}.` });

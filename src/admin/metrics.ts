@@ -65,6 +65,7 @@ export class KafkiteMetrics implements BrokerMetrics {
   private readonly requestPhases: ReadonlyArray<BucketHistogram>;
   private readonly flushLatency: BucketHistogram;
   private readonly authentications: Counter<'listener' | 'mechanism' | 'result'>;
+  private readonly adminAuthenticationFailures: Counter;
   private readonly transactionsStarted: Counter;
   private readonly transactionsCommitted: Counter;
   private readonly transactionsAborted: Counter;
@@ -97,6 +98,11 @@ export class KafkiteMetrics implements BrokerMetrics {
       name: 'kafkite_authentications_total',
       help: 'SASL authentications and re-authentications, per listener, mechanism and result (success, failure).',
       labelNames: ['listener', 'mechanism', 'result'],
+      registers,
+    });
+    this.adminAuthenticationFailures = new Counter({
+      name: 'kafkite_admin_authentication_failures_total',
+      help: 'Admin HTTP requests refused for a wrong bearer token (a missing one is not counted).',
       registers,
     });
     this.transactionsStarted = new Counter({ name: 'kafkite_transactions_started_total', help: 'Transactions begun (first partition added).', registers });
@@ -199,6 +205,10 @@ export class KafkiteMetrics implements BrokerMetrics {
 
   authentication(listener: string, mechanism: string, success: boolean): void {
     this.authentications.labels(listener, mechanism, success ? 'success' : 'failure').inc();
+  }
+
+  adminAuthenticationFailed(): void {
+    this.adminAuthenticationFailures.inc();
   }
 
   /** The Prometheus text exposition of every metric. */

@@ -512,7 +512,7 @@ export class ConsumerGroupCoordinator {
     };
   }
 
-  /** Removes the member; the next heartbeat of the group computes the target assignment without it. */
+  /** Removes the member; the next heartbeat of the group, if any, computes the target assignment without it. */
   private removeMemberAndBumpEpoch(group: ConsumerGroup, member: ConsumerGroupMember, records: CoordinatorRecord[]): void {
     member.clearTimers();
     this.removeMemberRecords(group.groupId, member.memberId, records);
@@ -526,6 +526,12 @@ export class ConsumerGroupCoordinator {
       records.push(subscriptionMetadataRecord(group.groupId, metadata.values()));
     }
     this.bumpGroupEpoch(group, records);
+    // The last member gone: no assignment to compute, so the assignment epoch catches up with the group's (an
+    // empty group's epochs match, KAFKA-20442 in Kafka 4.4; kafka-consumer-groups --describe --state shows both).
+    if (group.isEmpty()) {
+      group.assignmentEpoch = group.groupEpoch;
+      records.push(targetAssignmentEpochRecord(group.groupId, group.assignmentEpoch));
+    }
   }
 
   private removeMemberRecords(groupId: string, memberId: string, records: CoordinatorRecord[]): void {

@@ -1,33 +1,12 @@
 import type { MetadataRequest } from '../../protocol/generated/MetadataRequest.js';
-import type {
-  MetadataResponse,
-  MetadataResponsePartition,
-  MetadataResponseTopic,
-} from '../../protocol/generated/MetadataResponse.js';
-import type { Broker } from '../broker.js';
+import type { MetadataResponse, MetadataResponseTopic } from '../../protocol/generated/MetadataResponse.js';
 import { ErrorCode, KafkaError } from '../errors.js';
 import { INTERNAL_TOPICS } from '../metadata/internal-topics.js';
 import { ZERO_UUID, type TopicInfo } from '../metadata/topic-registry.js';
 import type { Handler, RequestContext } from './handler.js';
+import { partitionsOf } from './partitions.js';
 import { AclOperation, AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations, authorizeTopic, authorizeTopicCreation, CLUSTER_NAME, ResourceType } from '../security/authorization.js';
 
-
-function partitionsOf(topic: TopicInfo, broker: Broker): MetadataResponsePartition[] {
-  const nodeId = broker.nodeId;
-  return Array.from({ length: topic.partitions }, (_, partitionIndex) => {
-    // A partition whose log dir failed has no leader left: Kafka answers LEADER_NOT_AVAILABLE, the replica offline.
-    const offline = broker.isPartitionOffline(topic.name, partitionIndex);
-    return {
-      errorCode: offline ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
-      partitionIndex,
-      leaderId: offline ? -1 : nodeId,
-      leaderEpoch: 0,
-      replicaNodes: [nodeId],
-      isrNodes: offline ? [] : [nodeId],
-      offlineReplicas: offline ? [nodeId] : [],
-    };
-  });
-}
 
 function topicResponse(
   name: string | null,

@@ -5,9 +5,9 @@ import type { Handler } from './handler.js';
 import { FINALIZED_TRANSACTION_VERSION } from '../coordinator/transaction/transaction-version.js';
 
 /** Exactly what the handlers implement: clients pick features by it (librdkafka refuses otherwise). */
-export function apiVersionsResponse(handlers: Iterable<Handler>, errorCode: number): ApiVersionsResponse {
+function apiVersionsResponse(handlers: Iterable<Handler>): ApiVersionsResponse {
   return {
-    errorCode,
+    errorCode: ErrorCode.NONE,
     apiKeys: [...handlers]
       .sort((a, b) => a.apiKey - b.apiKey)
       .map((h) => ({ apiKey: h.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion })),
@@ -29,6 +29,25 @@ const INVALID_CLIENT_SOFTWARE: ApiVersionsResponse = {
   errorCode: ErrorCode.INVALID_REQUEST, apiKeys: [], throttleTimeMs: 0, supportedFeatures: [], finalizedFeaturesEpoch: -1, finalizedFeatures: [], zkMigrationReady: false,
 };
 
+/**
+ * The answer to an ApiVersions request newer than `handler`'s: UNSUPPORTED_VERSION with ApiVersions' own range
+ * alone, as Kafka's ApiVersionsRequest.getErrorResponse (KIP-511), so that the client asks again at our newest
+ * version and gets the whole table with the finalized features. Given the whole table here, in v0 and so
+ * without features, franz-go kept it: it sent ApiVersions v5 (Kafka 4.4's), never learnt transaction.version
+ * 2 on that connection, and began its first transaction without KIP-890 part 2.
+ */
+export function tooNewApiVersionsResponse(handler: Handler): ApiVersionsResponse {
+  return {
+    errorCode: ErrorCode.UNSUPPORTED_VERSION,
+    apiKeys: [{ apiKey: handler.apiKey, minVersion: handler.minVersion, maxVersion: handler.maxVersion }],
+    throttleTimeMs: 0,
+    supportedFeatures: [],
+    finalizedFeaturesEpoch: -1,
+    finalizedFeatures: [],
+    zkMigrationReady: false,
+  };
+}
+
 /** The registry lists this handler too, so it hands the handler its table rather than being imported by it. */
 export function apiVersionsHandler(handlers: () => Iterable<Handler>): Handler<ApiVersionsRequest, ApiVersionsResponse> {
   return {
@@ -38,6 +57,6 @@ export function apiVersionsHandler(handlers: () => Iterable<Handler>): Handler<A
     maxVersion: 4,
     handle: (request, ctx) => (ctx.apiVersion >= 3 && !(validName(request.clientSoftwareName) && validName(request.clientSoftwareVersion))
       ? INVALID_CLIENT_SOFTWARE
-      : apiVersionsResponse(handlers(), ErrorCode.NONE)),
+      : apiVersionsResponse(handlers())),
   };
 }

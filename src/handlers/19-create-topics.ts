@@ -20,7 +20,7 @@ function result(name: string, errorCode: number, errorMessage: string | null): C
   };
 }
 
-async function create(broker: Broker, t: CreatableTopic, validateOnly: boolean): Promise<CreatableTopicResult> {
+async function create(broker: Broker, t: CreatableTopic, validateOnly: boolean, deadline: number): Promise<CreatableTopicResult> {
   if (t.assignments.length > 0 && (t.numPartitions !== -1 || t.replicationFactor !== -1)) {
     throw new KafkaError(
       ErrorCode.INVALID_REQUEST,
@@ -42,6 +42,7 @@ async function create(broker: Broker, t: CreatableTopic, validateOnly: boolean):
     replicationFactor: t.assignments.length > 0 ? 1 : t.replicationFactor,
     configs,
     validateOnly,
+    deadline,
   });
   return {
     ...result(t.name, ErrorCode.NONE, null),
@@ -64,6 +65,13 @@ export const handler: Handler<CreateTopicsRequest, CreateTopicsResponse> = {
   minVersion: 0,
   maxVersion: 7,
   async handle(request, ctx) {
+    // timeoutMs <= 0: Kafka 4.4's controller gets a deadline already past, so the whole request fails with
+    // REQUEST_TIMED_OUT (CreateTopicsRequest.getErrorResponse: every topic, no message), validateOnly,
+    // invalid and duplicate names alike, and nothing is created (checked against a Kafka 4.4 node).
+    if (request.timeoutMs <= 0) {
+      return { throttleTimeMs: 0, topics: request.topics.map((t) => result(t.name, ErrorCode.REQUEST_TIMED_OUT, null)) };
+    }
+    const deadline = Date.now() + request.timeoutMs;
     const seen = new Set<string>();
     const duplicates = new Set(request.topics.filter((t) => seen.size === seen.add(t.name).size).map((t) => t.name));
     return {
@@ -74,12 +82,13 @@ export const handler: Handler<CreateTopicsRequest, CreateTopicsResponse> = {
         // CREATE on the cluster, else on the topic; the configs are only shown with DESCRIBE_CONFIGS (KafkaApis).
         if (!authorizeTopicCreation(ctx, t.name)) return result(t.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.');
         try {
-          const created = await create(ctx.broker, t, request.validateOnly);
+          const created = await create(ctx.broker, t, request.validateOnly, deadline);
           if (authorizeTopic(ctx, AclOperation.DESCRIBE_CONFIGS, t.name)) return created;
           return { ...created, configs: null, topicConfigErrorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED };
         } catch (err) {
           if (!(err instanceof KafkaError)) throw err;
-          return result(t.name, err.code, err.message);
+          // Kafka answers a timeout without a message.
+          return result(t.name, err.code, err.code === ErrorCode.REQUEST_TIMED_OUT ? null : err.message);
         }
       })),
     };

@@ -35,7 +35,8 @@ function clusterDefaultEntries(config: BrokerConfig): ConfigEntry[] {
     ...e,
     value: e.isSensitive ? null : defaults.get(e.name)!,
     source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
-    synonyms: e.synonyms.filter((s) => s.source !== ConfigSource.DYNAMIC_BROKER_CONFIG),
+    // Only the default's own level: kafka-configs --entity-default on Kafka 4.4 shows no static or default synonyms.
+    synonyms: e.synonyms.filter((s) => s.source === ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG),
   }));
 }
 

@@ -1,6 +1,5 @@
 // Every API key kafkite implements. ApiVersions advertises exactly this table.
 import type { ApiVersionsResponse } from '../../protocol/generated/ApiVersionsResponse.js';
-import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
 import { handler as produce } from './00-produce.js';
 import { handler as fetch } from './01-fetch.js';
@@ -16,7 +15,7 @@ import { handler as syncGroup } from './14-sync-group.js';
 import { handler as describeGroups } from './15-describe-groups.js';
 import { handler as listGroups } from './16-list-groups.js';
 import { handler as saslHandshake } from './17-sasl-handshake.js';
-import { apiVersionsHandler, apiVersionsResponse } from './18-api-versions.js';
+import { apiVersionsHandler, tooNewApiVersionsResponse } from './18-api-versions.js';
 import { handler as createTopics } from './19-create-topics.js';
 import { handler as deleteTopics } from './20-delete-topics.js';
 import { handler as deleteRecords } from './21-delete-records.js';
@@ -51,6 +50,7 @@ import { handler as describeTransactions } from './65-describe-transactions.js';
 import { handler as listTransactions } from './66-list-transactions.js';
 import { handler as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
 import { handler as consumerGroupDescribe } from './69-consumer-group-describe.js';
+import { handler as describeTopicPartitions } from './75-describe-topic-partitions.js';
 
 const apiVersions = apiVersionsHandler(() => HANDLERS.values());
 
@@ -63,13 +63,11 @@ export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
     consumerGroupHeartbeat, consumerGroupDescribe, saslHandshake, saslAuthenticate, describeUserScramCredentials,
     alterUserScramCredentials,
     addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, txnOffsetCommit, describeTransactions, listTransactions,
+    describeTopicPartitions,
   ].map((h) => [h.apiKey, h]),
 );
 
-/**
- * The v0 answer to an ApiVersions request newer than we know, so the client can retry with one we do: like
- * Kafka's KafkaApis (KIP-511), it lists ApiVersions' own range alone.
- */
+/** The v0 answer to an ApiVersions request newer than we know, so the client can retry with one we do. */
 export function unsupportedApiVersionsResponse(): ApiVersionsResponse {
-  return apiVersionsResponse([apiVersions], ErrorCode.UNSUPPORTED_VERSION);
+  return tooNewApiVersionsResponse(HANDLERS.get(18)!);
 }

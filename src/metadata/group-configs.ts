@@ -77,7 +77,8 @@ export function describeGroupConfigs(configs: ReadonlyMap<string, string>, broke
     const fallback = defaultOf(def, broker);
     const synonyms = [
       ...(own === undefined ? [] : [{ name: def.name, value: own, source: ConfigSource.GROUP_CONFIG }]),
-      { name: def.name, value: fallback, source: ConfigSource.DEFAULT_CONFIG },
+      // Named as the broker config the value comes from, as Kafka 4.4 reports it (group.consumer.session.timeout.ms).
+      { name: def.brokerDefault ?? def.name, value: fallback, source: ConfigSource.DEFAULT_CONFIG },
     ];
     return {
       name: def.name,

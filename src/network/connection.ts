@@ -3,6 +3,8 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { DecodeError, Reader, Writer, type FileSlice } from '../../protocol/primitives.js';
 import { API_KEYS, requestHeaderVersion, responseHeaderVersion } from '../../protocol/generated/index.js';
+import { errorResponse, type ApiError } from '../../protocol/error-response.js';
+import { ErrorCode } from '../errors.js';
 import type { Broker } from '../broker.js';
 import { HANDLERS, unsupportedApiVersionsResponse } from '../handlers/index.js';
 import { NO_RESPONSE, type RequestContext, type RequestTiming } from '../handlers/handler.js';
@@ -14,8 +16,10 @@ import { installUserBufferReads, takeBuffered } from './user-buffer-reads.js';
 import { ANONYMOUS, principalToString, type KafkaPrincipal } from '../security/principal.js';
 import { SASL_AUTHENTICATE, SASL_HANDSHAKE, SaslServerAuthenticator, type KafkaReply, type TokenOutcome } from '../security/sasl/sasl-server-authenticator.js';
 import type { SaslListenerConfig } from '../security/sasl/sasl-listener-config.js';
+import type { FailedAuthenticationLog } from '../security/sasl/failed-authentication-log.js';
 
 const PRODUCE_KEY = 0;
+const KAFKA_ERROR_CODES = new Set<number>(Object.values(ErrorCode));
 const API_VERSIONS_KEY = 18;
 /** Record data (file slices) one send may carry before the next one waits for it to go out. */
 const MAX_FILE_BYTES_PER_SEND = 1 << 20;
@@ -65,6 +69,8 @@ export interface ConnectionOptions {
   saslMaxReceiveSize?: number;
   /** connection.failed.authentication.delay.ms. */
   failedAuthenticationDelayMs?: number;
+  /** Where failed SASL logins are logged, rate-limited; shared by every connection. */
+  failedAuthentications: FailedAuthenticationLog;
   /** The TLS client certificate's principal (SSL listeners). */
   principal?: KafkaPrincipal;
   /** Sets TCP_QUICKACK on a socket fd (the native addon); absent without it. */
@@ -342,7 +348,7 @@ export class Connection {
     const handler = HANDLERS.get(apiKey);
     const api = API_KEYS[apiKey];
     if (apiKey === API_VERSIONS_KEY && handler && apiVersion > handler.maxVersion) {
-      // Kafka answers a too-new ApiVersions with v0 and UNSUPPORTED_VERSION so the client can downgrade.
+      // Kafka answers a too-new ApiVersions with v0, UNSUPPORTED_VERSION and its own range, so the client can downgrade.
       this.respond(this.enqueue(), API_VERSIONS_KEY, 0, correlationId, unsupportedApiVersionsResponse());
       return;
     }
@@ -403,7 +409,7 @@ export class Connection {
     try {
       result = handler.handle(request, ctx);
     } catch (err) {
-      this.failed(ctx, err);
+      this.failed(slot, ctx, request, err);
       return;
     }
     const quota = { requestBytes: frame.length, handlerMillis: performance.now() - started };
@@ -414,7 +420,7 @@ export class Connection {
           this.finish(slot, ctx, res, started, quota);
           if (giveBack) this.opts.framePool.give(frame);
         },
-        (err) => this.failed(ctx, err),
+        (err) => this.failed(slot, ctx, request, err),
       );
     } else {
       this.finish(slot, ctx, result, started, quota);
@@ -439,10 +445,7 @@ export class Connection {
         return;
       case 'failed': {
         this.opts.broker.metrics?.authentication(listener, outcome.mechanism ?? 'unknown', false);
-        this.opts.log.info(
-          { remote: this.remoteAddress, user: outcome.user, mechanism: outcome.mechanism, listener, reason: outcome.reason },
-          'failed authentication',
-        );
+        this.opts.failedAuthentications.record({ remote: this.remoteAddress, user: outcome.user, mechanism: outcome.mechanism, listener, reason: outcome.reason });
         // Kafka delays both the failure response and the close (connection.failed.authentication.delay.ms),
         // so a client guessing passwords gets one try per delay per connection.
         this.failing = true;
@@ -495,10 +498,20 @@ export class Connection {
     this.respond(slot, ctx.apiKey, ctx.apiVersion, ctx.correlationId, response);
   }
 
-  private failed(ctx: RequestContext, err: unknown): void {
+  /**
+   * A handler threw: the request is answered with the error throughout and the connection stays open, as
+   * Kafka's KafkaApis.handleError answers with AbstractRequest.getErrorResponse; a Produce with acks=0
+   * has no response to carry the error, so its connection is closed, as Kafka does.
+   */
+  private failed(slot: ResponseSlot, ctx: RequestContext, request: unknown, err: unknown): void {
     this.opts.broker.metrics?.observeRequestError(ctx.apiKey);
     this.opts.log.error({ err, apiKey: ctx.apiKey, apiVersion: ctx.apiVersion, clientId: ctx.clientId }, 'request failed');
-    this.close();
+    if (ctx.apiKey === PRODUCE_KEY && (request as { acks: number }).acks === 0) return this.close();
+    try {
+      this.respond(slot, ctx.apiKey, ctx.apiVersion, ctx.correlationId, errorResponse(ctx.apiKey, ctx.apiVersion, request, apiErrorOf(err)));
+    } catch {
+      this.close();
+    }
   }
 
   private enqueue(timing: SlotTiming | null = null): ResponseSlot {
@@ -613,4 +626,14 @@ export class Connection {
       if (!this.waitingForMemory) this.resumeReading();
     }
   }
+}
+
+/**
+ * Kafka's ApiError.fromThrowable: an error that carries a Kafka error code (KafkaError, the storage errors)
+ * keeps it and its message; anything else is UNKNOWN_SERVER_ERROR without a message, nothing internal leaking.
+ */
+function apiErrorOf(err: unknown): ApiError {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (err instanceof Error && typeof code === 'number' && KAFKA_ERROR_CODES.has(code)) return { code, message: err.message };
+  return { code: ErrorCode.UNKNOWN_SERVER_ERROR, message: null };
 }

@@ -6,6 +6,7 @@ import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
 import { ANONYMOUS, type KafkaPrincipal } from '../security/principal.js';
+import { FailedAuthenticationLog } from '../security/sasl/failed-authentication-log.js';
 import type { SaslListenerConfig } from '../security/sasl/sasl-listener-config.js';
 import type { ListenerSsl } from '../security/ssl-engine-factory.js';
 import { rfc2253SubjectOf, SslPrincipalMappingError } from '../security/ssl-principal-mapper.js';
@@ -48,6 +49,8 @@ export interface SocketServerOptions {
   listenBacklogSize: number;
   saslMaxReceiveSize: number;
   failedAuthenticationDelayMs: number;
+  /** kafkite.failed.authentication.log.interval.ms: failed logins are logged one by one at most 5 per interval. */
+  failedAuthenticationLogIntervalMs: number;
 }
 
 export class ListenerBindError extends Error {
@@ -69,9 +72,11 @@ export class SocketServer {
 
   /** TCP_QUICKACK through the native addon, when it is built with it. */
   private readonly quickAck: ((fd: number) => boolean) | undefined;
+  private readonly failedAuthentications: FailedAuthenticationLog;
 
   constructor(private readonly opts: SocketServerOptions) {
     this.memoryPool = new RequestMemoryPool(opts.queuedMaxRequestBytes);
+    this.failedAuthentications = new FailedAuthenticationLog(opts.log, opts.failedAuthenticationLogIntervalMs);
     const addon = loadSendfileAddon();
     this.quickAck = addon?.quickAck?.bind(addon);
   }
@@ -195,6 +200,7 @@ export class SocketServer {
       ...(listener.sasl ? { sasl: listener.sasl } : {}),
       saslMaxReceiveSize: this.opts.saslMaxReceiveSize,
       failedAuthenticationDelayMs: this.opts.failedAuthenticationDelayMs,
+      failedAuthentications: this.failedAuthentications,
       principal,
       broker: this.opts.broker,
       sender: this.opts.sender,
@@ -239,5 +245,6 @@ export class SocketServer {
     const deadline = new Promise((r) => setTimeout(r, graceMs).unref());
     await Promise.race([Promise.all([...this.connections].map((c) => c.drained())), deadline]);
     for (const c of this.connections) c.close();
+    this.failedAuthentications.flush();
   }
 }

@@ -1,10 +1,11 @@
 // TLS for SSL and SASL_SSL listeners from Kafka's ssl.* keys (Kafka's DefaultSslEngineFactory): keystore and
 // truststore as JKS (Kafka's default type), PKCS12 or PEM (file or inline), client auth, protocols, cipher suites.
 import { readFileSync } from 'node:fs';
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { createSecureContext, type SecureContextOptions, type SecureVersion } from 'node:tls';
 import type * as JksJs from 'jks-js';
+import type * as Forge from 'node-forge';
 import type { BrokerConfig } from '../../config/broker-config.js';
 import { SslPrincipalMapper, SslPrincipalMappingError } from './ssl-principal-mapper.js';
 
@@ -61,17 +62,67 @@ function readStoreFile(listenerName: string, key: string, path: string): Buffer 
 
 // Loaded on first use: jks-js and node-forge under it are 59 modules, about 50 ms of every start-up,
 // and only a listener with a JKS or PKCS12 store needs them.
+const requireLazily = createRequire(import.meta.url);
 let jksJs: typeof JksJs | undefined;
+let forge: typeof Forge | undefined;
 
-/** JKS and PKCS12 stores through jks-js (it tells the two apart by content, as Java's keystore loader does). */
-function javaStorePem(listenerName: string, store: 'keystore' | 'truststore', path: string, password: string, keyPassword?: string) {
+/** A JKS file starts with 0xFEEDFEED; anything else is taken for PKCS12 (DER). */
+function isJks(bytes: Buffer): boolean {
+  return bytes.length >= 4 && bytes.readUInt32BE(0) === 0xfeedfeed;
+}
+
+/** What a keystore or truststore holds, as PEM. */
+interface StoreContents {
+  /** The private key entry's key, and the chain a server presents with it (its certificate first). */
+  key?: { pem: string; chain: string[] };
+  /** Every certificate in the store (a truststore's trusted ones). */
+  certs: string[];
+}
+
+/**
+ * A PKCS12 store through node-forge's PKCS#12 reader, which reads what OpenSSL's `pkcs12 -export` writes (with
+ * or without -name, with -certfile, -legacy's RC2/3DES and the default AES/PBKDF2) and keytool's, as Java's
+ * PKCS12 KeyStore does. Not Node's `pfx`: OpenSSL 3 refuses -legacy files without its legacy provider, and a
+ * pfx's extra certificates become trusted for client certificates, which a Kafka keystore's never are.
+ */
+function pkcs12Contents(bytes: Buffer, password: string): StoreContents {
+  forge ??= requireLazily('node-forge') as typeof Forge;
+  const { asn1, pkcs12, pki } = forge;
+  const p12 = pkcs12.pkcs12FromAsn1(asn1.fromDer(bytes.toString('binary'), false), false, password);
+  const der = (node: Forge.asn1.Asn1) => Buffer.from(asn1.toDer(node).getBytes(), 'binary');
+  const keyBags = [pki.oids.pkcs8ShroudedKeyBag!, pki.oids.keyBag!].flatMap((bagType) => p12.getBags({ bagType })[bagType] ?? []);
+  // An RSA key forge decodes; any other type it leaves as its PrivateKeyInfo.
+  const keyBag = keyBags[0];
+  const key = keyBag === undefined ? undefined : createPrivateKey({
+    key: keyBag.key ? der(pki.wrapRsaPrivateKey(pki.privateKeyToAsn1(keyBag.key))) : der(keyBag.asn1!),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  const certBags = p12.getBags({ bagType: pki.oids.certBag! })[pki.oids.certBag!] ?? [];
+  const certs = certBags.map((b) => new X509Certificate(b.cert ? der(pki.certificateToAsn1(b.cert)) : der(b.asn1!)));
+  const leaf = key === undefined ? -1 : certs.findIndex((c) => c.checkPrivateKey(key));
+  const pems = certs.map((c) => c.toString());
+  if (key === undefined || leaf < 0) return { certs: pems };
+  // The key's certificate, then the others in file order (OpenSSL's -certfile: the issuers).
+  return { key: { pem: key.export({ format: 'pem', type: 'pkcs8' }).toString(), chain: [pems[leaf]!, ...pems.filter((_, i) => i !== leaf)] }, certs: pems };
+}
+
+/** A JKS store through jks-js: its key entry and every certificate. */
+function jksContents(bytes: Buffer, password: string, keyPassword?: string): StoreContents {
+  jksJs ??= requireLazily('jks-js') as typeof JksJs;
+  const entries = Object.values(jksJs.toPem(bytes, password, keyPassword));
+  const entry = entries.find((e) => e.key !== undefined && e.cert !== undefined);
+  const certs = entries.flatMap((e) => [e.ca, e.cert]).filter((c): c is string => c !== undefined);
+  return entry ? { key: { pem: entry.key!, chain: [entry.cert!] }, certs } : { certs };
+}
+
+/** JKS or PKCS12, told apart by content as Java's keystore loader does (keystore.type.compat). */
+function javaStoreContents(listenerName: string, store: 'keystore' | 'truststore', path: string, password: string, keyPassword?: string): StoreContents {
   const bytes = readStoreFile(listenerName, `ssl.${store}.location`, path);
-  const key = `ssl.${store}.password`;
-  jksJs ??= createRequire(import.meta.url)('jks-js') as typeof JksJs;
   try {
-    return jksJs.toPem(bytes, password, keyPassword);
+    return isJks(bytes) ? jksContents(bytes, password, keyPassword) : pkcs12Contents(bytes, password);
   } catch (err) {
-    throw new SslConfigError(listenerName, key, `cannot load ${path} (wrong password or not a keystore): ${(err as Error).message}`);
+    throw new SslConfigError(listenerName, `ssl.${store}.password`, `cannot load ${path} (wrong password or not a keystore): ${(err as Error).message}`);
   }
 }
 
@@ -141,10 +192,9 @@ export class SslEngineFactory {
     if (type !== 'JKS' && type !== 'PKCS12') this.fail('ssl.keystore.type', `expected JKS, PKCS12 or PEM, got ${type}`);
     if (location === undefined) this.fail('ssl.keystore.location', 'not set; SSL and SASL_SSL listeners need a keystore');
     if (password === undefined) this.fail('ssl.keystore.password', `not set for keystore ${location}`);
-    const entries = Object.values(javaStorePem(this.listenerName, 'keystore', location, password, keyPassword ?? password));
-    const entry = entries.find((e) => e.key !== undefined && e.cert !== undefined);
-    if (!entry) this.fail('ssl.keystore.location', `${location} holds no private key entry`);
-    return { key: entry.key!, cert: entry.cert! };
+    const contents = javaStoreContents(this.listenerName, 'keystore', location, password, keyPassword ?? password);
+    if (contents.key === undefined) this.fail('ssl.keystore.location', `${location} holds no private key entry`);
+    return { key: contents.key.pem, cert: contents.key.chain.join('\n') };
   }
 
   /** PEM keystore: a file with the key and its chain, or inline ssl.keystore.key / ssl.keystore.certificate.chain. */
@@ -195,8 +245,7 @@ export class SslEngineFactory {
     if (location === undefined) return undefined;
     // Java opens a truststore without a password too (no integrity check); jks-js needs one, so '' stands in.
     const password = this.value('ssl.truststore.password') ?? '';
-    const entries = Object.values(javaStorePem(this.listenerName, 'truststore', location, password));
-    const certs = entries.flatMap((e) => [e.ca, e.cert]).filter((c): c is string => c !== undefined);
+    const { certs } = javaStoreContents(this.listenerName, 'truststore', location, password);
     if (certs.length === 0) this.fail('ssl.truststore.location', `${location} holds no certificate`);
     return certs;
   }

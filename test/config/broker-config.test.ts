@@ -241,6 +241,20 @@ describe('validation', () => {
   it('validates known keys that kafkite otherwise ignores', () => {
     expect(configError(() => loadBrokerConfig({ env: { KAFKA_NUM_IO_THREADS: '0' } })).key).toBe('num.io.threads');
   });
+
+  it("takes the admin listener's allowed hosts as a list and its principal as one principal", () => {
+    const defaults = loadBrokerConfig({}).config;
+    expect(defaults.adminAllowedHosts).toEqual([]);
+    expect(defaults.adminPrincipal).toEqual({ principalType: 'User', name: 'ANONYMOUS' });
+    const { config } = loadBrokerConfig({ env: { KAFKA_KAFKITE_ADMIN_ALLOWED_HOSTS: 'kafkite.internal, admin.example.com' }, overrides: ['kafkite.admin.principal= User:console:ops '] });
+    expect(config.adminAllowedHosts).toEqual(['kafkite.internal', 'admin.example.com']);
+    expect(config.adminPrincipal).toEqual({ principalType: 'User', name: 'console:ops' });
+    for (const bad of ['console', 'User:a;User:b', ':x', 'User:']) {
+      const err = configError(() => loadBrokerConfig({ overrides: [`kafkite.admin.principal=${bad}`] }));
+      expect(err.key).toBe('kafkite.admin.principal');
+      expect(err.message).toContain('expected a principal, such as User:alice');
+    }
+  });
 });
 
 describe('listeners', () => {
@@ -361,7 +375,7 @@ describe('entries() for DescribeConfigs', () => {
 
   it('lists every Kafka and kafkite broker config, read-only unless dynamically updatable', () => {
     const entries = config.entries();
-    expect(entries.length).toBe(343 + 11);
+    expect(entries.length).toBe(343 + 14);
     for (const name of ['log.dirs', 'node.id', 'process.roles', 'log.level', 'log.cleaner.enable']) expect(entry(name).readOnly).toBe(true);
     for (const name of ['log.retention.ms', 'log.retention.hours', 'message.max.bytes', 'log.cleanup.policy', 'log.cleaner.threads',
       'log.cleaner.min.cleanable.ratio', 'ssl.keystore.location', 'sasl.enabled.mechanisms']) expect(entry(name).readOnly).toBe(false);

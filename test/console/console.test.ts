@@ -8,16 +8,12 @@ import { Kafka, logLevel } from 'kafkajs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type Browser } from '../../bench/lib/browser.js';
-import { REPO_ROOT, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { adminAddress, REPO_ROOT, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { consoleForBlock } from '../helpers/console-browser.js';
 import { kcat } from '../helpers/kcat.js';
 
 const ARTIFACTS = join(REPO_ROOT, 'test-results', 'console');
 const DOCS = join(REPO_ROOT, 'docs');
-
-function adminAddress(broker: BrokerProcess): string {
-  const line = broker.logs.find((l) => l.msg === 'admin http started');
-  return String(line!.address);
-}
 
 async function shot(page: Page, name: string, readme = false): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -237,22 +233,10 @@ describe('console', () => {
 });
 
 describe('console in read-only mode', () => {
-  let broker: BrokerProcess;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    broker = await startBroker({ overrides: ['kafkite.console.read.only=true'] });
-    browser = await launchBrowser();
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await broker?.stop();
-    broker?.cleanup();
-  });
+  const setup = consoleForBlock({ overrides: ['kafkite.console.read.only=true'] });
 
   it('hides writing actions and refuses them', async () => {
-    const base = adminAddress(broker);
+    const { broker, browser, base } = setup();
     const produced = await kcat(['-b', broker.bootstrap, '-P', '-t', 'ro-topic', '-K:'], 'a:1\n');
     expect(produced.code, produced.stderr).toBe(0);
     const page = await browser.context.newPage();
@@ -283,22 +267,10 @@ describe('console in read-only mode', () => {
 });
 
 describe('console on a non-loopback admin listener', () => {
-  let broker: BrokerProcess;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    broker = await startBroker({ overrides: ['admin.listener=http://0.0.0.0:0', 'kafkite.admin.token=console-s3cret'] });
-    browser = await launchBrowser();
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await broker?.stop();
-    broker?.cleanup();
-  });
+  const setup = consoleForBlock({ overrides: ['admin.listener=http://0.0.0.0:0', 'kafkite.admin.token=console-s3cret'] });
 
   it('requires the bearer token for its data and asks for it', async () => {
-    const base = adminAddress(broker).replace('0.0.0.0', '127.0.0.1');
+    const { browser, base } = setup();
     expect((await fetch(`${base}/v1/overview`)).status).toBe(401);
     expect((await fetch(`${base}/v1/topics/x/partitions/0/lookup?offset=0`)).status).toBe(401);
     expect((await fetch(`${base}/v1/topics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"sneaky"}' })).status).toBe(401);

@@ -138,6 +138,10 @@ describe('ConsumerGroupHeartbeat', () => {
     const a2 = await hb({ memberId: a.memberId!, memberEpoch: 1, topicPartitions: owning(a) });
     expect(a2.memberEpoch).toBe(3);
     expect(partitionsOf(a2)).toEqual([0, 1, 2, 3]);
+    expect(coordinator.consumerGroupDescribe(['g'], topics)[0]).toMatchObject({ groupEpoch: 3, assignmentEpoch: 3 });
+    // The last member leaves: the empty group's assignment epoch catches up with its epoch (KAFKA-20442).
+    await hb({ memberId: a.memberId!, memberEpoch: -1 });
+    expect(coordinator.consumerGroupDescribe(['g'], topics)[0]).toMatchObject({ groupState: 'Empty', groupEpoch: 4, assignmentEpoch: 4, members: [] });
   });
 
   it('removes a member whose session expires', async () => {
@@ -145,7 +149,7 @@ describe('ConsumerGroupHeartbeat', () => {
     await start({ consumerGroupSessionTimeoutMs: 50 });
     await hb({});
     await sleep(120);
-    expect(coordinator.consumerGroupDescribe(['g'], topics)[0]).toMatchObject({ groupState: 'Empty', groupEpoch: 2, members: [] });
+    expect(coordinator.consumerGroupDescribe(['g'], topics)[0]).toMatchObject({ groupState: 'Empty', groupEpoch: 2, assignmentEpoch: 2, members: [] });
   });
 
   it("takes a group's own session timeout and heartbeat interval (group configs) at the member's next heartbeat", async () => {

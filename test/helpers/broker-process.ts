@@ -63,3 +63,8 @@ export function brokerForFile(opts: StartOptions = {}): () => BrokerProcess {
   });
   return () => broker!;
 }
+
+/** The admin HTTP's address, from its 'admin http started' line. */
+export function adminAddress(broker: BrokerProcess): string {
+  return String(broker.logs.find((l) => l.msg === 'admin http started')!.address);
+}

@@ -3,6 +3,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { batchesIn, CompressionType } from '../../protocol/records/batch-header.js';
+import { decodeEndTxnMarker } from '../../protocol/records/end-txn-marker.js';
+import { decodeBatch } from '../../protocol/records/record-batch.js';
 
 export interface StoredBatch {
   magic: number;
@@ -10,14 +12,27 @@ export interface StoredBatch {
   records: number;
   baseOffset: number;
   maxTimestamp: number;
+  producerId: number;
+  producerEpoch: number;
+  isTransactional: boolean;
+  isControl: boolean;
+  /** A control batch's transaction marker. */
+  marker: 'COMMIT' | 'ABORT' | null;
 }
 
 export function batchesOnDisk(dataDir: string, topic: string, partition = 0): StoredBatch[] {
   const dir = join(dataDir, `${topic}-${partition}`);
   const batches: StoredBatch[] = [];
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.log')).sort()) {
-    for (const b of batchesIn(readFileSync(join(dir, file)))) {
-      batches.push({ magic: b.magic, compression: b.compression, records: b.recordsCount, baseOffset: b.baseOffset, maxTimestamp: b.maxTimestamp });
+    const buf = readFileSync(join(dir, file));
+    for (const b of batchesIn(buf)) {
+      const control = b.isControl ? decodeBatch(buf.subarray(b.pos, b.pos + b.sizeInBytes)).records[0]! : null;
+      const marker = control ? decodeEndTxnMarker(control.key, control.value) : null;
+      batches.push({
+        magic: b.magic, compression: b.compression, records: b.recordsCount, baseOffset: b.baseOffset, maxTimestamp: b.maxTimestamp,
+        producerId: b.producerId, producerEpoch: b.producerEpoch, isTransactional: b.isTransactional, isControl: b.isControl,
+        marker: marker === null ? null : marker.commit ? 'COMMIT' : 'ABORT',
+      });
     }
   }
   return batches;

@@ -115,12 +115,29 @@ describe('dynamic broker configs', () => {
     expect(described.synonyms.map((s: any) => s.source)).toEqual([2, 3, 5]);
     expect((await produce('sized', 5000)).errorCode).toBe(10); // MESSAGE_TOO_LARGE, live
 
-    expect((await incrementalAlter(BROKER, '1', [['log.dirs', '/tmp/elsewhere']])).errorCode).toBe(40);
-    expect((await incrementalAlter(BROKER, '1', [['log.retention.ms', 'soon']])).errorCode).toBe(40);
+    // Kafka 4.4 answers these INVALID_REQUEST (42); an unknown name it ignores, kafkite refuses (INVALID_CONFIG).
+    expect((await incrementalAlter(BROKER, '1', [['log.retention.ms', 'soon']])).errorCode).toBe(42);
     expect((await incrementalAlter(BROKER, '1', [['no.such.config', '1']])).errorCode).toBe(40);
-    expect((await incrementalAlter(BROKER, '', [['listeners', 'PLAINTEXT://:9092']])).errorCode).toBe(40);
+    expect(await incrementalAlter(BROKER, '', [['listeners', 'PLAINTEXT://:9092']])).toMatchObject({
+      errorCode: 42, errorMessage: 'Cannot update these configs at default cluster level, broker id must be specified: [listeners]',
+    });
     expect((await incrementalAlter(BROKER, '7', [['log.retention.ms', '1']])).errorCode).toBe(42);
     expect((await describeConfig(BROKER, '1', 'log.dirs')).readOnly).toBe(true);
+  });
+  it('refuses a read-only broker config with Kafka 4.4\'s INVALID_REQUEST and message, on both APIs, per broker and as the cluster default', async () => {
+    const refused = (names: string) => ({ errorCode: 42, errorMessage: `Cannot update these configs dynamically: [${names}]` });
+    for (const resourceName of ['1', '']) {
+      expect(await incrementalAlter(BROKER, resourceName, [['log.dirs', '/tmp/elsewhere']])).toMatchObject(refused('log.dirs'));
+      // Several names in the order Kafka prints its HashSet; the dynamic one beside them changes nothing.
+      expect(await incrementalAlter(BROKER, resourceName, [['log.dirs', '/x'], ['log.cleaner.backoff.ms', '1234'], ['process.roles', 'broker'], ['broker.id', '3']]))
+        .toMatchObject(refused('process.roles, broker.id, log.dirs'));
+      const legacy = await client.send(ApiKey.AlterConfigs, 2, {
+        resources: [{ resourceType: BROKER, resourceName, configs: [{ name: 'log.dirs', value: '/x' }, { name: 'node.id', value: '3' }] }], validateOnly: false,
+      });
+      expect(legacy.responses[0]).toMatchObject(refused('node.id, log.dirs'));
+    }
+    expect((await describeConfig(BROKER, '1', 'log.dirs')).value).toBe(broker.dataDir);
+    expect(await describeConfig(BROKER, '1', 'log.cleaner.backoff.ms')).toMatchObject({ value: '15000', configSource: 5 });
   });
 });
 

@@ -3,7 +3,6 @@
 // 0.8.2 sends message format v0 (Produce v0, Fetch v0), 0.10.2 message format v1 (Produce v2, Fetch v3) and
 // its consumer groups (JoinGroup v1), 2.1 record batches (Produce v3, Fetch v4). What it writes is checked
 // on disk, what its group commits through a second client.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import { WireClient } from '../../bench/lib/wire-client.js';
 import { CompressionType } from '../../protocol/records/batch-header.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { batchesOnDisk } from '../helpers/disk-batches.js';
+import { goBuild } from '../helpers/go-build.js';
 import { runJsonClient } from '../helpers/json-client.js';
 
 const SOURCE = join(import.meta.dirname, 'sarama');
@@ -32,13 +32,7 @@ let binary: string;
 
 /** Builds the Go client in GOPATH mode over Debian's packaged sources: no module download. */
 function buildSarama(): Promise<void> {
-  const env = { ...process.env, GO111MODULE: 'off', GOPATH: '/usr/share/gocode', GOCACHE: join(buildDir, 'cache'), GOFLAGS: '' };
-  return new Promise((resolve, reject) => {
-    execFile('go', ['build', '-o', binary, '.'], { timeout: 120_000, env, cwd: SOURCE }, (err, _stdout, stderr) => {
-      if (err) reject(new Error(`go build: ${err.message}\n${stderr}`));
-      else resolve();
-    });
-  });
+  return goBuild(SOURCE, binary, { ...process.env, GO111MODULE: 'off', GOPATH: '/usr/share/gocode', GOCACHE: join(buildDir, 'cache'), GOFLAGS: '' });
 }
 
 beforeAll(async () => {

@@ -1,13 +1,15 @@
-// Start-up with security configs: unusable keystores stop it with one line naming the key and the file; JKS
-// and inline PEM keystores serve; the admin HTTP wants a bearer token when it is reachable from elsewhere.
+// Start-up with security configs: unusable keystores stop it with one line naming the key and the file; JKS,
+// inline PEM and openssl-made PKCS12 keystores serve; the admin HTTP wants a bearer token when it is reachable from elsewhere.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKey } from '../../protocol/generated/index.js';
 import { REPO_ROOT, startBroker } from '../helpers/broker-process.js';
 import { hasKeytool, makeTestCertificates, type TestCertificates } from '../helpers/certs.js';
 import { kcat } from '../helpers/kcat.js';
-import { listenerPorts } from '../helpers/secure-broker.js';
+import { listenerPorts, tlsWireClient } from '../helpers/secure-broker.js';
 
 let certs: TestCertificates;
 beforeAll(() => {
@@ -77,6 +79,100 @@ describe('keystore formats', () => {
     try {
       const res = await kcat(['-b', `127.0.0.1:${listenerPorts(broker).SSL}`, '-X', 'security.protocol=ssl', '-X', `ssl.ca.location=${certs.caPem}`, '-L']);
       expect(res.code, res.stderr).toBe(0);
+    } finally {
+      await broker.stop();
+      broker.cleanup();
+    }
+  });
+});
+
+describe('PKCS12 keystores made with openssl pkcs12 -export', () => {
+  // As Kafka's docs make them: with the CA behind -certfile, with and without a friendly name (-name), in
+  // OpenSSL 3's default algorithms (AES-256, PBKDF2) and -legacy's (RC2-40, 3DES). Kafka 4.4's JVM loads each.
+  const VARIANTS: Record<string, string[]> = {
+    'certfile-named': ['-certfile', 'ca.pem', '-name', 'broker'],
+    'certfile-unnamed': ['-certfile', 'ca.pem'],
+    unnamed: [],
+    'legacy-certfile-named': ['-legacy', '-certfile', 'ca.pem', '-name', 'broker'],
+    'legacy-unnamed': ['-legacy'],
+  };
+  const keystore = (variant: string) => join(certs.dir, `${variant}.p12`);
+  beforeAll(() => {
+    for (const [variant, args] of Object.entries(VARIANTS)) {
+      const made = spawnSync('openssl', ['pkcs12', '-export', '-in', 'server.pem', '-inkey', 'server.key', ...args, '-passout', 'pass:store-secret', '-out', keystore(variant)], { cwd: certs.dir });
+      expect(made.status, String(made.stderr)).toBe(0);
+    }
+  });
+
+  it.each(Object.keys(VARIANTS))('serves TLS from %s, presenting the key\'s certificate first', async (variant) => {
+    const broker = await startBroker({ overrides: [...SSL_LISTENER, 'ssl.keystore.type=PKCS12', `ssl.keystore.location=${keystore(variant)}`, 'ssl.keystore.password=store-secret'] });
+    try {
+      const client = await tlsWireClient(listenerPorts(broker).SSL, certs);
+      try {
+        const peer = (client.socket as TLSSocket).getPeerCertificate(true);
+        expect(peer.subject.CN).toBe('localhost');
+        expect(peer.issuerCertificate.subject.CN).toBe('kafkite-test-ca');
+        const metadata = await client.send(ApiKey.Metadata, 12, { topics: null, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+        expect(metadata.brokers).toHaveLength(1);
+      } finally {
+        client.close();
+      }
+    } finally {
+      await broker.stop();
+      broker.cleanup();
+    }
+  });
+
+  it.each(Object.keys(VARIANTS))('names ssl.keystore.password and the file for a wrong password to %s', (variant) => {
+    const res = runStart([...SSL_LISTENER, 'ssl.keystore.type=PKCS12', `ssl.keystore.location=${keystore(variant)}`, 'ssl.keystore.password=wrong']);
+    expect(res.status).toBe(1);
+    const lines = res.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`ssl.keystore.password: cannot load ${keystore(variant)} (wrong password or not a keystore)`);
+  });
+
+  it('verifies client certificates against an openssl-made PKCS12 truststore without a friendly name', async () => {
+    const truststore = join(certs.dir, 'trust-unnamed.p12');
+    const made = spawnSync('openssl', ['pkcs12', '-export', '-nokeys', '-in', 'ca.pem', '-passout', 'pass:trust-secret', '-out', truststore], { cwd: certs.dir });
+    expect(made.status, String(made.stderr)).toBe(0);
+    const broker = await startBroker({
+      overrides: [...SSL_LISTENER, 'ssl.keystore.type=PKCS12', `ssl.keystore.location=${keystore('unnamed')}`, 'ssl.keystore.password=store-secret',
+        'ssl.client.auth=required', 'ssl.truststore.type=PKCS12', `ssl.truststore.location=${truststore}`, 'ssl.truststore.password=trust-secret'],
+    });
+    try {
+      const port = listenerPorts(broker).SSL;
+      const trusted = await tlsWireClient(port, certs, { cert: certs.clientCert, key: certs.clientKey });
+      try {
+        expect((await trusted.send(ApiKey.ApiVersions, 3, { clientSoftwareName: 'test', clientSoftwareVersion: '1' })).errorCode).toBe(0);
+      } finally {
+        trusted.close();
+      }
+      await expect(tlsWireClient(port, certs, { cert: certs.rogueCert, key: certs.rogueKey }).then((c) => c.send(ApiKey.ApiVersions, 3, {
+        clientSoftwareName: 'test', clientSoftwareVersion: '1',
+      }))).rejects.toThrow();
+    } finally {
+      await broker.stop();
+      broker.cleanup();
+    }
+  });
+
+  it('does not trust the keystore\'s -certfile CA for client certificates: only the truststore does, as in Kafka', async () => {
+    const broker = await startBroker({
+      overrides: [...SSL_LISTENER, 'ssl.keystore.type=PKCS12', `ssl.keystore.location=${keystore('certfile-named')}`, 'ssl.keystore.password=store-secret',
+        'ssl.client.auth=required', 'ssl.truststore.type=PEM', `ssl.truststore.location=${join(certs.dir, 'rogue-ca.pem')}`],
+    });
+    try {
+      const port = listenerPorts(broker).SSL;
+      // Signed by the keystore's CA, which is not in the truststore: refused.
+      await expect(tlsWireClient(port, certs, { cert: certs.clientCert, key: certs.clientKey }).then((c) => c.send(ApiKey.ApiVersions, 3, {
+        clientSoftwareName: 'test', clientSoftwareVersion: '1',
+      }))).rejects.toThrow();
+      const trusted = await tlsWireClient(port, certs, { cert: certs.rogueCert, key: certs.rogueKey });
+      try {
+        expect((await trusted.send(ApiKey.ApiVersions, 3, { clientSoftwareName: 'test', clientSoftwareVersion: '1' })).errorCode).toBe(0);
+      } finally {
+        trusted.close();
+      }
     } finally {
       await broker.stop();
       broker.cleanup();

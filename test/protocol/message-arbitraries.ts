@@ -2,71 +2,11 @@
 // and the Kafka rules for what a field holds when its version does not carry it.
 import fc from 'fast-check';
 import type { FieldSchema, MessageSchema } from '../../protocol/generated/schemas.js';
-
-const ZERO_UUID = '0'.repeat(32);
-
-interface Range {
-  lowest: number;
-  highest: number;
-}
-
-function parseRange(text: string | undefined): Range {
-  if (text === undefined || text === 'none') return { lowest: 0, highest: -1 };
-  if (text.endsWith('+')) return { lowest: Number(text.slice(0, -1)), highest: Infinity };
-  const [lo, hi] = text.split('-');
-  return { lowest: Number(lo), highest: Number(hi ?? lo) };
-}
-
-function inRange(version: number, text: string | undefined): boolean {
-  const range = parseRange(text);
-  return version >= range.lowest && version <= range.highest;
-}
+import { defaultOf, elementType, fieldKey, inVersionRange as inRange, parseVersionRange } from '../../protocol/schema-values.js';
 
 export function versionsOf(schema: MessageSchema): number[] {
-  const { lowest, highest } = parseRange(schema.validVersions);
+  const { lowest, highest } = parseVersionRange(schema.validVersions);
   return Array.from({ length: highest - lowest + 1 }, (_, i) => lowest + i);
-}
-
-function fieldKey(field: FieldSchema): string {
-  return field.name.charAt(0).toLowerCase() + field.name.slice(1);
-}
-
-function elementType(field: FieldSchema): string {
-  return field.type.startsWith('[]') ? field.type.slice(2) : field.type;
-}
-
-function integerDefault(text: string): number {
-  const negative = text.startsWith('-');
-  const digits = negative ? text.slice(1) : text;
-  const value = digits.startsWith('0x') ? parseInt(digits.slice(2), 16) : Number(digits);
-  return negative ? -value : value;
-}
-
-/** What Kafka's generated code reads for a field its version does not carry. */
-function defaultOf(field: FieldSchema): unknown {
-  const d = field.default;
-  if (field.type.startsWith('[]')) return d === 'null' ? null : [];
-  if (field.fields) return d === 'null' ? null : defaultStruct(field.fields);
-  switch (field.type) {
-    case 'bool':
-      return d === 'true';
-    case 'string':
-      return d === 'null' ? null : (d ?? '');
-    case 'bytes':
-      return d === 'null' ? null : Buffer.alloc(0);
-    case 'records':
-      return null;
-    case 'uuid':
-      return ZERO_UUID;
-    case 'float64':
-      return d === undefined ? 0 : Number(d);
-    default:
-      return d === undefined ? 0 : integerDefault(d);
-  }
-}
-
-function defaultStruct(fields: readonly FieldSchema[]): Record<string, unknown> {
-  return Object.fromEntries(fields.map((f) => [fieldKey(f), defaultOf(f)]));
 }
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');

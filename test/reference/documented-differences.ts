@@ -26,7 +26,7 @@ export const DOCUMENTED_DIFFERENCES: readonly DocumentedDifference[] = [
     path: /^ApiVersions v\d+ \.apiKeys\.\w+$/,
     reason: 'APIs kafkite does not implement: delegation tokens (38-41), AlterReplicaLogDirs (34, one log dir per partition is placed at creation), '
       + 'the KRaft quorum and feature APIs (DescribeQuorum, UpdateFeatures, UnregisterBroker, Add/RemoveRaftVoter), client metrics (KIP-714), '
-      + 'DescribeTopicPartitions (KIP-966; Kafka\'s admin client falls back to Metadata), share groups (KIP-932) and streams groups (KIP-1071).',
+      + 'share groups (KIP-932) and streams groups (KIP-1071).',
   },
   {
     apis: ['ApiVersions'],
@@ -43,11 +43,11 @@ export const DOCUMENTED_DIFFERENCES: readonly DocumentedDifference[] = [
       + 'until their partitions are led (clients retry); kafkite\'s coordinators are ready when it starts.',
   },
   {
-    apis: ['Metadata'],
-    scenario: /^minimal-3-v0$/,
-    path: /^Metadata v0 \.topics\.length$/,
+    apis: ['Metadata', 'DescribeTopicPartitions'],
+    scenario: /^minimal-(3-v0|75-v\d+)$/,
+    path: /^(Metadata|DescribeTopicPartitions) v\d+ \.topics\.length$/,
     reason: 'Kafka lists its internal topics __consumer_offsets and __transaction_state among all topics; kafkite keeps them outside its topic '
-      + 'registry, so Metadata for all topics does not list them.',
+      + 'registry, so Metadata and DescribeTopicPartitions for all topics do not list them.',
   },
   {
     apis: ['AddPartitionsToTxn'],

@@ -195,7 +195,9 @@ describe('SASL handshake abuse', () => {
     expect((await good.send(3, 12, METADATA)).brokers).toHaveLength(1);
     good.close();
     const failures = sb.broker.logs.filter((l) => l.msg === 'failed authentication' && l.user === 'alice');
-    expect(failures.length).toBeGreaterThanOrEqual(attempts);
+    // Logged rate-limited, not one line per attempt (sasl-failed-logins.test.ts checks the count of the rest).
+    expect(failures.length).toBeGreaterThanOrEqual(1);
+    expect(failures.length).toBeLessThanOrEqual(5);
     expect(JSON.stringify(failures)).not.toContain('guess-');
   });
 });
