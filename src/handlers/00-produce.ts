@@ -2,7 +2,7 @@ import type { ProduceRequest } from '../../protocol/generated/ProduceRequest.js'
 import type { PartitionProduceResponse, ProduceResponse } from '../../protocol/generated/ProduceResponse.js';
 import { ATTRIBUTES, BATCH_LENGTH, COMPRESSION_MASK, CompressionType, LOG_OVERHEAD, MAGIC } from '../../protocol/records/batch-header.js';
 import { upConvertMessageSet } from '../../protocol/records/message-conversion.js';
-import { StorageResourceError } from '../../storage/errors.js';
+import { RecordValidationError, StorageResourceError } from '../../storage/errors.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
 import { ErrorCode } from '../errors.js';
 import { NO_RESPONSE, waitRemote, type Handler, type RequestContext } from './handler.js';
@@ -70,7 +70,11 @@ function appendAll(
       const log = broker.getLog(topicData.name, p.index);
       if (!log) return partitionResponse(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
       const refused = requestRecordsError(Buffer.isBuffer(p.records) ? p.records : null, ctx.apiVersion);
-      if (refused) return partitionResponse(p.index, refused.code, refused.message);
+      if (refused) {
+        // KafkaApis answers ProduceRequest.validateRecords' refusal with its code alone; the reason goes to the log.
+        ctx.log.debug({ topic: topicData.name, partition: p.index, clientId: ctx.clientId, error: refused.message }, 'produce rejected');
+        return partitionResponse(p.index, refused.code);
+      }
       if (INTERNAL_TOPICS.has(topicData.name)) {
         return partitionResponse(p.index, ErrorCode.INVALID_TOPIC_EXCEPTION, 'Cannot append to internal topic');
       }
@@ -98,11 +102,12 @@ function appendAll(
         if (err instanceof StorageResourceError) ctx.log.debug(fields, 'produce refused: resource limit');
         else if (code === ErrorCode.KAFKA_STORAGE_ERROR) ctx.log.error(fields, 'append failed');
         else ctx.log.debug(fields, 'produce rejected');
-        // Kafka's RecordValidationException lists the rejected records (LogValidator's recordErrors).
-        const recordErrors = (err as { recordErrors?: Array<{ batchIndex: number; message: string }> }).recordErrors ?? [];
+        // Kafka's RecordValidationException lists the rejected records (LogValidator's recordErrors) and is the only
+        // append failure ReplicaManager answers with a message (hasCustomErrorMessage); the rest get the code alone.
+        if (!(err instanceof RecordValidationError)) return partitionResponse(p.index, code);
         return {
-          ...partitionResponse(p.index, code, (err as Error).message),
-          recordErrors: recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message })),
+          ...partitionResponse(p.index, code, err.message),
+          recordErrors: err.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message })),
         };
       }
     }),

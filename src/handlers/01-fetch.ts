@@ -47,7 +47,8 @@ function partitionData(partitionIndex: number, errorCode: number): PartitionData
     divergingEpoch: { epoch: -1, endOffset: -1 },
     currentLeader: { leaderId: -1, leaderEpoch: -1 },
     snapshotId: { endOffset: -1, epoch: -1 },
-    abortedTransactions: null,
+    // Kafka's FetchResponse.partitionResponse for a partition it does not read sends an empty list; a read sets it.
+    abortedTransactions: errorCode === ErrorCode.NONE ? null : [],
     preferredReadReplica: -1,
     // Fetch v12+ clients need empty, not null, records for partitions without data.
     records: EMPTY_RECORDS,

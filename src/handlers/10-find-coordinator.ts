@@ -12,7 +12,8 @@ function coordinatorFor(key: string, keyType: number, ctx: RequestContext): Coor
   const endpoints = ctx.broker.endpoints;
   const endpoint = endpoints.find((e) => e.listenerName === ctx.listenerName) ?? endpoints[0];
   let errorCode: number = ErrorCode.NONE;
-  let errorMessage: string | null = null;
+  // What Kafka 4.4 sends for a v4+ key it found (its messages for errors match Errors.message()).
+  let errorMessage = '';
   if (keyType !== GROUP_KEY_TYPE && keyType !== TRANSACTION_KEY_TYPE) {
     errorCode = ErrorCode.INVALID_REQUEST;
     errorMessage = `Unsupported key type ${keyType}`;
@@ -45,6 +46,7 @@ export const handler: Handler<FindCoordinatorRequest, FindCoordinatorResponse> =
       return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, nodeId: -1, host: '', port: -1, coordinators };
     }
     const { nodeId, host, port, errorCode, errorMessage } = coordinatorFor(request.key, request.keyType, ctx);
-    return { throttleTimeMs: 0, errorCode, errorMessage, nodeId, host, port, coordinators: [] };
+    // FindCoordinatorResponse.prepareOldResponse sends Errors.message(), which is the name 'NONE' on success.
+    return { throttleTimeMs: 0, errorCode, errorMessage: errorCode === ErrorCode.NONE ? 'NONE' : errorMessage, nodeId, host, port, coordinators: [] };
   },
 };

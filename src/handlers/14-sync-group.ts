@@ -10,6 +10,10 @@ export const handler: Handler<SyncGroupRequest, SyncGroupResponse> = {
   minVersion: 0,
   maxVersion: 5,
   async handle(request, ctx) {
+    // Kafka's KafkaApis.handleSyncGroupRequest checks v5's mandatory protocol type and name before authorizing.
+    if (ctx.apiVersion >= 5 && (request.protocolType === null || request.protocolName === null)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.INCONSISTENT_GROUP_PROTOCOL, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) };
+    }
     if (!authorizeGroup(ctx, AclOperation.READ, request.groupId)) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, protocolType: null, protocolName: null, assignment: Buffer.alloc(0) };
     }

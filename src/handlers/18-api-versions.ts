@@ -21,6 +21,14 @@ function apiVersionsResponse(handlers: Iterable<Handler>): ApiVersionsResponse {
   };
 }
 
+// Kafka's ApiVersionsRequest.isValid (KIP-511): the client's software name and version, v3+.
+const SOFTWARE_NAME_VERSION = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
+const validName = (text: string) => SOFTWARE_NAME_VERSION.test(text);
+/** Kafka answers an invalid name or version with INVALID_REQUEST and nothing else. */
+const INVALID_CLIENT_SOFTWARE: ApiVersionsResponse = {
+  errorCode: ErrorCode.INVALID_REQUEST, apiKeys: [], throttleTimeMs: 0, supportedFeatures: [], finalizedFeaturesEpoch: -1, finalizedFeatures: [], zkMigrationReady: false,
+};
+
 /**
  * The answer to an ApiVersions request newer than `handler`'s: UNSUPPORTED_VERSION with ApiVersions' own range
  * alone, as Kafka's ApiVersionsRequest.getErrorResponse (KIP-511), so that the client asks again at our newest
@@ -47,6 +55,8 @@ export function apiVersionsHandler(handlers: () => Iterable<Handler>): Handler<A
     name: 'ApiVersions',
     minVersion: 0,
     maxVersion: 4,
-    handle: () => apiVersionsResponse(handlers()),
+    handle: (request, ctx) => (ctx.apiVersion >= 3 && !(validName(request.clientSoftwareName) && validName(request.clientSoftwareVersion))
+      ? INVALID_CLIENT_SOFTWARE
+      : apiVersionsResponse(handlers())),
   };
 }

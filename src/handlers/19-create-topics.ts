@@ -15,7 +15,8 @@ function result(name: string, errorCode: number, errorMessage: string | null): C
     topicConfigErrorCode: 0,
     numPartitions: -1,
     replicationFactor: -1,
-    configs: null,
+    // Kafka's CreateTopics answers a topic it refused with an empty list of configs.
+    configs: [],
   };
 }
 

@@ -37,6 +37,7 @@ export const handler: Handler<DescribeAclsRequest, DescribeAclsResponse> = {
       }
       resource.acls.push({ principal: acl.principal, host: acl.host, operation: acl.operation, permissionType: acl.permissionType });
     }
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, resources: [...byResource.values()] };
+    // Kafka's AclApis leaves the message unset, which its generated data classes send as ''.
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: '', resources: [...byResource.values()] };
   },
 };

@@ -63,7 +63,8 @@ function describe(resource: DescribeConfigsResource, request: DescribeConfigsReq
   }
   const keys = resource.configurationKeys === null ? null : new Set(resource.configurationKeys);
   const selected = keys === null ? entries : entries.filter((e) => keys.has(e.name));
-  return { ...base, errorCode: ErrorCode.NONE, errorMessage: null, configs: selected.map((e) => toResult(e, request, resource.resourceType)) };
+  // Kafka's ConfigHelper leaves the message unset, which its generated data classes send as ''.
+  return { ...base, errorCode: ErrorCode.NONE, errorMessage: '', configs: selected.map((e) => toResult(e, request, resource.resourceType)) };
 }
 
 export const handler: Handler<DescribeConfigsRequest, DescribeConfigsResponse> = {

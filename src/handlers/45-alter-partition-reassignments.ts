@@ -20,7 +20,8 @@ export const handler: Handler<AlterPartitionReassignmentsRequest, AlterPartition
     return {
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,
-      errorMessage: null,
+      // Kafka leaves the message unset, which its generated data classes send as '' (no default of null).
+      errorMessage: '',
       responses: request.topics.map((t) => ({
         name: t.name,
         partitions: t.partitions.map((p) => {

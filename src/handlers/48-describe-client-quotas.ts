@@ -19,7 +19,8 @@ export const handler: Handler<DescribeClientQuotasRequest, DescribeClientQuotasR
       return {
         throttleTimeMs: 0,
         errorCode: ErrorCode.NONE,
-        errorMessage: null,
+        // Kafka leaves the message unset, which its generated data classes send as '' (no default of null).
+        errorMessage: '',
         entries: found.map(({ entity, values }) => ({
           entity: [...entity].map(([entityType, entityName]) => ({ entityType, entityName })),
           values: [...values].map(([key, value]) => ({ key, value })),

@@ -19,7 +19,8 @@ export const handler: Handler<DescribeUserScramCredentialsRequest, DescribeUserS
     return {
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,
-      errorMessage: null,
+      // Kafka leaves the message unset, which its generated data classes send as '' (no default of null).
+      errorMessage: '',
       results: ctx.broker.scramCredentials.describe(users),
     };
   },

@@ -84,17 +84,18 @@ describe('Produce recordErrors', () => {
     expect((await produce('plain', batch)).errorCode).toBe(0);
   });
 
-  it('answers a corrupt batch with CORRUPT_MESSAGE and a message, and a wrong magic with INVALID_RECORD', async () => {
+  // Without a message, as Kafka 4.4 answers both (test/reference/conformance.test.ts compares them).
+  it('answers a corrupt batch with CORRUPT_MESSAGE, and a wrong magic with INVALID_RECORD', async () => {
     const corrupt = encodeBatch({ baseOffset: 0, records: records(3, () => ({})) });
     corrupt[corrupt.length - 1] ^= 0xff;
     const c = await produce('plain', corrupt);
     expect(c.errorCode).toBe(2);
-    expect(c.errorMessage).toMatch(/corrupt/i);
+    expect(c.errorMessage).toBeNull();
 
     const wrongMagic = encodeBatch({ baseOffset: 0, records: records(3, () => ({})) });
     wrongMagic[16] = 1;
     const m = await produce('plain', wrongMagic);
     expect(m.errorCode).toBe(87);
-    expect(m.errorMessage).toMatch(/magic/);
+    expect(m.errorMessage).toBeNull();
   });
 });

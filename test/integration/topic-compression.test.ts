@@ -131,7 +131,8 @@ describe('compression.type on a topic', () => {
     await createTopic('grows', { 'compression.type': 'gzip', 'max.message.bytes': String(batch.length) });
     const p = await produce('grows', batch);
     expect(p.errorCode).toBe(10); // MESSAGE_TOO_LARGE
-    expect(p.errorMessage).toMatch(/^Message batch size is \d+ bytes in append to partition grows-0 which exceeds the maximum configured size of \d+\.$/);
+    // Kafka's ReplicaManager answers a RecordTooLargeException with its code alone (test/reference/conformance.test.ts).
+    expect(p.errorMessage).toBeNull();
     expect(storedHeaders('grows')).toEqual([]);
   });
 
@@ -156,7 +157,7 @@ describe("Produce v3+ records (Kafka's ProduceRequest.validateRecords)", () => {
     const two = encodeBatch({ baseOffset: 0, records: records(2, (i) => Buffer.from(`b${i}`)) });
     const p = await produce('two-batches', Buffer.concat([one, two]));
     expect(p.errorCode).toBe(87);
-    expect(p.errorMessage).toBe('Produce requests with version 9 are only allowed to contain exactly one record batch per partition');
+    expect(p.errorMessage).toBeNull(); // as Kafka 4.4 (test/reference/conformance.test.ts)
     expect(storedHeaders('two-batches')).toEqual([]);
     expect((await produce('two-batches', one)).errorCode).toBe(0);
   });
@@ -175,6 +176,6 @@ describe("Produce v3+ records (Kafka's ProduceRequest.validateRecords)", () => {
     await createTopic('no-records', {});
     const p = await produce('no-records', Buffer.alloc(0));
     expect(p.errorCode).toBe(87);
-    expect(p.errorMessage).toBe('Produce requests with version 9 must have at least one record batch per partition');
+    expect(p.errorMessage).toBeNull();
   });
 });

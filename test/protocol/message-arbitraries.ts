@@ -82,3 +82,15 @@ export function normalize(fields: readonly FieldSchema[], version: number, value
   }
   return out;
 }
+
+/** `partial` with every field it leaves out at its default, nested structs too: requests for the differential suite. */
+export function withDefaults(fields: readonly FieldSchema[], partial: Record<string, unknown> = {}): Record<string, unknown> {
+  return Object.fromEntries(fields.map((field) => {
+    const key = fieldKey(field);
+    if (!(key in partial)) return [key, defaultOf(field)];
+    const v = partial[key];
+    const nested = field.fields;
+    if (!nested || v === null) return [key, v];
+    return [key, Array.isArray(v) ? v.map((e) => withDefaults(nested, e)) : withDefaults(nested, v as Record<string, unknown>)];
+  }));
+}

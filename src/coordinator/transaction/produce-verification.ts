@@ -60,7 +60,7 @@ function produceErrorOf(coordinatorError: number, apiVersion: number): number {
 
 export interface VerificationFailure {
   errorCode: number;
-  errorMessage: string;
+  errorMessage: string | null;
 }
 
 /**
@@ -81,9 +81,8 @@ export async function verifyTransactionalProduce(
     const errorCode = produceErrorOf(error, apiVersion);
     failures.set(`${topic}\0${partition}`, {
       errorCode,
-      errorMessage: error === E.TRANSACTION_ABORTABLE
-        ? `Partition ${topic}-${partition} was not added to transaction ${transactionalId}`
-        : `Transaction verification of ${topic}-${partition} for ${transactionalId} failed`,
+      // Kafka's ReplicaManager gives a message only to a partition missing from the transaction; others get the code.
+      errorMessage: error === E.TRANSACTION_ABORTABLE ? `Partition ${topic}-${partition} was not added to transaction ${transactionalId}` : null,
     });
   };
   const transactional: Array<{ topic: string; partition: number; producerId: number; producerEpoch: number }> = [];

@@ -158,7 +158,7 @@ export class SaslServerAuthenticator {
       throw err;
     }
     if (!server.complete) {
-      return { kind: 'continue', ...(reply ? { reply: reply({ errorCode: ERROR_NONE, errorMessage: null, authBytes: response, sessionLifetimeMs: 0 }) } : { rawToken: response }) };
+      return { kind: 'continue', ...(reply ? { reply: reply({ errorCode: ERROR_NONE, errorMessage: '', authBytes: response, sessionLifetimeMs: 0 }) } : { rawToken: response }) };
     }
     const principal: KafkaPrincipal = { principalType: 'User', name: server.authorizationId };
     if (this.reauthenticating && this.principal && this.principal.name !== principal.name) {
@@ -176,7 +176,7 @@ export class SaslServerAuthenticator {
     return {
       kind: 'authenticated',
       ...(reply
-        ? { reply: reply({ errorCode: ERROR_NONE, errorMessage: null, authBytes: response, sessionLifetimeMs: apiVersion !== null && apiVersion >= 1 ? lifetimeMs : 0 }) }
+        ? { reply: reply({ errorCode: ERROR_NONE, errorMessage: '', authBytes: response, sessionLifetimeMs: apiVersion !== null && apiVersion >= 1 ? lifetimeMs : 0 }) }
         : { rawToken: response }),
       principal,
       mechanism,

@@ -1,0 +1,91 @@
+// Where kafkite answers differently from Apache Kafka 4.4, on purpose or for now, with the reason. The
+// differential suite fails on any difference not listed here; the README's section
+// "Where kafkite differs from Apache Kafka" is generated from this list (the suite checks they agree).
+import type { DocumentedDifference } from './differential.js';
+
+const KIP_896 = 'kafkite still serves the request versions Kafka 4.0 removed (KIP-896), so that clients of the Kafka 0.8-2.0 era '
+  + '(kafka-node, sarama as Kafka 0.8.2 and 0.10.2) keep working; Kafka 4.4 closes the connection on them.';
+
+export const DOCUMENTED_DIFFERENCES: readonly DocumentedDifference[] = [
+  {
+    apis: ['Produce', 'Fetch', 'ListOffsets', 'OffsetCommit', 'OffsetFetch', 'CreateTopics', 'DeleteTopics', 'OffsetForLeaderEpoch', 'WriteTxnMarkers', 'DescribeAcls', 'CreateAcls', 'DeleteAcls', 'DescribeConfigs', 'DescribeLogDirs'],
+    scenario: /^minimal-(0-v[0-2]|1-v[0-3]|2-v0|8-v[01]|9-v0|19-v[01]|20-v0|23-v[01]|27-v0|29-v0|30-v0|31-v0|32-v0|35-v0)$/,
+    path: /^\w+ v\d+ $/,
+    reason: KIP_896,
+  },
+  { apis: ['ApiVersions'], scenario: /^minimal-18-/, path: /^ApiVersions v\d+ \.apiKeys\.\w+\.minVersion$/, reason: KIP_896 },
+  {
+    apis: ['ApiVersions'],
+    scenario: /^(minimal-18-|api-versions-unsupported-version$)/,
+    path: /^ApiVersions v\d+( \(unsupported\))? \.apiKeys\.\w+\.maxVersion$/,
+    reason: 'kafkite\'s codecs are generated from older message definitions than 4.4\'s; being aligned with 4.4 on branch gen44.',
+  },
+  {
+    apis: ['ApiVersions'],
+    scenario: /^minimal-18-/,
+    path: /^ApiVersions v\d+ \.apiKeys\.\w+$/,
+    reason: 'APIs kafkite does not implement: delegation tokens (38-41), AlterReplicaLogDirs (34, one log dir per partition is placed at creation), '
+      + 'the KRaft quorum and feature APIs (DescribeQuorum, UpdateFeatures, UnregisterBroker, Add/RemoveRaftVoter), client metrics (KIP-714), '
+      + 'share groups (KIP-932) and streams groups (KIP-1071).',
+  },
+  {
+    apis: ['ApiVersions'],
+    scenario: /^minimal-18-/,
+    path: /^ApiVersions v\d+ \.(supportedFeatures|finalizedFeatures)(\.length|\[\]\.\w+)$|\.finalizedFeaturesEpoch$/,
+    reason: 'kafkite advertises transaction.version alone (the feature clients choose a protocol by); Kafka 4.4 also lists metadata.version, '
+      + 'kraft.version, group.version, share.version, streams.version and eligible.leader.replicas.version; being aligned with 4.4 on branch gen44.',
+  },
+  {
+    apis: ['FindCoordinator'],
+    scenario: /^first-find-coordinator-/,
+    path: /^FindCoordinator v3 \.(errorCode|errorMessage|nodeId|host|port)$/,
+    reason: 'Kafka creates __consumer_offsets and __transaction_state on the first FindCoordinator for them and answers COORDINATOR_NOT_AVAILABLE '
+      + 'until their partitions are led (clients retry); kafkite\'s coordinators are ready when it starts.',
+  },
+  {
+    apis: ['Metadata', 'DescribeTopicPartitions'],
+    scenario: /^minimal-(3-v0|75-v\d+)$/,
+    path: /^(Metadata|DescribeTopicPartitions) v\d+ \.topics\.length$/,
+    reason: 'Kafka lists its internal topics __consumer_offsets and __transaction_state among all topics; kafkite keeps them outside its topic '
+      + 'registry, so Metadata and DescribeTopicPartitions for all topics do not list them.',
+  },
+  {
+    apis: ['AddPartitionsToTxn'],
+    scenario: /^minimal-24-v[45]$/,
+    path: /^AddPartitionsToTxn v[45] $/,
+    reason: 'Kafka 4.4 never answers a v4+ (broker-to-broker, KIP-890) request that lists no transactions; kafkite answers it with no results.',
+  },
+  {
+    apis: ['ConsumerGroupHeartbeat'],
+    scenario: /^consumer-group-/,
+    path: /^ConsumerGroupHeartbeat v1 (join|heartbeat \d) \.(memberEpoch|assignment(\..*)?)$/,
+    reason: 'A new member of a new KIP-848 group: Kafka 4.4 answers its first heartbeat with member epoch 2 and assigns asynchronously, '
+      + 'the literal topics in one heartbeat and a regex\'s topics (resolved in the background) in a later one, or nothing at first; '
+      + 'kafkite resolves the regex and assigns everything in the first heartbeat, at epoch 1. Clients echo the epoch they are given '
+      + 'and take the assignment whenever it comes, so both converge to the same assignment.',
+  },
+  {
+    apis: ['CreateTopics'],
+    scenario: /^topic-admin-happy-path$/,
+    path: /^CreateTopics v7 validate only \.topics\[\]\.configs\.(message\.format\.version|message\.downconversion\.enable|message\.timestamp\.difference\.max\.ms|errors\.deadletterqueue\.group\.enable|max\.decompressed\.message\.bytes|remote\.copy\.lag\.(bytes|ms)|message\.timestamp\.after\.max\.ms\.value)$/,
+    reason: 'kafkite\'s config table (config/definitions.generated.ts) comes from an early Kafka 4.0 snapshot: it still has the topic configs 4.0 '
+      + 'removed (message.format.version, message.downconversion.enable, message.timestamp.difference.max.ms) and the old default of '
+      + 'message.timestamp.after.max.ms (Long.MAX_VALUE, 3600000 since 4.0), and lacks those added since (errors.deadletterqueue.group.enable, '
+      + 'max.decompressed.message.bytes, remote.copy.lag.bytes/ms). To be regenerated from 4.4\'s reference.',
+  },
+  {
+    apis: ['CreateTopics'],
+    scenario: /^topic-admin-happy-path$/,
+    path: /^CreateTopics v7 validate only \.topics\[\]\.configs\.min\.insync\.replicas\.configSource$/,
+    reason: 'Kafka 4.4, with eligible leader replicas enabled (KIP-966), keeps a cluster-wide min.insync.replicas, so its source is '
+      + 'DYNAMIC_DEFAULT_BROKER_CONFIG; kafkite has no cluster-wide configs and reports DEFAULT_CONFIG.',
+  },
+  {
+    apis: ['EndTxn'],
+    scenario: /^transaction-happy-path$/,
+    path: /^last stable offset right after EndTxn $/,
+    reason: 'Kafka answers EndTxn once the transaction is prepared and writes its markers afterwards, so for a moment the last stable '
+      + 'offset stays before the transaction and read_committed consumers do not see it yet; kafkite answers EndTxn with the markers '
+      + 'written (and records CompleteCommit just after). Once both are complete, they show the same state.',
+  },
+];

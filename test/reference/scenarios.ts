@@ -1,0 +1,425 @@
+// The differential suite's catalogue: the smallest request of every version kafkite advertises, and hand-written
+// sequences for the happy paths and the bad input Kafka clients meet.
+import { randomBytes } from 'node:crypto';
+import { encodeRequest, type WireClient } from '../../bench/lib/wire-client.js';
+import { MESSAGE_SCHEMAS } from '../../protocol/generated/schemas.js';
+import { batchesIn } from '../../protocol/records/batch-header.js';
+import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js';
+import { withDefaults } from '../protocol/message-arbitraries.js';
+import type { Scenario, Session } from './differential.js';
+
+/** A request of `apiKey` with every field `partial` leaves out at its schema default. */
+function request(apiKey: number, partial: Record<string, unknown> = {}): Record<string, unknown> {
+  const schema = MESSAGE_SCHEMAS.find((m) => m.type === 'request' && m.apiKey === apiKey);
+  if (!schema) throw new Error(`no request schema for API key ${apiKey}`);
+  return withDefaults(schema.fields, partial);
+}
+
+/** Fields a default-valued request cannot leave at their defaults and still be answered. */
+const MINIMAL_PATCHES: Record<number, Record<string, unknown>> = {
+  // acks=0 gets no response at all.
+  0: { acks: -1, timeoutMs: 1000 },
+  // v3+ names its client; an empty name is refused (a scenario of its own).
+  18: { clientSoftwareName: 'conformance', clientSoftwareVersion: '1' },
+  // The UNKNOWN (0) filter values are invalid; ANY is the smallest valid filter.
+  29: { resourceTypeFilter: 1, patternTypeFilter: 1, operation: 1, permissionType: 1 },
+};
+
+/** For each advertised API key and version, the request with every field at its schema default. */
+export function minimalScenarios(advertised: ReadonlyArray<{ apiKey: number; minVersion: number; maxVersion: number }>): Scenario[] {
+  const scenarios: Scenario[] = [];
+  for (const { apiKey, minVersion, maxVersion } of advertised) {
+    const body = request(apiKey, MINIMAL_PATCHES[apiKey]);
+    for (let version = minVersion; version <= maxVersion; version++) {
+      scenarios.push({ id: `minimal-${apiKey}-v${version}`, api: apiKey, run: async (s) => void (await s.call(apiKey, version, body)) });
+    }
+  }
+  return scenarios;
+}
+
+/** The first FindCoordinator a fresh broker gets, for a group and for a transaction, before anything created them. */
+export const COLD_SCENARIOS: Scenario[] = [0, 1].map((keyType) => ({
+  id: `first-find-coordinator-${keyType === 0 ? 'group' : 'transaction'}`,
+  api: 10,
+  cold: true,
+  run: async (s) => void (await s.call(10, 3, request(10, { key: `cold-${keyType}`, keyType }))),
+}));
+
+// --- helpers for the hand-written scenarios ---------------------------------------------------------------------
+
+const TIMESTAMP = 1_700_000_000_000;
+
+function batch(values: string[], opts: { producerId?: number; producerEpoch?: number; baseSequence?: number; isTransactional?: boolean } = {}): Buffer {
+  return encodeBatch({
+    baseOffset: 0,
+    records: values.map((v, i) => ({ offset: i, timestamp: TIMESTAMP + i, key: Buffer.from(`k${i}`), value: Buffer.from(v), headers: [] })),
+    ...opts,
+  });
+}
+
+function produce(topic: string, records: Buffer, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return request(0, { acks: -1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }], ...extra });
+}
+
+/**
+ * Creates a topic without recording it, and waits until its partitions are led: Kafka answers CreateTopics
+ * before its broker has taken the leadership (ListOffsets answers NOT_LEADER_OR_FOLLOWER until then).
+ */
+async function createTopic(s: Session, name: string, partitions = 1): Promise<string> {
+  const created = await s.setup(19, 7, request(19, { topics: [{ name, numPartitions: partitions, replicationFactor: 1 }], timeoutMs: 10_000 }));
+  if (created.topics[0].errorCode !== 0) throw new Error(`${s.target.name}: CreateTopics ${name}: ${created.topics[0].errorCode}`);
+  const listOffsets = request(2, { replicaId: -1, topics: [{ name, partitions: Array.from({ length: partitions }, (_, p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp: -1 })) }] });
+  for (let tries = 0; ; tries++) {
+    const res = await s.setup(2, 7, listOffsets);
+    if (res.topics[0].partitions.every((p: { errorCode: number }) => p.errorCode === 0)) break;
+    if (tries > 200) throw new Error(`${s.target.name}: ${name} has no leader`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const metadata = await s.setup(3, 12, request(3, { topics: [{ name }] }));
+  return metadata.topics[0].topicId;
+}
+
+function fetchRequest(topic: string, topicId: string, fetchOffset = 0): Record<string, unknown> {
+  return request(1, {
+    maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, sessionEpoch: -1,
+    topics: [{ topic, topicId, partitions: [{ partition: 0, fetchOffset, currentLeaderEpoch: -1, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 1 << 20 }] }],
+  });
+}
+
+function randomTopicId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+const SASL_USERS: Record<string, string> = { admin: 'admin-secret', alice: 'alice-secret' };
+
+/** A SASL_PLAINTEXT connection authenticated with PLAIN, the handshake and authentication recorded. */
+async function saslConnection(s: Session, user: string, password = SASL_USERS[user]!): Promise<WireClient> {
+  const client = await s.connect('SASL_PLAINTEXT');
+  await s.call(17, 1, { mechanism: 'PLAIN' }, { client });
+  await s.call(36, 2, { authBytes: Buffer.from(`\u0000${user}\u0000${password}`) }, { client });
+  return client;
+}
+
+function initRequest(transactionalId: string): Record<string, unknown> {
+  return request(22, { transactionalId, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+}
+
+/** InitProducerId v4, unrecorded: Kafka answers COORDINATOR_LOAD_IN_PROGRESS while it loads the id's partition; clients retry. */
+async function initProducerId(s: Session, transactionalId: string): Promise<{ errorCode: number; producerId: number; producerEpoch: number }> {
+  let res = await s.setup(22, 4, initRequest(transactionalId));
+  for (let tries = 0; res.errorCode === 14 && tries < 100; tries++) {
+    await new Promise((r) => setTimeout(r, 100));
+    res = await s.setup(22, 4, initRequest(transactionalId));
+  }
+  return res;
+}
+
+/** What a read_committed consumer sees of a partition: offsets and values, control batches marked, not bytes. */
+async function observeCommitted(s: Session, topic: string, topicId: string): Promise<void> {
+  const res = await s.setup(1, 12, { ...fetchRequest(topic, topicId), isolationLevel: 1 });
+  const { records, ...partition } = res.responses[0].partitions[0];
+  const buf: Buffer = records;
+  const batches = [...batchesIn(buf)].map((h) => ({
+    baseOffset: h.baseOffset, lastOffset: h.lastOffset, isTransactional: h.isTransactional, isControl: h.isControl,
+    values: h.isControl ? [] : decodeBatch(buf.subarray(h.pos, h.pos + h.sizeInBytes)).records.map((r) => r.value?.toString()),
+  }));
+  s.observe('Fetch v12 read_committed', { ...partition, batches });
+}
+
+/** A classic consumer group's JoinGroup with one range protocol (its metadata a v1 subscription to nothing). */
+function joinGroup(groupId: string, memberId: string): Record<string, unknown> {
+  return request(11, {
+    groupId, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId, protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: Buffer.from([0, 1, 0, 0, 0, 0, 0, 0, 0, 0]) }],
+  });
+}
+
+/** Sends a request with a version its codec was not made for: the frame of `version`, the header saying `claimed`. */
+async function unsupportedVersion(s: Session, apiKey: number, version: number, claimed: number, body: unknown, decodeAs: number): Promise<void> {
+  const client = await s.connect();
+  const frame = encodeRequest(apiKey, version, 1, body, 'conformance');
+  frame.writeInt16BE(claimed, 6);
+  await s.callRaw(client, frame, 1, apiKey, decodeAs, `v${claimed} (unsupported)`);
+}
+
+// --- hand-written scenarios ---------------------------------------------------------------------------------------
+
+export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
+  {
+    id: 'produce-fetch-happy-path',
+    api: 0,
+    async run(s) {
+      const topicId = await createTopic(s, 'happy');
+      await s.call(0, 9, produce('happy', batch(['a', 'b', 'c'])));
+      await s.call(0, 3, produce('happy', batch(['d'])));
+      await s.call(1, 12, fetchRequest('happy', topicId), { label: 'from 0' });
+      await s.call(1, 13, fetchRequest('happy', topicId, 3), { label: 'from 3 by topic id' });
+      await s.call(1, 4, fetchRequest('happy', topicId, 4), { label: 'at the end' });
+    },
+  },
+  {
+    id: 'list-offsets-happy-path',
+    api: 2,
+    async run(s) {
+      await createTopic(s, 'offsets');
+      await s.setup(0, 9, produce('offsets', batch(['a', 'b'])));
+      for (const [label, timestamp] of [['latest', -1], ['earliest', -2], ['max timestamp', -3], ['by time', TIMESTAMP + 1]] as const) {
+        await s.call(2, 7, request(2, { replicaId: -1, topics: [{ name: 'offsets', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp }] }] }), { label });
+      }
+    },
+  },
+  {
+    id: 'produce-unknown-topic',
+    api: 0,
+    run: async (s) => void (await s.call(0, 9, produce('no-such-topic', batch(['x'])))),
+  },
+  {
+    id: 'metadata-unknown-topic-and-id',
+    api: 3,
+    async run(s) {
+      await s.call(3, 12, request(3, { topics: [{ name: 'no-such-topic' }] }), { label: 'by name' });
+      await s.call(3, 12, request(3, { topics: [{ topicId: randomTopicId(), name: null }] }), { label: 'by id' });
+    },
+  },
+  {
+    id: 'fetch-unknown-topic-id',
+    api: 1,
+    run: async (s) => void (await s.call(1, 13, fetchRequest('', randomTopicId()))),
+  },
+  {
+    id: 'api-versions-unsupported-version',
+    api: 18,
+    // Kafka answers an ApiVersions it cannot parse with v0 and UNSUPPORTED_VERSION (KIP-511).
+    run: (s) => unsupportedVersion(s, 18, 3, 127, request(18, MINIMAL_PATCHES[18]), 0),
+  },
+  {
+    id: 'api-versions-invalid-client-name',
+    api: 18,
+    run: async (s) => void (await s.call(18, 3, request(18, { clientSoftwareName: '-bad name-', clientSoftwareVersion: '1' }))),
+  },
+  {
+    id: 'metadata-unsupported-version',
+    api: 3,
+    run: (s) => unsupportedVersion(s, 3, 12, 99, request(3, { topics: [] }), 12),
+  },
+  {
+    id: 'produce-invalid-acks',
+    api: 0,
+    async run(s) {
+      await createTopic(s, 'acks');
+      await s.call(0, 9, produce('acks', batch(['x']), { acks: 2 }));
+    },
+  },
+  {
+    id: 'produce-batch-too-large',
+    api: 0,
+    async run(s) {
+      await createTopic(s, 'large');
+      await s.call(0, 9, produce('large', batch(['x'.repeat(150_000)])));
+    },
+  },
+  {
+    id: 'produce-crc-error',
+    api: 0,
+    async run(s) {
+      await createTopic(s, 'crc');
+      const corrupt = batch(['payload']);
+      corrupt[corrupt.length - 1] ^= 0xff;
+      await s.call(0, 9, produce('crc', corrupt));
+      await s.call(2, 7, request(2, { replicaId: -1, topics: [{ name: 'crc', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1 }] }] }), { label: 'nothing stored' });
+    },
+  },
+  {
+    id: 'produce-wrong-magic-and-two-batches',
+    api: 0,
+    async run(s) {
+      await createTopic(s, 'magic');
+      const wrongMagic = batch(['x']);
+      wrongMagic[16] = 1;
+      await s.call(0, 9, produce('magic', wrongMagic), { label: 'magic 1' });
+      await s.call(0, 9, produce('magic', Buffer.concat([batch(['a']), batch(['b'])])), { label: 'two batches' });
+      await s.call(0, 9, produce('magic', Buffer.alloc(0)), { label: 'no batch' });
+    },
+  },
+  {
+    id: 'create-topic-bad-config',
+    api: 19,
+    async run(s) {
+      await s.call(19, 7, request(19, { topics: [{ name: 'bad-config', numPartitions: 1, replicationFactor: 1, configs: [{ name: 'retention.ms', value: 'abc' }] }], timeoutMs: 5000 }));
+      await s.call(3, 12, request(3, { topics: [{ name: 'bad-config' }] }), { label: 'not created' });
+    },
+  },
+  {
+    id: 'incremental-alter-configs-bad-value',
+    api: 44,
+    async run(s) {
+      await createTopic(s, 'bad-alter');
+      await s.call(44, 1, request(44, { resources: [{ resourceType: 2, resourceName: 'bad-alter', configs: [{ name: 'cleanup.policy', configOperation: 0, value: 'sometimes' }] }] }));
+      await s.call(32, 4, request(32, { resources: [{ resourceType: 2, resourceName: 'bad-alter', configurationKeys: ['cleanup.policy'] }] }), { label: 'unchanged' });
+    },
+  },
+  {
+    id: 'sasl-unauthorized-principal',
+    api: 3,
+    async run(s) {
+      await createTopic(s, 'secret');
+      const alice = await saslConnection(s, 'alice');
+      await s.call(3, 12, request(3, { topics: [{ name: 'secret' }] }), { client: alice, label: 'as alice' });
+      await s.call(0, 9, produce('secret', batch(['x'])), { client: alice, label: 'as alice' });
+      await s.call(19, 7, request(19, { topics: [{ name: 'alice-new', numPartitions: 1, replicationFactor: 1 }], timeoutMs: 5000 }), { client: alice, label: 'as alice' });
+    },
+  },
+  {
+    id: 'sasl-bad-password',
+    api: 36,
+    exactMessages: true,
+    run: async (s) => void (await saslConnection(s, 'alice', 'wrong')),
+  },
+  {
+    id: 'fenced-producer-epoch',
+    api: 24,
+    async run(s) {
+      await createTopic(s, 'fenced');
+      const first = await initProducerId(s, 'fenced-tx');
+      s.observe('InitProducerId v4 first', first);
+      const second = await s.call(22, 4, initRequest('fenced-tx'), { label: 'again' });
+      if (!second) return;
+      const add = (epoch: number) => request(24, { v3AndBelowTransactionalId: 'fenced-tx', v3AndBelowProducerId: first.producerId, v3AndBelowProducerEpoch: epoch, v3AndBelowTopics: [{ name: 'fenced', partitions: [0] }] });
+      await s.call(24, 3, add(first.producerEpoch), { label: 'old epoch' });
+      await s.call(24, 3, add(second.producerEpoch), { label: 'current epoch' });
+      const records = batch(['x'], { producerId: first.producerId, producerEpoch: first.producerEpoch, baseSequence: 0, isTransactional: true });
+      await s.call(0, 9, produce('fenced', records, { transactionalId: 'fenced-tx' }), { label: 'old epoch' });
+    },
+  },
+  {
+    id: 'classic-group-unknown-member-and-stale-generation',
+    api: 12,
+    async run(s) {
+      const join = (memberId: string) => joinGroup('classic', memberId);
+      const required = await s.call(11, 5, join(''), { label: 'without member id' });
+      const joined = await s.call(11, 5, join(required?.memberId ?? ''), { label: 'with member id' });
+      if (!joined) return;
+      const memberId: string = joined.memberId;
+      await s.call(14, 3, request(14, { groupId: 'classic', generationId: joined.generationId, memberId, assignments: [{ memberId, assignment: Buffer.alloc(0) }] }));
+      const heartbeat = (member: string, generationId: number) => request(12, { groupId: 'classic', generationId, memberId: member });
+      await s.call(12, 3, heartbeat(memberId, joined.generationId), { label: 'current' });
+      await s.call(12, 3, heartbeat('unknown-member', joined.generationId), { label: 'unknown member' });
+      await s.call(12, 3, heartbeat(memberId, joined.generationId - 1), { label: 'stale generation' });
+      await s.call(8, 7, request(8, { groupId: 'classic', generationIdOrMemberEpoch: joined.generationId - 1, memberId, topics: [] }), { label: 'stale generation' });
+    },
+  },
+  {
+    id: 'consumer-group-unknown-member-and-stale-epoch',
+    api: 68,
+    async run(s) {
+      await createTopic(s, 'kip848');
+      const memberId = 'conformance-member-0000000001';
+      const heartbeat = (member: string, memberEpoch: number) => request(68, {
+        groupId: 'kip848', memberId: member, memberEpoch, rebalanceTimeoutMs: 30_000, subscribedTopicNames: ['kip848'], topicPartitions: [],
+      });
+      await s.call(68, 1, heartbeat(memberId, 0), { label: 'join' });
+      await s.call(68, 1, heartbeat('unknown-member-00000000000000', 1), { label: 'unknown member' });
+      await s.call(68, 1, heartbeat(memberId, 99), { label: 'stale epoch' });
+    },
+  },
+  {
+    // KIP-848: Kafka resolves a subscribed regex asynchronously, so what a member is assigned can take heartbeats.
+    id: 'consumer-group-regex-and-literal-subscription',
+    api: 68,
+    async run(s) {
+      await createTopic(s, 'literal');
+      await createTopic(s, 'rx-one');
+      const memberId = 'conformance-member-0000000002';
+      let epoch = 0;
+      for (let beat = 0; beat < 4; beat++) {
+        const res = await s.call(68, 1, request(68, {
+          groupId: 'regex', memberId, memberEpoch: epoch, rebalanceTimeoutMs: 30_000, subscribedTopicNames: ['literal'], subscribedTopicRegex: 'rx-.*',
+          topicPartitions: beat === 0 ? [] : null,
+        }), { label: `heartbeat ${beat}` });
+        epoch = res?.memberEpoch ?? epoch;
+        await new Promise((r) => setTimeout(r, 300));
+      }
+    },
+  },
+  {
+    id: 'committed-offsets-happy-path',
+    api: 8,
+    async run(s) {
+      await createTopic(s, 'committed');
+      const commit = request(8, { groupId: 'standalone', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 'committed', partitions: [{ partitionIndex: 0, committedOffset: 5, committedLeaderEpoch: -1, committedMetadata: 'm' }] }] });
+      await s.call(8, 8, commit);
+      await s.call(9, 8, request(9, { groups: [{ groupId: 'standalone', topics: [{ name: 'committed', partitionIndexes: [0] }] }], requireStable: true }));
+      await s.call(9, 5, request(9, { groupId: 'standalone', topics: [{ name: 'committed', partitionIndexes: [0] }], requireStable: true }));
+      await s.call(47, 0, request(47, { groupId: 'standalone', topics: [{ name: 'committed', partitions: [{ partitionIndex: 0 }] }] }));
+      await s.call(9, 8, request(9, { groups: [{ groupId: 'standalone', topics: null }] }), { label: 'after delete' });
+      await s.call(42, 2, request(42, { groupsNames: ['standalone'] }));
+    },
+  },
+  {
+    id: 'classic-group-describe-and-leave',
+    api: 15,
+    async run(s) {
+      const join = (memberId: string) => joinGroup('described', memberId);
+      const required = await s.setup(11, 7, join(''));
+      const joined = await s.call(11, 7, join(required.memberId));
+      if (!joined) return;
+      await s.call(14, 5, request(14, { groupId: 'described', generationId: joined.generationId, memberId: joined.memberId, protocolType: 'consumer', protocolName: 'range', assignments: [{ memberId: joined.memberId, assignment: Buffer.from([0, 1, 0, 0, 0, 0]) }] }));
+      await s.call(15, 5, request(15, { groups: ['described'], includeAuthorizedOperations: true }), { label: 'stable' });
+      // ListGroups lists every group of the broker, other scenarios' too: only this one is compared.
+      const listed = await s.setup(16, 4, request(16, { statesFilter: [] }));
+      s.observe('ListGroups v4 this group', listed.groups.filter((g: { groupId: string }) => g.groupId === 'described'));
+      await s.call(13, 4, request(13, { groupId: 'described', members: [{ memberId: joined.memberId, groupInstanceId: null }] }));
+      await s.call(15, 5, request(15, { groups: ['described'] }), { label: 'after leave' });
+    },
+  },
+  {
+    id: 'topic-admin-happy-path',
+    api: 19,
+    async run(s) {
+      const topic = { name: 'admin', numPartitions: 1, replicationFactor: 1, configs: [{ name: 'retention.ms', value: '3600000' }] };
+      await s.call(19, 7, request(19, { topics: [topic], timeoutMs: 10_000, validateOnly: true }), { label: 'validate only' });
+      await createTopic(s, 'admin');
+      await s.call(19, 7, request(19, { topics: [topic], timeoutMs: 10_000 }), { label: 'exists' });
+      await s.call(44, 1, request(44, { resources: [{ resourceType: 2, resourceName: 'admin', configs: [{ name: 'retention.ms', configOperation: 0, value: '7200000' }] }] }));
+      await s.call(32, 4, request(32, { resources: [{ resourceType: 2, resourceName: 'admin', configurationKeys: ['retention.ms', 'cleanup.policy'] }] }));
+      await s.call(37, 3, request(37, { topics: [{ name: 'admin', count: 3, assignments: null }], timeoutMs: 10_000 }));
+      await s.setup(0, 9, produce('admin', batch(['a', 'b', 'c'])));
+      await s.call(21, 2, request(21, { topics: [{ name: 'admin', partitions: [{ partitionIndex: 0, offset: 2 }] }], timeoutMs: 10_000 }));
+      await s.call(20, 6, request(20, { topics: [{ name: 'admin', topicId: '0'.repeat(32) }], timeoutMs: 10_000 }));
+      await s.call(20, 6, request(20, { topics: [{ name: 'admin', topicId: '0'.repeat(32) }], timeoutMs: 10_000 }), { label: 'again' });
+    },
+  },
+  {
+    id: 'transaction-happy-path',
+    api: 26,
+    async run(s) {
+      const topicId = await createTopic(s, 'txn');
+      const { producerId, producerEpoch } = await initProducerId(s, 'happy-tx');
+      const ids = { transactionalId: 'happy-tx', producerId, producerEpoch };
+      await s.call(24, 3, request(24, { v3AndBelowTransactionalId: 'happy-tx', v3AndBelowProducerId: producerId, v3AndBelowProducerEpoch: producerEpoch, v3AndBelowTopics: [{ name: 'txn', partitions: [0] }] }));
+      await s.call(0, 9, produce('txn', batch(['t1', 't2'], { producerId, producerEpoch, baseSequence: 0, isTransactional: true }), { transactionalId: 'happy-tx' }));
+      await s.call(25, 3, request(25, { ...ids, groupId: 'txn-group' }));
+      await s.call(28, 3, request(28, { ...ids, groupId: 'txn-group', generationId: -1, memberId: '', topics: [{ name: 'txn', partitions: [{ partitionIndex: 0, committedOffset: 2, committedLeaderEpoch: -1 }] }] }));
+      await s.call(26, 3, request(26, { ...ids, committed: true }));
+      const lastStable = async () => (await s.setup(2, 7, request(2, { replicaId: -1, isolationLevel: 1, topics: [{ name: 'txn', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1 }] }] }))).topics[0].partitions[0].offset;
+      s.observe('last stable offset right after EndTxn', await lastStable());
+      // Kafka writes the markers after answering EndTxn (TransactionMarkerChannelManager), and both brokers record
+      // CompleteCommit after it: the rest is compared once the transaction is complete.
+      const describe = () => s.setup(65, 0, request(65, { transactionalIds: ['happy-tx'] }));
+      let described = await describe();
+      for (let tries = 0; (described.transactionStates[0].transactionState !== 'CompleteCommit' || (await lastStable()) !== 3) && tries < 100; tries++) {
+        await new Promise((r) => setTimeout(r, 100));
+        described = await describe();
+      }
+      // Kafka keeps a transaction's partitions in a hash set: compared in name order.
+      for (const t of described.transactionStates) t.topics.sort((a: { topic: string }, b: { topic: string }) => a.topic.localeCompare(b.topic));
+      s.observe('DescribeTransactions v0', described);
+      // ListTransactions lists every transactional id of the broker: only this one is compared.
+      const listed = await s.setup(66, 1, request(66, { stateFilters: [], producerIdFilters: [], durationFilter: -1 }));
+      s.observe('ListTransactions v1 this id', listed.transactionStates.filter((t: { transactionalId: string }) => t.transactionalId === 'happy-tx'));
+      await s.call(61, 0, request(61, { topics: [{ name: 'txn', partitionIndexes: [0] }] }));
+      await s.call(9, 8, request(9, { groups: [{ groupId: 'txn-group', topics: null }], requireStable: true }));
+      await observeCommitted(s, 'txn', topicId);
+    },
+  },
+];
