@@ -7,6 +7,7 @@ import type { UnifiedLog } from '../../storage/unified-log.js';
 import { ErrorCode } from '../errors.js';
 import { NO_RESPONSE, waitRemote, type Handler, type RequestContext } from './handler.js';
 import { INTERNAL_TOPICS } from '../metadata/internal-topics.js';
+import { ZERO_UUID } from '../metadata/topic-registry.js';
 import { AclOperation, authorizeTopic, authorizeTransactionalId } from '../security/authorization.js';
 import { producerTransactionVersion, verifyTransactionalProduce, type VerificationFailure } from '../coordinator/transaction/produce-verification.js';
 
@@ -64,6 +65,7 @@ function appendAll(
     const writable = authorizeTopic(ctx, AclOperation.WRITE, topicData.name);
     return {
     name: topicData.name,
+    topicId: ZERO_UUID, // v13+ only
     partitionResponses: topicData.partitionData.map((p) => {
       if (!validAcks) return partitionResponse(p.index, ErrorCode.INVALID_REQUIRED_ACKS);
       if (!writable) return partitionResponse(p.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
@@ -122,7 +124,7 @@ export const handler: Handler<ProduceRequest, ProduceResponse> = {
     if (request.transactionalId !== null && !authorizeTransactionalId(ctx, AclOperation.WRITE, request.transactionalId)) {
       if (request.acks === 0) return NO_RESPONSE;
       const responses = request.topicData.map((t) => ({
-        name: t.name, partitionResponses: t.partitionData.map((p) => partitionResponse(p.index, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)),
+        name: t.name, topicId: ZERO_UUID, partitionResponses: t.partitionData.map((p) => partitionResponse(p.index, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)),
       }));
       return { responses, throttleTimeMs: 0, nodeEndpoints: [] };
     }

@@ -113,6 +113,7 @@ export const handler: Handler<MetadataRequest, MetadataResponse> = {
     const endpoint = broker.endpoints.find((e) => e.listenerName === ctx.listenerName) ?? broker.endpoints[0]!;
     return {
       throttleTimeMs: 0,
+      errorCode: ErrorCode.NONE, // v13+ (KIP-1102): REBOOTSTRAP_REQUIRED is for a cluster a client has lost
       brokers: [{ nodeId: broker.nodeId, host: endpoint.host, port: endpoint.port, rack: null }],
       clusterId: broker.clusterId,
       controllerId: broker.nodeId,

@@ -3,9 +3,10 @@ import type { OffsetCommitResponse } from '../../protocol/generated/OffsetCommit
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
 import { AclOperation, authorizeGroup, authorizeTopic } from '../security/authorization.js';
+import { namedTopics } from './topic-ids.js';
 
 type RequestTopic = OffsetCommitRequest['topics'][number];
-type ResponseTopic = OffsetCommitResponse['topics'][number];
+type ResponseTopic = Omit<OffsetCommitResponse['topics'][number], 'topicId'>;
 
 export const handler: Handler<OffsetCommitRequest, OffsetCommitResponse> = {
   apiKey: 8,
@@ -21,7 +22,7 @@ export const handler: Handler<OffsetCommitRequest, OffsetCommitResponse> = {
       topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
     // READ on the group first, then READ on each topic (KafkaApis.handleOffsetCommitRequest).
     if (!authorizeGroup(ctx, AclOperation.READ, request.groupId)) {
-      return { throttleTimeMs: 0, topics: failAll(ErrorCode.GROUP_AUTHORIZATION_FAILED, request.topics) };
+      return { throttleTimeMs: 0, topics: namedTopics(failAll(ErrorCode.GROUP_AUTHORIZATION_FAILED, request.topics)) };
     }
     for (const topic of request.topics) {
       if (!authorizeTopic(ctx, AclOperation.READ, topic.name)) {
@@ -36,7 +37,7 @@ export const handler: Handler<OffsetCommitRequest, OffsetCommitResponse> = {
         unknown.push({ name: topic.name, partitions: missing.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION })) });
       }
     }
-    if (known.length === 0) return { throttleTimeMs: 0, topics: unknown };
+    if (known.length === 0) return { throttleTimeMs: 0, topics: namedTopics(unknown) };
     const topics = await ctx.broker.groupCoordinator.commitOffsets({
       groupId: request.groupId,
       generationId: request.generationIdOrMemberEpoch,
@@ -45,6 +46,6 @@ export const handler: Handler<OffsetCommitRequest, OffsetCommitResponse> = {
       retentionTimeMs: request.retentionTimeMs,
       topics: known,
     }, ctx.apiVersion);
-    return { throttleTimeMs: 0, topics: [...topics, ...unknown] };
+    return { throttleTimeMs: 0, topics: namedTopics([...topics, ...unknown]) };
   },
 };

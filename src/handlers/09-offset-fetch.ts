@@ -4,6 +4,7 @@ import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
 import type { Handler, RequestContext } from './handler.js';
 import { ErrorCode } from '../errors.js';
 import { AclOperation, authorizeGroup, authorizeTopic } from '../security/authorization.js';
+import { namedTopics } from './topic-ids.js';
 
 type RequestedTopics = ReadonlyArray<{ name: string; partitionIndexes: ReadonlyArray<number> }> | null;
 
@@ -67,7 +68,10 @@ export const handler: Handler<OffsetFetchRequest, OffsetFetchResponse> = {
   handle(request, ctx) {
     if (ctx.apiVersion >= 8) {
       // v9+ names the consumer group member (KIP-848), whose epoch is checked.
-      const groups = request.groups.map((g) => ({ groupId: g.groupId, ...authorizedFetchGroup(ctx, g.groupId, g.topics, request.requireStable, g) }));
+      const groups = request.groups.map((g) => {
+        const { errorCode, topics } = authorizedFetchGroup(ctx, g.groupId, g.topics, request.requireStable, g);
+        return { groupId: g.groupId, errorCode, topics: namedTopics(topics) };
+      });
       return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups };
     }
     const { errorCode, topics } = authorizedFetchGroup(ctx, request.groupId, request.topics, ctx.apiVersion >= 7 && request.requireStable);

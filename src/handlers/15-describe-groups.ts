@@ -18,12 +18,12 @@ export const handler: Handler<DescribeGroupsRequest, DescribeGroupsResponse> = {
       const g = described.get(groupId);
       if (!g) {
         return {
-          errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, groupId, groupState: '', protocolType: '', protocolData: '', members: [],
+          errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null, groupId, groupState: '', protocolType: '', protocolData: '', members: [],
           authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
         };
       }
       const authorizedOps = request.includeAuthorizedOperations ? authorizedOperations(ctx, ResourceType.GROUP, groupId) : AUTHORIZED_OPERATIONS_OMITTED;
-      return { ...g, authorizedOperations: authorizedOps };
+      return { ...g, errorMessage: null, authorizedOperations: authorizedOps };
     });
     return { throttleTimeMs: 0, groups };
   },

@@ -4,6 +4,7 @@ import { OFFSETS_TOPIC_NAME } from '../coordinator/offsets-topic.js';
 import { verificationErrorFor } from '../coordinator/transaction/produce-verification.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
+import { namedTopics } from './topic-ids.js';
 import { AclOperation, authorizeGroup, authorizeTopic, authorizeTransactionalId } from '../security/authorization.js';
 
 /** v5: transaction version 2, where this request also does AddOffsetsToTxn's work (KIP-890 part 2). */
@@ -25,7 +26,7 @@ export const handler: Handler<TxnOffsetCommitRequest, TxnOffsetCommitResponse> =
   async handle(request, ctx) {
     const allWith = (errorCode: number): TxnOffsetCommitResponse => ({
       throttleTimeMs: 0,
-      topics: request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) })),
+      topics: namedTopics(request.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }))),
     });
     // WRITE on the transactional id, READ on the group, then READ on each topic (KafkaApis.handleTxnOffsetCommitRequest).
     if (!authorizeTransactionalId(ctx, AclOperation.WRITE, request.transactionalId)) return allWith(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
@@ -34,7 +35,7 @@ export const handler: Handler<TxnOffsetCommitRequest, TxnOffsetCommitResponse> =
     const deniedTopics = denied.map((t) => ({
       name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED })),
     }));
-    if (denied.length === request.topics.length && denied.length > 0) return { throttleTimeMs: 0, topics: deniedTopics };
+    if (denied.length === request.topics.length && denied.length > 0) return { throttleTimeMs: 0, topics: namedTopics(deniedTopics) };
     const { broker } = ctx;
     const offsetsPartition = broker.groupCoordinator.partitionFor(request.groupId);
     const offsets = new Map([[OFFSETS_TOPIC_NAME, new Set([offsetsPartition])]]);
@@ -55,11 +56,11 @@ export const handler: Handler<TxnOffsetCommitRequest, TxnOffsetCommitResponse> =
       groupId: request.groupId,
       producerId: request.producerId,
       producerEpoch: request.producerEpoch,
-      generationId: request.generationId,
+      generationId: request.generationIdOrMemberEpoch,
       memberId: request.memberId,
       groupInstanceId: request.groupInstanceId,
       topics: request.topics.filter((t) => !denied.includes(t)).map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ ...p, commitTimestamp: -1 })) })),
     });
-    return { throttleTimeMs: 0, topics: [...topics, ...deniedTopics] };
+    return { throttleTimeMs: 0, topics: namedTopics([...topics, ...deniedTopics]) };
   },
 };

@@ -15,7 +15,8 @@ export const handler: Handler<DeleteGroupsRequest, DeleteGroupsResponse> = {
     const deleted = new Map((await ctx.broker.groupCoordinator.deleteGroups(allowed)).map((r) => [r.groupId, r]));
     return {
       throttleTimeMs: 0,
-      results: request.groupsNames.map((groupId) => deleted.get(groupId) ?? { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED }),
+      // errorMessage (v3) null, as Kafka's GroupCoordinatorService leaves it.
+      results: request.groupsNames.map((groupId) => ({ ...(deleted.get(groupId) ?? { groupId, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED }), errorMessage: null })),
     };
   },
 };

@@ -15,10 +15,12 @@ export const handler: Handler<AlterPartitionReassignmentsRequest, AlterPartition
   handle(request, ctx) {
     const { broker } = ctx;
     if (!authorizeCluster(ctx, AclOperation.ALTER)) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: 'Cluster authorization failed.', responses: [] };
+      return { throttleTimeMs: 0, allowReplicationFactorChange: request.allowReplicationFactorChange, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: 'Cluster authorization failed.', responses: [] };
     }
     return {
       throttleTimeMs: 0,
+      // v1 (KIP-860) echoes the request's option; the one assignment accepted never changes the replication factor.
+      allowReplicationFactorChange: request.allowReplicationFactorChange,
       errorCode: ErrorCode.NONE,
       errorMessage: null,
       responses: request.topics.map((t) => ({

@@ -27,7 +27,7 @@ export const handler: Handler<DescribeClusterRequest, DescribeClusterResponse> =
       endpointType: BROKERS_ENDPOINT,
       clusterId: broker.clusterId,
       controllerId: broker.nodeId,
-      brokers: [{ brokerId: broker.nodeId, host: endpoint.host, port: endpoint.port, rack: null }],
+      brokers: [{ brokerId: broker.nodeId, host: endpoint.host, port: endpoint.port, rack: null, isFenced: false }],
       clusterAuthorizedOperations: request.includeClusterAuthorizedOperations
         ? authorizedOperations(ctx, ResourceType.CLUSTER, CLUSTER_NAME)
         : AUTHORIZED_OPERATIONS_OMITTED,

@@ -245,7 +245,7 @@ describe('transaction coordinator over the wire', () => {
     expect(stale.errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
     expect((await fetchPartitionState('tx-b', 0)).highWatermark).toBe(hw + 1); // only the fence's ABORT marker
     const commit = await client.send(28, 3, {
-      transactionalId: 'wire-bad', groupId: 'wire-bad-group', producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+      transactionalId: 'wire-bad', groupId: 'wire-bad-group', producerId, producerEpoch, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
       topics: [{ name: 'tx-b', partitions: [{ partitionIndex: 0, committedOffset: 42, committedLeaderEpoch: -1, committedMetadata: null }] }],
     });
     expect(commit.topics[0].partitions[0].errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
@@ -262,7 +262,7 @@ describe('transaction coordinator over the wire', () => {
     const group = 'wire-offsets-group';
     // TxnOffsetCommit before AddOffsetsToTxn: the group's partition is not in the transaction.
     const commitReq = (offset: number) => ({
-      transactionalId: 'wire-offsets', groupId: group, producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+      transactionalId: 'wire-offsets', groupId: group, producerId, producerEpoch, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
       topics: [{ name: 'tx-a', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: 'm' }] }],
     });
     expect((await client.send(28, 3, commitReq(7))).topics[0].partitions[0].errorCode).toBe(E.INVALID_TXN_STATE);
@@ -293,7 +293,7 @@ describe('transaction coordinator over the wire', () => {
         // Transaction version 1 adds the group's partition with AddOffsetsToTxn; TxnOffsetCommit v5 adds it itself.
         if (commitVersion < 5) expect((await client.send(25, 3, { transactionalId, producerId, producerEpoch, groupId: group })).errorCode).toBe(E.NONE);
         const commit = client.send(28, commitVersion, {
-          transactionalId, groupId: group, producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+          transactionalId, groupId: group, producerId, producerEpoch, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
           topics: [{ name: 'tx-a', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' }] }],
         });
         const end = endTxn(transactionalId, producerId, producerEpoch, true, endVersion);
@@ -407,7 +407,7 @@ describe('transaction coordinator over the wire', () => {
     // No AddPartitionsToTxn: Produce v12 adds the partition, TxnOffsetCommit v5 the group's offsets partition.
     expect((await produce('wire-tv2', 'tx-b', 1, txnBatch(producerId, e0, 0, ['t1', 't2']), 12)).errorCode).toBe(E.NONE);
     const offsetsReq = (epoch: number, offset: number) => ({
-      transactionalId: 'wire-tv2', groupId: group, producerId, producerEpoch: epoch, generationId: -1, memberId: '', groupInstanceId: null,
+      transactionalId: 'wire-tv2', groupId: group, producerId, producerEpoch: epoch, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
       topics: [{ name: 'tx-b', partitions: [{ partitionIndex: 1, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: null }] }],
     });
     expect((await client.send(28, 5, offsetsReq(e0, 2))).topics[0].partitions[0].errorCode).toBe(E.NONE);
@@ -539,7 +539,7 @@ describe('transaction state across restarts', () => {
     expect((await client.send(25, 3, { transactionalId: 'wire-restart', producerId, producerEpoch, groupId: 'wire-restart-group' })).errorCode).toBe(E.NONE);
     expect((await produce('wire-restart', 'tx-restart', 0, txnBatch(producerId, producerEpoch, 0, ['r1']))).errorCode).toBe(E.NONE);
     const commit = await client.send(28, 3, {
-      transactionalId: 'wire-restart', groupId: 'wire-restart-group', producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+      transactionalId: 'wire-restart', groupId: 'wire-restart-group', producerId, producerEpoch, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
       topics: [{ name: 'tx-restart', partitions: [{ partitionIndex: 0, committedOffset: 11, committedLeaderEpoch: -1, committedMetadata: null }] }],
     });
     expect(commit.topics[0].partitions[0].errorCode).toBe(E.NONE);
