@@ -107,7 +107,7 @@ export const handler: Handler<MetadataRequest, MetadataResponse> = {
   apiKey: 3,
   name: 'Metadata',
   minVersion: 0,
-  maxVersion: 12,
+  maxVersion: 13,
   async handle(request, ctx) {
     const { broker } = ctx;
     const endpoint = broker.endpoints.find((e) => e.listenerName === ctx.listenerName) ?? broker.endpoints[0]!;

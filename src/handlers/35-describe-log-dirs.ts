@@ -15,7 +15,7 @@ export const handler: Handler<DescribeLogDirsRequest, DescribeLogDirsResponse> =
   apiKey: 35,
   name: 'DescribeLogDirs',
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   handle(request, ctx) {
     // DESCRIBE on the cluster; without it, an empty answer (KafkaApis.handleDescribeLogDirsRequest).
     if (!authorizeCluster(ctx, AclOperation.DESCRIBE)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };

@@ -11,7 +11,7 @@ export const handler: Handler<AlterPartitionReassignmentsRequest, AlterPartition
   apiKey: 45,
   name: 'AlterPartitionReassignments',
   minVersion: 0,
-  maxVersion: 0,
+  maxVersion: 1,
   handle(request, ctx) {
     const { broker } = ctx;
     if (!authorizeCluster(ctx, AclOperation.ALTER)) {

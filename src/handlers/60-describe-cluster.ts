@@ -10,7 +10,7 @@ export const handler: Handler<DescribeClusterRequest, DescribeClusterResponse> =
   apiKey: 60,
   name: 'DescribeCluster',
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   handle(request, ctx) {
     const { broker } = ctx;
     const endpoint = broker.endpoints.find((e) => e.listenerName === ctx.listenerName) ?? broker.endpoints[0]!;

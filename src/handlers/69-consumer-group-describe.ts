@@ -9,7 +9,7 @@ export const handler: Handler<ConsumerGroupDescribeRequest, ConsumerGroupDescrib
   apiKey: 69,
   name: 'ConsumerGroupDescribe',
   minVersion: 0,
-  maxVersion: 0,
+  maxVersion: 1,
   handle(request, ctx) {
     // DESCRIBE on each group (KafkaApis.handleConsumerGroupDescribe); KIP-430 operations when asked for.
     const allowed = request.groupIds.filter((g) => authorizeGroup(ctx, AclOperation.DESCRIBE, g));

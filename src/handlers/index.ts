@@ -68,5 +68,5 @@ export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
 
 /** The v0 answer to an ApiVersions request newer than we know, so the client can retry with one we do. */
 export function unsupportedApiVersionsResponse(): ApiVersionsResponse {
-  return apiVersionsResponse(HANDLERS.values(), ErrorCode.UNSUPPORTED_VERSION);
+  return apiVersionsResponse(HANDLERS.values(), ErrorCode.UNSUPPORTED_VERSION, 0);
 }

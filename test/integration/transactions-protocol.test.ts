@@ -396,8 +396,10 @@ describe('transaction coordinator over the wire', () => {
     const res = await client.send(18, 3, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
     const versions = Object.fromEntries(res.apiKeys.map((k: any) => [k.apiKey, [k.minVersion, k.maxVersion]]));
     expect(versions).toMatchObject({ 0: [0, 12], 22: [0, 5], 24: [0, 5], 25: [0, 4], 26: [0, 5], 27: [0, 1], 28: [0, 5], 65: [0, 0], 66: [0, 1] });
-    expect(res.supportedFeatures).toEqual([{ name: 'transaction.version', minVersion: 0, maxVersion: 2 }]);
-    expect(res.finalizedFeatures).toEqual([{ name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 }]);
+    // v3 omits supported features whose minimum is 0 (KAFKA-17011); the finalized level is what clients go by.
+    expect(res.finalizedFeatures).toContainEqual({ name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 });
+    const v4 = await client.send(18, 4, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
+    expect(v4.supportedFeatures).toContainEqual({ name: 'transaction.version', minVersion: 0, maxVersion: 2 });
   });
 
   it('transaction version 2 (KIP-890 part 2): implicit adds by Produce v12 and TxnOffsetCommit v5, an epoch bump per EndTxn v5', async () => {

@@ -1,0 +1,154 @@
+// The versions kafkite raised to Kafka 4.4's and the features it advertises, over the wire on the real broker
+// process. Each answer was compared with a Kafka 4.4.0 combined node sent the same request; the checks here
+// are on the outcome (what a second request sees), not only on the fields the new version adds.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKey } from '../../protocol/generated/index.js';
+import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js';
+import { batchesIn } from '../../protocol/records/batch-header.js';
+import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { WireClient } from '../../bench/lib/wire-client.js';
+
+const ZERO_UUID = '0'.repeat(32);
+const TOPIC = 'v44';
+let broker: BrokerProcess;
+let client: WireClient;
+let topicId: string;
+
+beforeAll(async () => {
+  broker = await startBroker();
+  client = await WireClient.connect(broker.port);
+  const created = await client.send(ApiKey.CreateTopics, 7, {
+    topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false,
+  });
+  expect(created.topics[0].errorCode).toBe(0);
+  topicId = created.topics[0].topicId;
+  const records = encodeBatch({ baseOffset: 0, records: [{ offset: 0, timestamp: Date.now(), key: null, value: Buffer.from('hello 4.4'), headers: [] }] });
+  const produced = await client.send(ApiKey.Produce, 12, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records }] }] });
+  expect(produced.responses[0].partitionResponses[0].errorCode).toBe(0);
+});
+
+afterAll(async () => {
+  client.close();
+  expect(await broker.stop()).toBe(0);
+  broker.cleanup();
+});
+
+describe('ApiVersions features', () => {
+  it('v4 lists the features of a Kafka 4.4 node, at the levels kafkite implements', async () => {
+    const res = await client.send(ApiKey.ApiVersions, 4, { clientSoftwareName: 'wire', clientSoftwareVersion: '1', clusterId: null, nodeId: -1 });
+    expect(res.supportedFeatures).toEqual([
+      { name: 'metadata.version', minVersion: 26, maxVersion: 26 },
+      { name: 'kraft.version', minVersion: 0, maxVersion: 0 },
+      { name: 'transaction.version', minVersion: 0, maxVersion: 2 },
+      { name: 'group.version', minVersion: 0, maxVersion: 1 },
+      { name: 'share.version', minVersion: 0, maxVersion: 0 },
+      { name: 'streams.version', minVersion: 0, maxVersion: 0 },
+      { name: 'eligible.leader.replicas.version', minVersion: 0, maxVersion: 0 },
+    ]);
+    // Level 0 is not finalized: Kafka leaves out a disabled feature (share, streams, ELR here; kraft.version 0 on a static quorum).
+    expect(res.finalizedFeatures).toEqual([
+      { name: 'metadata.version', maxVersionLevel: 26, minVersionLevel: 26 },
+      { name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 },
+      { name: 'group.version', maxVersionLevel: 1, minVersionLevel: 1 },
+    ]);
+    // The share and streams group APIs, which their disabled features gate in Kafka, are not listed.
+    const keys = res.apiKeys.map((k: { apiKey: number }) => k.apiKey);
+    for (const key of [ApiKey.ShareGroupHeartbeat, ApiKey.ShareFetch, ApiKey.StreamsGroupHeartbeat]) expect(keys).not.toContain(key);
+  });
+
+  it('v3 leaves out supported features whose minimum is 0, as Kafka 4.4 does (KAFKA-17011)', async () => {
+    const res = await client.send(ApiKey.ApiVersions, 3, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
+    expect(res.supportedFeatures).toEqual([{ name: 'metadata.version', minVersion: 26, maxVersion: 26 }]);
+    expect(res.finalizedFeatures.map((f: { name: string }) => f.name)).toEqual(['metadata.version', 'transaction.version', 'group.version']);
+  });
+});
+
+describe('versions raised to Kafka 4.4', () => {
+  it('Metadata v13 has the top-level error code and lists the topic with its id', async () => {
+    const res = await client.send(ApiKey.Metadata, 13, { topics: [{ topicId: ZERO_UUID, name: TOPIC }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+    expect(res.errorCode).toBe(0);
+    expect(res.topics.map((t: any) => [t.name, t.topicId, t.errorCode, t.partitions.length])).toEqual([[TOPIC, topicId, 0, 1]]);
+  });
+
+  it('Fetch v18 reads what was produced; a follower\'s HighWatermark (KIP-1166) changes nothing for a consumer', async () => {
+    const res = await client.send(ApiKey.Fetch, 18, {
+      clusterId: null, replicaId: -1, replicaState: { replicaId: -1, replicaEpoch: -1 }, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20,
+      isolationLevel: 0, sessionId: 0, sessionEpoch: -1, forgottenTopicsData: [], rackId: '',
+      topics: [{ topic: '', topicId, partitions: [{
+        partition: 0, currentLeaderEpoch: -1, fetchOffset: 0, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 1 << 20,
+        replicaDirectoryId: ZERO_UUID, highWatermark: 0,
+      }] }],
+    });
+    expect(res.errorCode).toBe(0);
+    const partition = res.responses[0].partitions[0];
+    expect([partition.errorCode, partition.highWatermark]).toEqual([0, 1]);
+    const records = partition.records as Buffer;
+    const values = [...batchesIn(records)].flatMap((h) => decodeBatch(records.subarray(h.pos, h.pos + h.sizeInBytes)).records.map((r) => r.value!.toString()));
+    expect(values).toEqual(['hello 4.4']);
+  });
+
+  it('DescribeGroups v6 answers a missing group GROUP_ID_NOT_FOUND; DeleteGroups v3 deletes, and the group is then missing', async () => {
+    const group = `v44-${randomUUID()}`;
+    const committed = await client.send(ApiKey.OffsetCommit, 9, {
+      groupId: group, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1,
+      topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, committedOffset: 1, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: '' }] }],
+    });
+    expect(committed.topics[0].partitions[0].errorCode).toBe(0);
+    const describe = async () => (await client.send(ApiKey.DescribeGroups, 6, { groups: [group], includeAuthorizedOperations: false })).groups[0];
+    expect(await describe()).toMatchObject({ errorCode: 0, errorMessage: null, groupState: 'Empty' });
+
+    const deleted = await client.send(ApiKey.DeleteGroups, 3, { groupsNames: [group, `${group}-missing`] });
+    expect(deleted.results).toEqual([
+      { groupId: group, errorCode: 0, errorMessage: null },
+      { groupId: `${group}-missing`, errorCode: 69, errorMessage: null },
+    ]);
+    expect(await describe()).toMatchObject({ errorCode: 69, errorMessage: `Group ${group} not found.`, groupState: 'Dead' });
+    // v5 still answers Dead without an error.
+    const v5 = await client.send(ApiKey.DescribeGroups, 5, { groups: [group], includeAuthorizedOperations: false });
+    expect(v5.groups[0]).toMatchObject({ errorCode: 0, groupState: 'Dead' });
+  });
+
+  it('DescribeCluster v2 lists this broker, not fenced, with or without fenced brokers asked for', async () => {
+    for (const includeFencedBrokers of [false, true]) {
+      const res = await client.send(ApiKey.DescribeCluster, 2, { includeClusterAuthorizedOperations: false, endpointType: 1, includeFencedBrokers });
+      expect(res.errorCode).toBe(0);
+      expect(res.brokers).toEqual([{ brokerId: 1, host: '127.0.0.1', port: broker.port, rack: null, isFenced: false }]);
+    }
+  });
+
+  it('DescribeLogDirs v5: the log dir, not cordoned, holds the topic\'s partition with its bytes', async () => {
+    const res = await client.send(ApiKey.DescribeLogDirs, 5, { topics: [{ topic: TOPIC, partitions: [0] }] });
+    expect(res.errorCode).toBe(0);
+    expect(res.results).toHaveLength(1);
+    expect(res.results[0]).toMatchObject({ errorCode: 0, isCordoned: false });
+    const [partition] = res.results[0].topics[0].partitions;
+    expect(res.results[0].topics[0].name).toBe(TOPIC);
+    expect(partition.partitionSize).toBeGreaterThan(0);
+  });
+
+  it('AlterPartitionReassignments v1 echoes AllowReplicationFactorChange; only the assignment in place is accepted', async () => {
+    for (const allowReplicationFactorChange of [false, true]) {
+      const res = await client.send(ApiKey.AlterPartitionReassignments, 1, {
+        timeoutMs: 5000, allowReplicationFactorChange,
+        topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, replicas: [1] }, { partitionIndex: 0, replicas: [1, 2] }] }],
+      });
+      expect(res.allowReplicationFactorChange).toBe(allowReplicationFactorChange);
+      expect(res.responses[0].partitions.map((p: any) => p.errorCode)).toEqual([0, 39]);
+    }
+    const listed = await client.send(ApiKey.ListPartitionReassignments, 0, { timeoutMs: 5000, topics: null });
+    expect(listed.topics).toEqual([]);
+  });
+
+  it('ConsumerGroupDescribe v1 gives each member its type: 1, a consumer member (KIP-1099)', async () => {
+    const group = `v44-848-${randomUUID()}`;
+    const joined = await client.send(ApiKey.ConsumerGroupHeartbeat, 1, {
+      groupId: group, memberId: randomUUID(), memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
+      subscribedTopicNames: [TOPIC], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [],
+    });
+    expect(joined.errorCode).toBe(0);
+    const res = await client.send(ApiKey.ConsumerGroupDescribe, 1, { groupIds: [group], includeAuthorizedOperations: false });
+    expect(res.groups[0].errorCode).toBe(0);
+    expect(res.groups[0].members.map((m: any) => [m.memberId, m.memberType])).toEqual([[joined.memberId, 1]]);
+  });
+});
