@@ -31,13 +31,33 @@ export function apiVersionsResponse(handlers: Iterable<Handler>, errorCode: numb
   };
 }
 
+/** An answer carrying only its error, as Kafka 4.4 sends it: no APIs, no features, features epoch -1. */
+function refused(errorCode: number): ApiVersionsResponse {
+  return { errorCode, apiKeys: [], throttleTimeMs: 0, supportedFeatures: [], finalizedFeaturesEpoch: -1, finalizedFeatures: [], zkMigrationReady: false };
+}
+
+/**
+ * v5 (KIP-1242): a client names the cluster and node it means to reach, both or neither (INVALID_REQUEST
+ * otherwise); when either is not this broker's, REBOOTSTRAP_REQUIRED tells it to look its cluster up again.
+ * Checked against a Kafka 4.4 node.
+ */
+function identityError(request: ApiVersionsRequest, clusterId: string, nodeId: number): number {
+  const named = [request.clusterId !== null, request.nodeId !== -1];
+  if (!named[0] && !named[1]) return ErrorCode.NONE;
+  if (!named[0] || !named[1]) return ErrorCode.INVALID_REQUEST;
+  return request.clusterId === clusterId && request.nodeId === nodeId ? ErrorCode.NONE : ErrorCode.REBOOTSTRAP_REQUIRED;
+}
+
 /** The registry lists this handler too, so it hands the handler its table rather than being imported by it. */
 export function apiVersionsHandler(handlers: () => Iterable<Handler>): Handler<ApiVersionsRequest, ApiVersionsResponse> {
   return {
     apiKey: 18,
     name: 'ApiVersions',
     minVersion: 0,
-    maxVersion: 4,
-    handle: (_request, ctx) => apiVersionsResponse(handlers(), ErrorCode.NONE, ctx.apiVersion),
+    maxVersion: 5,
+    handle: (request, ctx) => {
+      const errorCode = identityError(request, ctx.broker.clusterId, ctx.broker.nodeId);
+      return errorCode === ErrorCode.NONE ? apiVersionsResponse(handlers(), ErrorCode.NONE, ctx.apiVersion) : refused(errorCode);
+    },
   };
 }

@@ -65,10 +65,48 @@ describe('ApiVersions features', () => {
 });
 
 describe('versions raised to Kafka 4.4', () => {
+  it('ApiVersions v5 checks the cluster and node the client names (KIP-1242), both or neither, as Kafka 4.4 does', async () => {
+    const clusterId = (await client.send(ApiKey.DescribeCluster, 0, { includeClusterAuthorizedOperations: false })).clusterId;
+    const ask = (id: string | null, nodeId: number) =>
+      client.send(ApiKey.ApiVersions, 5, { clientSoftwareName: 'wire', clientSoftwareVersion: '1', clusterId: id, nodeId });
+    const answered = await ask(clusterId, 1);
+    expect(answered.errorCode).toBe(0);
+    expect(answered.apiKeys.find((k: { apiKey: number }) => k.apiKey === ApiKey.ApiVersions)).toEqual({ apiKey: 18, minVersion: 0, maxVersion: 5 });
+    expect((await ask(null, -1)).errorCode).toBe(0);
+    const refused = { apiKeys: [], supportedFeatures: [], finalizedFeaturesEpoch: -1, finalizedFeatures: [] };
+    expect(await ask('another-cluster', 1)).toMatchObject({ errorCode: 129, ...refused }); // REBOOTSTRAP_REQUIRED
+    expect(await ask(clusterId, 2)).toMatchObject({ errorCode: 129, ...refused });
+    expect(await ask(clusterId, -1)).toMatchObject({ errorCode: 42, ...refused }); // INVALID_REQUEST
+    expect(await ask(null, 1)).toMatchObject({ errorCode: 42, ...refused });
+    // The connection stays usable.
+    expect((await ask(null, -1)).apiKeys.length).toBeGreaterThan(40);
+  });
+
+
   it('Metadata v13 has the top-level error code and lists the topic with its id', async () => {
     const res = await client.send(ApiKey.Metadata, 13, { topics: [{ topicId: ZERO_UUID, name: TOPIC }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
     expect(res.errorCode).toBe(0);
     expect(res.topics.map((t: any) => [t.name, t.topicId, t.errorCode, t.partitions.length])).toEqual([[TOPIC, topicId, 0, 1]]);
+  });
+
+  it('ListOffsets v11 answers EARLIEST_PENDING_UPLOAD (-6) with no offset, there being no tiered storage; each special timestamp needs its version', async () => {
+    const list = async (version: number, timestamp: number, name = TOPIC) => {
+      const res = await client.send(ApiKey.ListOffsets, version, {
+        replicaId: -1, isolationLevel: 0, timeoutMs: 5000, topics: [{ name, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 }] }],
+      });
+      const p = res.topics[0].partitions[0];
+      return [p.errorCode, p.offset];
+    };
+    expect(await list(11, -6)).toEqual([0, -1]);
+    expect(await list(11, -1)).toEqual([0, 1]);
+    expect(await list(11, -4)).toEqual([0, 0]);
+    // As a Kafka 4.4 node answers (ReplicaManager.isListOffsetsTimestampUnsupported): UNSUPPORTED_VERSION below
+    // the version that brought each timestamp, for any other negative one, and before the partition is looked up.
+    for (const [version, timestamp] of [[10, -6], [8, -5], [7, -4], [6, -3], [11, -7]] as const) {
+      expect(await list(version, timestamp), `v${version} ${timestamp}`).toEqual([35, -1]);
+    }
+    expect(await list(10, -6, 'no-such-topic')).toEqual([35, -1]);
+    expect(await list(11, -6, 'no-such-topic')).toEqual([3, -1]);
   });
 
   it('Fetch v18 reads what was produced; a follower\'s HighWatermark (KIP-1166) changes nothing for a consumer', async () => {

@@ -91,7 +91,7 @@ describe('ApiVersions', () => {
     frame.write('x', 14);
     const answer = await c.sendRaw<any>(frame, 4242, 18, 0);
     expect(answer.errorCode).toBe(35);
-    expect(answer.apiKeys.find((k: any) => k.apiKey === 18)).toEqual({ apiKey: 18, minVersion: 0, maxVersion: 4 });
+    expect(answer.apiKeys.find((k: any) => k.apiKey === 18)).toEqual({ apiKey: 18, minVersion: 0, maxVersion: 5 });
     c.close();
   });
 });
