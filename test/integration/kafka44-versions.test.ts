@@ -109,6 +109,26 @@ describe('versions raised to Kafka 4.4', () => {
     expect(await list(11, -6, 'no-such-topic')).toEqual([3, -1]);
   });
 
+  it('ListTransactions v2 keeps the transactional ids TransactionalIdPattern matches whole (RE2/J), as Kafka 4.4 does', async () => {
+    for (const transactionalId of ['tx-a', 'tx-b', 'other']) {
+      const init = await client.send(ApiKey.InitProducerId, 4, { transactionalId, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+      expect(init.errorCode).toBe(0);
+    }
+    const list = async (transactionalIdPattern: string | null, stateFilters: string[] = []) => {
+      const res = await client.send(ApiKey.ListTransactions, 2, { stateFilters, producerIdFilters: [], durationFilter: -1, transactionalIdPattern });
+      return [res.errorCode, res.transactionStates.map((t: { transactionalId: string }) => t.transactionalId).sort(), res.unknownStateFilters];
+    };
+    expect(await list(null)).toEqual([0, ['other', 'tx-a', 'tx-b'], []]);
+    expect(await list('')).toEqual([0, ['other', 'tx-a', 'tx-b'], []]);
+    expect(await list('tx-.*')).toEqual([0, ['tx-a', 'tx-b'], []]);
+    expect(await list('tx')).toEqual([0, [], []]); // the whole id must match
+    expect(await list('.*a')).toEqual([0, ['tx-a'], []]);
+    expect(await list('(?i)TX-A')).toEqual([0, ['tx-a'], []]);
+    // INVALID_REGULAR_EXPRESSION, with the unknown state filters dropped too; a lookahead is not RE2.
+    expect(await list('[', ['Bogus'])).toEqual([128, [], []]);
+    expect(await list('tx-(?=a)a')).toEqual([128, [], []]);
+  });
+
   it('Fetch v18 reads what was produced; a follower\'s HighWatermark (KIP-1166) changes nothing for a consumer', async () => {
     const res = await client.send(ApiKey.Fetch, 18, {
       clusterId: null, replicaId: -1, replicaState: { replicaId: -1, replicaEpoch: -1 }, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20,
