@@ -198,6 +198,32 @@ describe('versions raised to Kafka 4.4', () => {
     expect(listed.topics).toEqual([]);
   });
 
+  it('Produce v13 appends to the topic its id names; an id of no topic is UNKNOWN_TOPIC_ID, as on Kafka 4.4', async () => {
+    const records = () => encodeBatch({ baseOffset: 0, records: [{ offset: 0, timestamp: Date.now(), key: null, value: Buffer.from('by id'), headers: [] }] });
+    const produce = (id: string) => client.send(ApiKey.Produce, 13, {
+      transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: '', topicId: id, partitionData: [{ index: 0, records: records() }, { index: 5, records: records() }] }],
+    });
+    const byId = await produce(topicId);
+    expect(byId.responses[0].topicId).toBe(topicId);
+    expect(byId.responses[0].partitionResponses.map((p: any) => [p.index, p.errorCode, p.baseOffset])).toEqual([[0, 0, 1], [5, 3, -1]]);
+    const unknownId = 'f'.repeat(32);
+    const unknown = await produce(unknownId);
+    expect(unknown.responses[0].topicId).toBe(unknownId);
+    expect(unknown.responses[0].partitionResponses.map((p: any) => p.errorCode)).toEqual([100, 100]);
+    // A second client by name reads the record at offset 1, and nothing else was appended.
+    const other = await WireClient.connect(broker.port);
+    const fetched = await other.send(ApiKey.Fetch, 12, {
+      clusterId: null, replicaId: -1, replicaState: { replicaId: -1, replicaEpoch: -1 }, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20,
+      isolationLevel: 0, sessionId: 0, sessionEpoch: -1, forgottenTopicsData: [], rackId: '',
+      topics: [{ topic: TOPIC, topicId: ZERO_UUID, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 1, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 1 << 20, replicaDirectoryId: ZERO_UUID }] }],
+    });
+    other.close();
+    const partition = fetched.responses[0].partitions[0];
+    const data = partition.records as Buffer;
+    expect(partition.highWatermark).toBe(2);
+    expect([...batchesIn(data)].flatMap((h) => decodeBatch(data.subarray(h.pos, h.pos + h.sizeInBytes)).records.map((r) => r.value!.toString()))).toEqual(['by id']);
+  });
+
   it('ConsumerGroupDescribe v1 gives each member its type: 1, a consumer member (KIP-1099)', async () => {
     const group = `v44-848-${randomUUID()}`;
     const joined = await client.send(ApiKey.ConsumerGroupHeartbeat, 1, {
