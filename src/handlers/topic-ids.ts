@@ -1,10 +1,42 @@
+import type { TopicRegistry } from '../metadata/topic-registry.js';
 import { ZERO_UUID } from '../metadata/topic-registry.js';
 
 /**
- * Response topics of the versions that name topics (Produce v0-12, OffsetCommit v0-9, OffsetFetch v0-9,
- * TxnOffsetCommit): the topicId field, carried only by the later versions kafkite does not serve, is the zero
- * uuid, as in Kafka's responses to these versions.
+ * Response topics of TxnOffsetCommit v0-5, which name topics: the topicId field, carried only by v6 (not
+ * served), is the zero uuid, as in Kafka's responses to these versions.
  */
 export function namedTopics<T extends object>(topics: readonly T[]): Array<T & { topicId: string }> {
   return topics.map((t) => ({ ...t, topicId: ZERO_UUID }));
+}
+
+interface RequestTopic {
+  readonly name: string;
+  readonly topicId: string;
+}
+
+/**
+ * Request topics as the handlers see them, by name. From the version that names topics by id (OffsetCommit and
+ * OffsetFetch v10, KIP-848), Kafka's KafkaApis resolves the ids first; an id of no topic is left in `unknown`,
+ * to be answered UNKNOWN_TOPIC_ID. `echo` gives a topic's response fields back as the request had them (its
+ * name below that version, its id from it), keyed by the name it resolved to.
+ */
+export function resolveTopicIds<T extends RequestTopic>(topics: readonly T[], registry: TopicRegistry, byId: boolean): {
+  known: T[];
+  unknown: T[];
+  echo(name: string): RequestTopic;
+} {
+  const echoes = new Map<string, RequestTopic>();
+  const known: T[] = [];
+  const unknown: T[] = [];
+  for (const t of topics) {
+    const name = byId ? registry.getById(t.topicId)?.name : t.name;
+    if (name === undefined) {
+      unknown.push(t);
+      continue;
+    }
+    known.push({ ...t, name });
+    echoes.set(name, { name: t.name, topicId: t.topicId });
+  }
+  const idOf = (name: string) => (byId ? { name: '', topicId: registry.get(name)?.topicId ?? ZERO_UUID } : { name, topicId: ZERO_UUID });
+  return { known, unknown, echo: (name) => echoes.get(name) ?? idOf(name) };
 }

@@ -224,6 +224,39 @@ describe('versions raised to Kafka 4.4', () => {
     expect([...batchesIn(data)].flatMap((h) => decodeBatch(data.subarray(h.pos, h.pos + h.sizeInBytes)).records.map((r) => r.value!.toString()))).toEqual(['by id']);
   });
 
+  it('OffsetCommit and OffsetFetch v10 name topics by id; an id of no topic is UNKNOWN_TOPIC_ID, as on Kafka 4.4', async () => {
+    const group = `v44-ids-${randomUUID()}`;
+    const unknownId = 'f'.repeat(32);
+    const partition = (partitionIndex: number) => ({ partitionIndex, committedOffset: 7, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: 'by id' });
+    const committed = await client.send(ApiKey.OffsetCommit, 10, {
+      groupId: group, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1,
+      topics: [{ name: '', topicId, partitions: [partition(0), partition(9)] }, { name: '', topicId: unknownId, partitions: [partition(0)] }],
+    });
+    const errors = committed.topics.flatMap((t: any) => t.partitions.map((p: any) => `${t.topicId === topicId ? 'id' : t.topicId}-${p.partitionIndex}:${p.errorCode}`)).sort();
+    expect(errors).toEqual(['id-0:0', 'id-9:3', `${unknownId}-0:100`].sort());
+    expect(committed.topics.every((t: any) => t.name === '')).toBe(true);
+
+    const fetchV10 = (topics: unknown) => client.send(ApiKey.OffsetFetch, 10, {
+      groupId: '', topics: [], requireStable: false, groups: [{ groupId: group, memberId: null, memberEpoch: -1, topics }],
+    });
+    const byIds = (await fetchV10([{ name: '', topicId, partitionIndexes: [0, 1] }, { name: '', topicId: unknownId, partitionIndexes: [0] }])).groups[0];
+    expect(byIds.errorCode).toBe(0);
+    expect(byIds.topics).toEqual([
+      { name: '', topicId, partitions: [
+        { partitionIndex: 0, committedOffset: 7, committedLeaderEpoch: -1, metadata: 'by id', errorCode: 0 },
+        { partitionIndex: 1, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: 0 },
+      ] },
+      { name: '', topicId: unknownId, partitions: [{ partitionIndex: 0, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: 100 }] },
+    ]);
+    const all = (await fetchV10(null)).groups[0];
+    expect(all.topics).toEqual([{ name: '', topicId, partitions: [{ partitionIndex: 0, committedOffset: 7, committedLeaderEpoch: -1, metadata: 'by id', errorCode: 0 }] }]);
+    // The same commit, read by name at v9.
+    const byName = await client.send(ApiKey.OffsetFetch, 9, {
+      groupId: '', topics: [], requireStable: false, groups: [{ groupId: group, memberId: null, memberEpoch: -1, topics: [{ name: TOPIC, topicId: ZERO_UUID, partitionIndexes: [0] }] }],
+    });
+    expect(byName.groups[0].topics).toEqual([{ name: TOPIC, topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, committedOffset: 7, committedLeaderEpoch: -1, metadata: 'by id', errorCode: 0 }] }]);
+  });
+
   it('ConsumerGroupDescribe v1 gives each member its type: 1, a consumer member (KIP-1099)', async () => {
     const group = `v44-848-${randomUUID()}`;
     const joined = await client.send(ApiKey.ConsumerGroupHeartbeat, 1, {
