@@ -1,14 +1,6 @@
 import type { TopicRegistry } from '../metadata/topic-registry.js';
 import { ZERO_UUID } from '../metadata/topic-registry.js';
 
-/**
- * Response topics of TxnOffsetCommit v0-5, which name topics: the topicId field, carried only by v6 (not
- * served), is the zero uuid, as in Kafka's responses to these versions.
- */
-export function namedTopics<T extends object>(topics: readonly T[]): Array<T & { topicId: string }> {
-  return topics.map((t) => ({ ...t, topicId: ZERO_UUID }));
-}
-
 interface RequestTopic {
   readonly name: string;
   readonly topicId: string;

@@ -257,6 +257,32 @@ describe('versions raised to Kafka 4.4', () => {
     expect(byName.groups[0].topics).toEqual([{ name: TOPIC, topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, committedOffset: 7, committedLeaderEpoch: -1, metadata: 'by id', errorCode: 0 }] }]);
   });
 
+  it('TxnOffsetCommit v6 names topics by id; partitions the metadata lacks are UNKNOWN_TOPIC_OR_PARTITION at every version, as on Kafka 4.4', async () => {
+    const transactionalId = `v44-txn-${randomUUID()}`;
+    const group = `v44-txn-group-${randomUUID()}`;
+    const init = await client.send(ApiKey.InitProducerId, 5, { transactionalId, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+    expect(init.errorCode).toBe(0);
+    const unknownId = 'f'.repeat(32);
+    const partition = (partitionIndex: number) => ({ partitionIndex, committedOffset: 5, committedLeaderEpoch: -1, committedMetadata: '' });
+    const commit = (version: number, topics: unknown) => client.send(ApiKey.TxnOffsetCommit, version, {
+      transactionalId, groupId: group, producerId: init.producerId, producerEpoch: init.producerEpoch, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, topics,
+    });
+    const errors = (res: any) => res.topics.flatMap((t: any) => t.partitions.map((p: any) => `${t.topicId === topicId ? 'id' : t.name || t.topicId}-${p.partitionIndex}:${p.errorCode}`)).sort();
+    // v6 adds the offsets partition to the transaction itself (transaction version 2), as v5 does.
+    const v6 = await commit(6, [{ name: '', topicId, partitions: [partition(0), partition(9)] }, { name: '', topicId: unknownId, partitions: [partition(0)] }]);
+    expect(errors(v6)).toEqual(['id-0:0', 'id-9:3', `${unknownId}-0:100`].sort());
+    expect(v6.topics.every((t: any) => t.name === '')).toBe(true);
+    const v5 = await commit(5, [{ name: TOPIC, topicId: ZERO_UUID, partitions: [partition(9)] }, { name: 'no-such-topic', topicId: ZERO_UUID, partitions: [partition(0)] }]);
+    expect(errors(v5)).toEqual([`${TOPIC}-9:3`, 'no-such-topic-0:3'].sort());
+    const ended = await client.send(ApiKey.EndTxn, 5, { transactionalId, producerId: init.producerId, producerEpoch: init.producerEpoch, committed: true });
+    expect(ended.errorCode).toBe(0);
+    // Committed with the transaction: offset 5 for partition 0 only.
+    const fetched = await client.send(ApiKey.OffsetFetch, 10, {
+      groupId: '', topics: [], requireStable: true, groups: [{ groupId: group, memberId: null, memberEpoch: -1, topics: null }],
+    });
+    expect(fetched.groups[0].topics).toEqual([{ name: '', topicId, partitions: [{ partitionIndex: 0, committedOffset: 5, committedLeaderEpoch: -1, metadata: '', errorCode: 0 }] }]);
+  });
+
   it('ConsumerGroupDescribe v1 gives each member its type: 1, a consumer member (KIP-1099)', async () => {
     const group = `v44-848-${randomUUID()}`;
     const joined = await client.send(ApiKey.ConsumerGroupHeartbeat, 1, {

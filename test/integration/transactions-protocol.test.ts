@@ -395,7 +395,7 @@ describe('transaction coordinator over the wire', () => {
   it('advertises the transaction APIs and the finalized transaction.version', async () => {
     const res = await client.send(18, 3, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
     const versions = Object.fromEntries(res.apiKeys.map((k: any) => [k.apiKey, [k.minVersion, k.maxVersion]]));
-    expect(versions).toMatchObject({ 0: [0, 13], 22: [0, 5], 24: [0, 5], 25: [0, 4], 26: [0, 5], 27: [0, 1], 28: [0, 5], 65: [0, 0], 66: [0, 2] });
+    expect(versions).toMatchObject({ 0: [0, 13], 22: [0, 5], 24: [0, 5], 25: [0, 4], 26: [0, 5], 27: [0, 1], 28: [0, 6], 65: [0, 0], 66: [0, 2] });
     // v3 omits supported features whose minimum is 0 (KAFKA-17011); the finalized level is what clients go by.
     expect(res.finalizedFeatures).toContainEqual({ name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 });
     const v4 = await client.send(18, 4, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
