@@ -392,10 +392,28 @@ describe('transaction coordinator over the wire', () => {
     await endTxn('wire-markers', producerId, producerEpoch, false);
   });
 
+  it('WriteTxnMarkers v2 applies the marker\'s own transaction version (KIP-1228): a version 2 marker needs a bumped epoch', async () => {
+    const { producerId, producerEpoch } = await initProducerId('wire-markers-v2');
+    await addPartitions('wire-markers-v2', producerId, producerEpoch, [{ name: 'tx-b', partitions: [1] }]);
+    expect((await produce('wire-markers-v2', 'tx-b', 1, txnBatch(producerId, producerEpoch, 0, ['m']))).errorCode).toBe(E.NONE);
+    const before = await fetchPartitionState('tx-b', 1);
+    const marker = (epoch: number, transactionVersion: number) => client.send(27, 2, {
+      markers: [{ producerId, producerEpoch: epoch, transactionResult: false, coordinatorEpoch: 0, transactionVersion, topics: [{ name: 'tx-b', partitionIndexes: [1] }] }],
+    });
+    // At the open transaction's own epoch a version 2 marker is refused (v1 would take it), and nothing is written.
+    expect((await marker(producerEpoch, 2)).markers[0].topics[0].partitions[0].errorCode).not.toBe(E.NONE);
+    expect(await fetchPartitionState('tx-b', 1)).toMatchObject({ highWatermark: before.highWatermark, lastStableOffset: before.lastStableOffset });
+    expect((await marker(producerEpoch + 1, 2)).markers[0].topics[0].partitions[0].errorCode).toBe(E.NONE);
+    const after = await fetchPartitionState('tx-b', 1);
+    expect(after.highWatermark).toBe(before.highWatermark + 1);
+    expect(after.lastStableOffset).toBe(after.highWatermark);
+    await endTxn('wire-markers-v2', producerId, producerEpoch, false);
+  });
+
   it('advertises the transaction APIs and the finalized transaction.version', async () => {
     const res = await client.send(18, 3, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
     const versions = Object.fromEntries(res.apiKeys.map((k: any) => [k.apiKey, [k.minVersion, k.maxVersion]]));
-    expect(versions).toMatchObject({ 0: [0, 13], 22: [0, 5], 24: [0, 5], 25: [0, 4], 26: [0, 5], 27: [0, 1], 28: [0, 6], 65: [0, 0], 66: [0, 2] });
+    expect(versions).toMatchObject({ 0: [0, 13], 22: [0, 5], 24: [0, 5], 25: [0, 4], 26: [0, 5], 27: [0, 2], 28: [0, 6], 65: [0, 0], 66: [0, 2] });
     // v3 omits supported features whose minimum is 0 (KAFKA-17011); the finalized level is what clients go by.
     expect(res.finalizedFeatures).toContainEqual({ name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 });
     const v4 = await client.send(18, 4, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
