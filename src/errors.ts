@@ -81,6 +81,7 @@ export const ErrorCode = {
   UNSUPPORTED_ENDPOINT_TYPE: 115,
   TRANSACTION_ABORTABLE: 120,
   INVALID_REGULAR_EXPRESSION: 128,
+  REBOOTSTRAP_REQUIRED: 129,
 } as const;
 
 /** An error that maps to a Kafka error code in a response. */

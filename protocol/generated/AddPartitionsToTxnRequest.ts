@@ -30,7 +30,7 @@ export interface AddPartitionsToTxnTransaction {
 export interface AddPartitionsToTxnTopic {
   /** The name of the topic. */
   name: string;
-  /** The partition indexes to add to the transaction */
+  /** The partition indexes to add to the transaction. */
   partitions: number[];
 }
 

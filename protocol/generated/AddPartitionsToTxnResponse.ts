@@ -22,7 +22,7 @@ export interface AddPartitionsToTxnResult {
 export interface AddPartitionsToTxnTopicResult {
   /** The topic name. */
   name: string;
-  /** The results for each partition */
+  /** The results for each partition. */
   resultsByPartition: AddPartitionsToTxnPartitionResult[];
 }
 

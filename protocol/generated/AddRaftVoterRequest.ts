@@ -2,22 +2,26 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface AddRaftVoterRequest {
+  /** The cluster id. */
   clusterId: string | null;
+  /** The maximum time to wait for the request to complete before returning. */
   timeoutMs: number;
-  /** The replica id of the voter getting added to the topic partition */
+  /** The replica id of the voter getting added to the topic partition. */
   voterId: number;
-  /** The directory id of the voter getting added to the topic partition */
+  /** The directory id of the voter getting added to the topic partition. */
   voterDirectoryId: string;
-  /** The endpoints that can be used to communicate with the voter */
+  /** The endpoints that can be used to communicate with the voter. */
   listeners: Listener[];
+  /** When true, return a response after the new voter set is committed. Otherwise, return after the leader writes the changes locally. (versions 1+) */
+  ackWhenCommitted: boolean;
 }
 
 export interface Listener {
-  /** The name of the endpoint */
+  /** The name of the endpoint. */
   name: string;
-  /** The hostname */
+  /** The hostname. */
   host: string;
-  /** The port */
+  /** The port. */
   port: number;
 }
 
@@ -28,6 +32,7 @@ export function readAddRaftVoterRequest(r: Reader, version: number): AddRaftVote
     voterId: r.int32(),
     voterDirectoryId: r.uuid(),
     listeners: readListenerArray(r, version, true),
+    ackWhenCommitted: version >= 1 ? r.bool() : true,
   };
   r.skipTaggedFields();
   return m;
@@ -40,6 +45,7 @@ export function writeAddRaftVoterRequest(w: Writer, version: number, m: AddRaftV
   w.uuid(m.voterDirectoryId);
   w.arrayLength(m.listeners.length, true);
   for (const e of m.listeners) writeListener(w, version, e);
+  if (version >= 1) w.bool(m.ackWhenCommitted);
   w.uvarint(0);
 }
 

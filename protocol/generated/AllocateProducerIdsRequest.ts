@@ -2,9 +2,9 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface AllocateProducerIdsRequest {
-  /** The ID of the requesting broker */
+  /** The ID of the requesting broker. */
   brokerId: number;
-  /** The epoch of the requesting broker */
+  /** The epoch of the requesting broker. */
   brokerEpoch: number;
 }
 

@@ -4,11 +4,11 @@ import { Reader, Writer } from '../primitives.js';
 export interface AllocateProducerIdsResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number;
-  /** The top level response error code */
+  /** The top level response error code. */
   errorCode: number;
-  /** The first producer ID in this range, inclusive */
+  /** The first producer ID in this range, inclusive. */
   producerIdStart: number;
-  /** The number of producer IDs in this range */
+  /** The number of producer IDs in this range. */
   producerIdLen: number;
 }
 

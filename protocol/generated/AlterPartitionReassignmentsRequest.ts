@@ -4,6 +4,8 @@ import { Reader, Writer } from '../primitives.js';
 export interface AlterPartitionReassignmentsRequest {
   /** The time in ms to wait for the request to complete. */
   timeoutMs: number;
+  /** The option indicating whether changing the replication factor of any given partition as part of this request is a valid move. (versions 1+) */
+  allowReplicationFactorChange: boolean;
   /** The topics to reassign. */
   topics: ReassignableTopic[];
 }
@@ -25,6 +27,7 @@ export interface ReassignablePartition {
 export function readAlterPartitionReassignmentsRequest(r: Reader, version: number): AlterPartitionReassignmentsRequest {
   const m: AlterPartitionReassignmentsRequest = {
     timeoutMs: r.int32(),
+    allowReplicationFactorChange: version >= 1 ? r.bool() : true,
     topics: readReassignableTopicArray(r, version, true),
   };
   r.skipTaggedFields();
@@ -33,6 +36,7 @@ export function readAlterPartitionReassignmentsRequest(r: Reader, version: numbe
 
 export function writeAlterPartitionReassignmentsRequest(w: Writer, version: number, m: AlterPartitionReassignmentsRequest): void {
   w.int32(m.timeoutMs);
+  if (version >= 1) w.bool(m.allowReplicationFactorChange);
   w.arrayLength(m.topics.length, true);
   for (const e of m.topics) writeReassignableTopic(w, version, e);
   w.uvarint(0);

@@ -4,6 +4,8 @@ import { Reader, Writer } from '../primitives.js';
 export interface AlterPartitionReassignmentsResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number;
+  /** The option indicating whether changing the replication factor of any given partition as part of the request was allowed. (versions 1+) */
+  allowReplicationFactorChange: boolean;
   /** The top-level error code, or 0 if there was no error. */
   errorCode: number;
   /** The top-level error message, or null if there was no error. */
@@ -13,9 +15,9 @@ export interface AlterPartitionReassignmentsResponse {
 }
 
 export interface ReassignableTopicResponse {
-  /** The topic name */
+  /** The topic name. */
   name: string;
-  /** The responses to partitions to reassign */
+  /** The responses to partitions to reassign. */
   partitions: ReassignablePartitionResponse[];
 }
 
@@ -31,6 +33,7 @@ export interface ReassignablePartitionResponse {
 export function readAlterPartitionReassignmentsResponse(r: Reader, version: number): AlterPartitionReassignmentsResponse {
   const m: AlterPartitionReassignmentsResponse = {
     throttleTimeMs: r.int32(),
+    allowReplicationFactorChange: version >= 1 ? r.bool() : true,
     errorCode: r.int16(),
     errorMessage: r.nullableString(true),
     responses: readReassignableTopicResponseArray(r, version, true),
@@ -41,6 +44,7 @@ export function readAlterPartitionReassignmentsResponse(r: Reader, version: numb
 
 export function writeAlterPartitionReassignmentsResponse(w: Writer, version: number, m: AlterPartitionReassignmentsResponse): void {
   w.int32(m.throttleTimeMs);
+  if (version >= 1) w.bool(m.allowReplicationFactorChange);
   w.int16(m.errorCode);
   w.nullableString(m.errorMessage, true);
   w.arrayLength(m.responses.length, true);

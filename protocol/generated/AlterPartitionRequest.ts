@@ -2,33 +2,33 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface AlterPartitionRequest {
-  /** The ID of the requesting broker */
+  /** The ID of the requesting broker. */
   brokerId: number;
-  /** The epoch of the requesting broker */
+  /** The epoch of the requesting broker. */
   brokerEpoch: number;
+  /** The topics to alter ISRs for. */
   topics: TopicData[];
 }
 
 export interface TopicData {
-  /** The name of the topic to alter ISRs for (versions 0-1) */
-  topicName: string;
-  /** The ID of the topic to alter ISRs for (versions 2+) */
+  /** The ID of the topic to alter ISRs for. */
   topicId: string;
+  /** The partitions to alter ISRs for. */
   partitions: PartitionData[];
 }
 
 export interface PartitionData {
-  /** The partition index */
+  /** The partition index. */
   partitionIndex: number;
-  /** The leader epoch of this partition */
+  /** The leader epoch of this partition. */
   leaderEpoch: number;
   /** The ISR for this partition. Deprecated since version 3. (versions 0-2) */
   newIsr: number[];
-  /** (versions 3+) */
+  /** The ISR for this partition. (versions 3+) */
   newIsrWithEpochs: BrokerState[];
-  /** 1 if the partition is recovering from an unclean leader election; 0 otherwise. (versions 1+) */
+  /** 1 if the partition is recovering from an unclean leader election; 0 otherwise. */
   leaderRecoveryState: number;
-  /** The expected epoch of the partition which is being updated. For legacy cluster this is the ZkVersion in the LeaderAndIsr request. */
+  /** The expected epoch of the partition which is being updated. */
   partitionEpoch: number;
 }
 
@@ -59,8 +59,7 @@ export function writeAlterPartitionRequest(w: Writer, version: number, m: AlterP
 
 function readTopicData(r: Reader, version: number): TopicData {
   const m: TopicData = {
-    topicName: version <= 1 ? r.string(true) : '',
-    topicId: version >= 2 ? r.uuid() : '00000000000000000000000000000000',
+    topicId: r.uuid(),
     partitions: readPartitionDataArray(r, version, true),
   };
   r.skipTaggedFields();
@@ -68,8 +67,7 @@ function readTopicData(r: Reader, version: number): TopicData {
 }
 
 function writeTopicData(w: Writer, version: number, m: TopicData): void {
-  if (version <= 1) w.string(m.topicName, true);
-  if (version >= 2) w.uuid(m.topicId);
+  w.uuid(m.topicId);
   w.arrayLength(m.partitions.length, true);
   for (const e of m.partitions) writePartitionData(w, version, e);
   w.uvarint(0);
@@ -81,7 +79,7 @@ function readPartitionData(r: Reader, version: number): PartitionData {
     leaderEpoch: r.int32(),
     newIsr: version <= 2 ? readInt32Array(r, true) : [],
     newIsrWithEpochs: version >= 3 ? readBrokerStateArray(r, version, true) : [],
-    leaderRecoveryState: version >= 1 ? r.int8() : 0,
+    leaderRecoveryState: r.int8(),
     partitionEpoch: r.int32(),
   };
   r.skipTaggedFields();
@@ -99,7 +97,7 @@ function writePartitionData(w: Writer, version: number, m: PartitionData): void 
     w.arrayLength(m.newIsrWithEpochs.length, true);
     for (const e of m.newIsrWithEpochs) writeBrokerState(w, version, e);
   }
-  if (version >= 1) w.int8(m.leaderRecoveryState);
+  w.int8(m.leaderRecoveryState);
   w.int32(m.partitionEpoch);
   w.uvarint(0);
 }

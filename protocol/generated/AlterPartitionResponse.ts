@@ -4,23 +4,23 @@ import { Reader, Writer } from '../primitives.js';
 export interface AlterPartitionResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number;
-  /** The top level response error code */
+  /** The top level response error code. */
   errorCode: number;
+  /** The responses for each topic. */
   topics: TopicData[];
 }
 
 export interface TopicData {
-  /** The name of the topic (versions 0-1) */
-  topicName: string;
-  /** The ID of the topic (versions 2+) */
+  /** The ID of the topic. */
   topicId: string;
+  /** The responses for each partition. */
   partitions: PartitionData[];
 }
 
 export interface PartitionData {
-  /** The partition index */
+  /** The partition index. */
   partitionIndex: number;
-  /** The partition level error code */
+  /** The partition level error code. */
   errorCode: number;
   /** The broker ID of the leader. */
   leaderId: number;
@@ -28,9 +28,9 @@ export interface PartitionData {
   leaderEpoch: number;
   /** The in-sync replica IDs. */
   isr: number[];
-  /** 1 if the partition is recovering from an unclean leader election; 0 otherwise. (versions 1+) */
+  /** 1 if the partition is recovering from an unclean leader election; 0 otherwise. */
   leaderRecoveryState: number;
-  /** The current epoch for the partition for KRaft controllers. The current ZK version for the legacy controllers. */
+  /** The current epoch for the partition for KRaft controllers. */
   partitionEpoch: number;
 }
 
@@ -54,8 +54,7 @@ export function writeAlterPartitionResponse(w: Writer, version: number, m: Alter
 
 function readTopicData(r: Reader, version: number): TopicData {
   const m: TopicData = {
-    topicName: version <= 1 ? r.string(true) : '',
-    topicId: version >= 2 ? r.uuid() : '00000000000000000000000000000000',
+    topicId: r.uuid(),
     partitions: readPartitionDataArray(r, version, true),
   };
   r.skipTaggedFields();
@@ -63,8 +62,7 @@ function readTopicData(r: Reader, version: number): TopicData {
 }
 
 function writeTopicData(w: Writer, version: number, m: TopicData): void {
-  if (version <= 1) w.string(m.topicName, true);
-  if (version >= 2) w.uuid(m.topicId);
+  w.uuid(m.topicId);
   w.arrayLength(m.partitions.length, true);
   for (const e of m.partitions) writePartitionData(w, version, e);
   w.uvarint(0);
@@ -77,7 +75,7 @@ function readPartitionData(r: Reader, version: number): PartitionData {
     leaderId: r.int32(),
     leaderEpoch: r.int32(),
     isr: readInt32Array(r, true),
-    leaderRecoveryState: version >= 1 ? r.int8() : 0,
+    leaderRecoveryState: r.int8(),
     partitionEpoch: r.int32(),
   };
   r.skipTaggedFields();
@@ -91,7 +89,7 @@ function writePartitionData(w: Writer, version: number, m: PartitionData): void 
   w.int32(m.leaderEpoch);
   w.arrayLength(m.isr.length, true);
   for (const e of m.isr) w.int32(e);
-  if (version >= 1) w.int8(m.leaderRecoveryState);
+  w.int8(m.leaderRecoveryState);
   w.int32(m.partitionEpoch);
   w.uvarint(0);
 }

@@ -6,6 +6,10 @@ export interface ApiVersionsRequest {
   clientSoftwareName: string;
   /** The version of the client. (versions 3+) */
   clientSoftwareVersion: string;
+  /** The cluster ID the client intends to connect to. Provide both ClusterId and NodeId, if known. (versions 5+) */
+  clusterId: string | null;
+  /** The node ID the client intends to connect to. Provide both ClusterId and NodeId, if known. (versions 5+) */
+  nodeId: number;
 }
 
 export function readApiVersionsRequest(r: Reader, version: number): ApiVersionsRequest {
@@ -13,6 +17,8 @@ export function readApiVersionsRequest(r: Reader, version: number): ApiVersionsR
   const m: ApiVersionsRequest = {
     clientSoftwareName: version >= 3 ? r.string(true) : '',
     clientSoftwareVersion: version >= 3 ? r.string(true) : '',
+    clusterId: version >= 5 ? r.nullableString(true) : null,
+    nodeId: version >= 5 ? r.int32() : -1,
   };
   if (flexible) r.skipTaggedFields();
   return m;
@@ -22,5 +28,7 @@ export function writeApiVersionsRequest(w: Writer, version: number, m: ApiVersio
   const flexible = version >= 3;
   if (version >= 3) w.string(m.clientSoftwareName, true);
   if (version >= 3) w.string(m.clientSoftwareVersion, true);
+  if (version >= 5) w.nullableString(m.clusterId, true);
+  if (version >= 5) w.int32(m.nodeId);
   if (flexible) w.uvarint(0);
 }

@@ -14,7 +14,7 @@ export interface ApiVersionsResponse {
   finalizedFeaturesEpoch: number;
   /** List of cluster-wide finalized features. The information is valid only if FinalizedFeaturesEpoch >= 0. (versions 3+, tag 2) */
   finalizedFeatures: FinalizedFeatureKey[];
-  /** Set by a KRaft controller if the required configurations for ZK migration are present (versions 3+, tag 3) */
+  /** Set by a KRaft controller if the required configurations for ZK migration are present. (versions 3+, tag 3) */
   zkMigrationReady: boolean;
 }
 

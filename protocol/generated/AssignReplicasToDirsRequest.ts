@@ -2,27 +2,30 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface AssignReplicasToDirsRequest {
-  /** The ID of the requesting broker */
+  /** The ID of the requesting broker. */
   brokerId: number;
-  /** The epoch of the requesting broker */
+  /** The epoch of the requesting broker. */
   brokerEpoch: number;
+  /** The directories to which replicas should be assigned. */
   directories: DirectoryData[];
 }
 
 export interface DirectoryData {
-  /** The ID of the directory */
+  /** The ID of the directory. */
   id: string;
+  /** The topics assigned to the directory. */
   topics: TopicData[];
 }
 
 export interface TopicData {
-  /** The ID of the assigned topic */
+  /** The ID of the assigned topic. */
   topicId: string;
+  /** The partitions assigned to the directory. */
   partitions: PartitionData[];
 }
 
 export interface PartitionData {
-  /** The partition index */
+  /** The partition index. */
   partitionIndex: number;
 }
 

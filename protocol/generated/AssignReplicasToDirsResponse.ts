@@ -4,27 +4,30 @@ import { Reader, Writer } from '../primitives.js';
 export interface AssignReplicasToDirsResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number;
-  /** The top level response error code */
+  /** The top level response error code. */
   errorCode: number;
+  /** The list of directories and their assigned partitions. */
   directories: DirectoryData[];
 }
 
 export interface DirectoryData {
-  /** The ID of the directory */
+  /** The ID of the directory. */
   id: string;
+  /** The list of topics and their assigned partitions. */
   topics: TopicData[];
 }
 
 export interface TopicData {
-  /** The ID of the assigned topic */
+  /** The ID of the assigned topic. */
   topicId: string;
+  /** The list of assigned partitions. */
   partitions: PartitionData[];
 }
 
 export interface PartitionData {
-  /** The partition index */
+  /** The partition index. */
   partitionIndex: number;
-  /** The partition level error code */
+  /** The partition level error code. */
   errorCode: number;
 }
 

@@ -2,37 +2,40 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface BeginQuorumEpochRequest {
+  /** The cluster id. */
   clusterId: string | null;
-  /** The replica id of the voter receiving the request (versions 1+) */
+  /** The replica id of the voter receiving the request. (versions 1+) */
   voterId: number;
+  /** The topics. */
   topics: TopicData[];
-  /** Endpoints for the leader (versions 1+) */
+  /** Endpoints for the leader. (versions 1+) */
   leaderEndpoints: LeaderEndpoint[];
 }
 
 export interface TopicData {
-  /** The topic name */
+  /** The topic name. */
   topicName: string;
+  /** The partitions. */
   partitions: PartitionData[];
 }
 
 export interface PartitionData {
-  /** The partition index */
+  /** The partition index. */
   partitionIndex: number;
-  /** The directory id of the receiving replica (versions 1+) */
+  /** The directory id of the receiving replica. (versions 1+) */
   voterDirectoryId: string;
-  /** The ID of the newly elected leader */
+  /** The ID of the newly elected leader. */
   leaderId: number;
-  /** The epoch of the newly elected leader */
+  /** The epoch of the newly elected leader. */
   leaderEpoch: number;
 }
 
 export interface LeaderEndpoint {
-  /** The name of the endpoint */
+  /** The name of the endpoint. */
   name: string;
-  /** The node's hostname */
+  /** The node's hostname. */
   host: string;
-  /** The node's port */
+  /** The node's port. */
   port: number;
 }
 

@@ -14,6 +14,8 @@ export interface BrokerHeartbeatRequest {
   wantShutDown: boolean;
   /** Log directories that failed and went offline. (versions 1+, tag 0) */
   offlineLogDirs: string[];
+  /** List of log directories that are cordoned. This is null before the broker reaches the RECOVERY state. (versions 2+, tag 1) */
+  cordonedLogDirs: string[] | null;
 }
 
 export function readBrokerHeartbeatRequest(r: Reader, version: number): BrokerHeartbeatRequest {
@@ -24,6 +26,7 @@ export function readBrokerHeartbeatRequest(r: Reader, version: number): BrokerHe
     wantFence: r.bool(),
     wantShutDown: r.bool(),
     offlineLogDirs: [],
+    cordonedLogDirs: null,
   };
   const count = r.uvarint();
   for (let i = 0; i < count; i++) {
@@ -33,6 +36,11 @@ export function readBrokerHeartbeatRequest(r: Reader, version: number): BrokerHe
       case 0: {
         const tr = new Reader(r.raw(size));
         if (version >= 1) m.offlineLogDirs = readUuidArray(tr, true);
+        break;
+      }
+      case 1: {
+        const tr = new Reader(r.raw(size));
+        if (version >= 2) m.cordonedLogDirs = readNullableUuidArray(tr, true, true);
         break;
       }
       default:
@@ -49,7 +57,8 @@ export function writeBrokerHeartbeatRequest(w: Writer, version: number, m: Broke
   w.bool(m.wantFence);
   w.bool(m.wantShutDown);
   const t0 = version >= 1 && m.offlineLogDirs.length !== 0;
-  w.uvarint(Number(t0));
+  const t1 = version >= 2 && m.cordonedLogDirs !== null;
+  w.uvarint(Number(t0) + Number(t1));
   if (t0) {
     const tw = new Writer();
     tw.arrayLength(m.offlineLogDirs.length, true);
@@ -57,10 +66,29 @@ export function writeBrokerHeartbeatRequest(w: Writer, version: number, m: Broke
     const b = tw.toBuffer();
     w.uvarint(0).uvarint(b.length).raw(b);
   }
+  if (t1) {
+    const tw = new Writer();
+    if (m.cordonedLogDirs === null) {
+      tw.arrayLength(null, true);
+    } else {
+      tw.arrayLength(m.cordonedLogDirs.length, true);
+      for (const e of m.cordonedLogDirs) tw.uuid(e);
+    }
+    const b = tw.toBuffer();
+    w.uvarint(1).uvarint(b.length).raw(b);
+  }
 }
 
 function readUuidArray(r: Reader, compact: boolean): string[] {
   const n = r.arrayLength(compact, false);
+  const a: string[] = [];
+  for (let i = 0; i < n; i++) a.push(r.uuid());
+  return a;
+}
+
+function readNullableUuidArray(r: Reader, compact: boolean, nullable: boolean): string[] | null {
+  const n = r.arrayLength(compact, nullable);
+  if (n < 0) return null;
   const a: string[] = [];
   for (let i = 0; i < n; i++) a.push(r.uuid());
   return a;

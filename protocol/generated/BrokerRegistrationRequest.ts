@@ -8,13 +8,13 @@ export interface BrokerRegistrationRequest {
   clusterId: string;
   /** The incarnation id of the broker process. */
   incarnationId: string;
-  /** The listeners of this broker */
+  /** The listeners of this broker. */
   listeners: Listener[];
   /** The features on this broker. Note: in v0-v3, features with MinSupportedVersion = 0 are omitted. */
   features: Feature[];
   /** The rack which this broker is in. */
   rack: string | null;
-  /** If the required configurations for ZK migration are present, this value is set to true (versions 1+) */
+  /** If the required configurations for ZK migration are present, this value is set to true. (versions 1+) */
   isMigratingZkBroker: boolean;
   /** Log directories configured in this broker which are available. (versions 2+) */
   logDirs: string[];

@@ -50,6 +50,8 @@ export interface Member {
   assignment: Assignment;
   /** The target assignment. */
   targetAssignment: Assignment;
+  /** -1 for unknown. 0 for classic member. +1 for consumer member. (versions 1+) */
+  memberType: number;
 }
 
 export interface TopicPartitions {
@@ -124,6 +126,7 @@ function readMember(r: Reader, version: number): Member {
     subscribedTopicRegex: r.nullableString(true),
     assignment: readAssignment(r, version),
     targetAssignment: readAssignment(r, version),
+    memberType: version >= 1 ? r.int8() : -1,
   };
   r.skipTaggedFields();
   return m;
@@ -141,6 +144,7 @@ function writeMember(w: Writer, version: number, m: Member): void {
   w.nullableString(m.subscribedTopicRegex, true);
   writeAssignment(w, version, m.assignment);
   writeAssignment(w, version, m.targetAssignment);
+  if (version >= 1) w.int8(m.memberType);
   w.uvarint(0);
 }
 

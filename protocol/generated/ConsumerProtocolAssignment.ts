@@ -2,12 +2,16 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface ConsumerProtocolAssignment {
+  /** The list of topics and partitions assigned to this consumer. */
   assignedPartitions: TopicPartition[];
+  /** User data. */
   userData: Buffer | null;
 }
 
 export interface TopicPartition {
+  /** The topic name. */
   topic: string;
+  /** The list of partitions assigned to this consumer. */
   partitions: number[];
 }
 

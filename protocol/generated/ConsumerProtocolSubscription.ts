@@ -2,18 +2,22 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface ConsumerProtocolSubscription {
+  /** The topics that the member wants to consume. */
   topics: string[];
+  /** User data that will be passed back to the consumer. */
   userData: Buffer | null;
-  /** (versions 1+) */
+  /** The partitions that the member owns. (versions 1+) */
   ownedPartitions: TopicPartition[];
-  /** (versions 2+) */
+  /** The generation id of the member. (versions 2+) */
   generationId: number;
-  /** (versions 3+) */
+  /** The rack id of the member. (versions 3+) */
   rackId: string | null;
 }
 
 export interface TopicPartition {
+  /** The topic name. */
   topic: string;
+  /** The partition ids. */
   partitions: number[];
 }
 

@@ -8,9 +8,9 @@ export interface ControllerRegistrationRequest {
   incarnationId: string;
   /** Set if the required configurations for ZK migration are present. */
   zkMigrationReady: boolean;
-  /** The listeners of this controller */
+  /** The listeners of this controller. */
   listeners: Listener[];
-  /** The features on this controller */
+  /** The features on this controller. */
   features: Feature[];
 }
 

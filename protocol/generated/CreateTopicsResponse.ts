@@ -11,7 +11,7 @@ export interface CreateTopicsResponse {
 export interface CreatableTopicResult {
   /** The topic name. */
   name: string;
-  /** The unique topic ID (versions 7+) */
+  /** The unique topic ID. (versions 7+) */
   topicId: string;
   /** The error code, or 0 if there was no error. */
   errorCode: number;

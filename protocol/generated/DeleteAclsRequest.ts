@@ -9,7 +9,7 @@ export interface DeleteAclsRequest {
 export interface DeleteAclsFilter {
   /** The resource type. */
   resourceTypeFilter: number;
-  /** The resource name. */
+  /** The resource name, or null to match any resource name. */
   resourceNameFilter: string | null;
   /** The pattern type. (versions 1+) */
   patternTypeFilter: number;

@@ -4,15 +4,17 @@ import { Reader, Writer } from '../primitives.js';
 export interface DeleteGroupsResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number;
-  /** The deletion results */
+  /** The deletion results. */
   results: DeletableGroupResult[];
 }
 
 export interface DeletableGroupResult {
-  /** The group id */
+  /** The group id. */
   groupId: string;
   /** The deletion error, or 0 if the deletion succeeded. */
   errorCode: number;
+  /** The error message, or null if there was no error. (versions 3+) */
+  errorMessage: string | null;
 }
 
 export function readDeleteGroupsResponse(r: Reader, version: number): DeleteGroupsResponse {
@@ -38,6 +40,7 @@ function readDeletableGroupResult(r: Reader, version: number): DeletableGroupRes
   const m: DeletableGroupResult = {
     groupId: r.string(flexible),
     errorCode: r.int16(),
+    errorMessage: version >= 3 ? r.nullableString(true) : null,
   };
   if (flexible) r.skipTaggedFields();
   return m;
@@ -47,6 +50,7 @@ function writeDeletableGroupResult(w: Writer, version: number, m: DeletableGroup
   const flexible = version >= 2;
   w.string(m.groupId, flexible);
   w.int16(m.errorCode);
+  if (version >= 3) w.nullableString(m.errorMessage, true);
   if (flexible) w.uvarint(0);
 }
 

@@ -18,7 +18,7 @@ export interface DeleteRecordsTopic {
 export interface DeleteRecordsPartition {
   /** The partition index. */
   partitionIndex: number;
-  /** The deletion offset. */
+  /** The deletion offset. -1 means that records should be truncated to the high watermark. */
   offset: number;
 }
 

@@ -2,12 +2,12 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface DeleteShareGroupStateResponse {
-  /** The delete results */
+  /** The delete results. */
   results: DeleteStateResult[];
 }
 
 export interface DeleteStateResult {
-  /** The topic identifier */
+  /** The topic identifier. */
   topicId: string;
   /** The results for the partitions. */
   partitions: PartitionResult[];

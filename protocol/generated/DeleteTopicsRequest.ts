@@ -2,18 +2,18 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface DeleteTopicsRequest {
-  /** The name or topic ID of the topic (versions 6+) */
+  /** The name or topic ID of the topic. (versions 6+) */
   topics: DeleteTopicState[];
-  /** The names of the topics to delete (versions 0-5) */
+  /** The names of the topics to delete. (versions 0-5) */
   topicNames: string[];
   /** The length of time in milliseconds to wait for the deletions to complete. */
   timeoutMs: number;
 }
 
 export interface DeleteTopicState {
-  /** The topic name */
+  /** The topic name. */
   name: string | null;
-  /** The unique topic ID */
+  /** The unique topic ID. */
   topicId: string;
 }
 

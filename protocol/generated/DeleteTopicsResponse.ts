@@ -9,9 +9,9 @@ export interface DeleteTopicsResponse {
 }
 
 export interface DeletableTopicResult {
-  /** The topic name (nullable 6+) */
+  /** The topic name. (nullable 6+) */
   name: string | null;
-  /** the unique topic ID (versions 6+) */
+  /** The unique topic ID. (versions 6+) */
   topicId: string;
   /** The deletion error, or 0 if the deletion succeeded. */
   errorCode: number;

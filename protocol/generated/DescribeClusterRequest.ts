@@ -6,12 +6,15 @@ export interface DescribeClusterRequest {
   includeClusterAuthorizedOperations: boolean;
   /** The endpoint type to describe. 1=brokers, 2=controllers. (versions 1+) */
   endpointType: number;
+  /** Whether to include fenced brokers when listing brokers. (versions 2+) */
+  includeFencedBrokers: boolean;
 }
 
 export function readDescribeClusterRequest(r: Reader, version: number): DescribeClusterRequest {
   const m: DescribeClusterRequest = {
     includeClusterAuthorizedOperations: r.bool(),
     endpointType: version >= 1 ? r.int8() : 1,
+    includeFencedBrokers: version >= 2 ? r.bool() : false,
   };
   r.skipTaggedFields();
   return m;
@@ -20,5 +23,6 @@ export function readDescribeClusterRequest(r: Reader, version: number): Describe
 export function writeDescribeClusterRequest(w: Writer, version: number, m: DescribeClusterRequest): void {
   w.bool(m.includeClusterAuthorizedOperations);
   if (version >= 1) w.int8(m.endpointType);
+  if (version >= 2) w.bool(m.includeFencedBrokers);
   w.uvarint(0);
 }

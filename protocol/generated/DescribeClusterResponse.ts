@@ -4,7 +4,7 @@ import { Reader, Writer } from '../primitives.js';
 export interface DescribeClusterResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number;
-  /** The top-level error code, or 0 if there was no error */
+  /** The top-level error code, or 0 if there was no error. */
   errorCode: number;
   /** The top-level error message, or null if there was no error. */
   errorMessage: string | null;
@@ -12,7 +12,7 @@ export interface DescribeClusterResponse {
   endpointType: number;
   /** The cluster ID that responding broker belongs to. */
   clusterId: string;
-  /** The ID of the controller broker. */
+  /** The ID of the controller. When handled by a controller, returns the current voter leader ID. When handled by a broker, returns a random alive broker ID as a fallback. */
   controllerId: number;
   /** Each broker in the response. */
   brokers: DescribeClusterBroker[];
@@ -29,6 +29,8 @@ export interface DescribeClusterBroker {
   port: number;
   /** The rack of the broker, or null if it has not been assigned to a rack. */
   rack: string | null;
+  /** Whether the broker is fenced (versions 2+) */
+  isFenced: boolean;
 }
 
 export function readDescribeClusterResponse(r: Reader, version: number): DescribeClusterResponse {
@@ -65,6 +67,7 @@ function readDescribeClusterBroker(r: Reader, version: number): DescribeClusterB
     host: r.string(true),
     port: r.int32(),
     rack: r.nullableString(true),
+    isFenced: version >= 2 ? r.bool() : false,
   };
   r.skipTaggedFields();
   return m;
@@ -75,6 +78,7 @@ function writeDescribeClusterBroker(w: Writer, version: number, m: DescribeClust
   w.string(m.host, true);
   w.int32(m.port);
   w.nullableString(m.rack, true);
+  if (version >= 2) w.bool(m.isFenced);
   w.uvarint(0);
 }
 

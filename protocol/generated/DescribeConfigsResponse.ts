@@ -36,7 +36,7 @@ export interface DescribeConfigsResourceResult {
   isSensitive: boolean;
   /** The synonyms for this configuration key. (versions 1+) */
   synonyms: DescribeConfigsSynonym[];
-  /** The configuration data type. Type can be one of the following values - BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST, CLASS, PASSWORD (versions 3+) */
+  /** The configuration data type. Type can be one of the following values - BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST, CLASS, PASSWORD. (versions 3+) */
   configType: number;
   /** The configuration documentation. (versions 3+) */
   documentation: string | null;

@@ -34,9 +34,9 @@ export interface DescribedDelegationToken {
 }
 
 export interface DescribedDelegationTokenRenewer {
-  /** The renewer principal type */
+  /** The renewer principal type. */
   principalType: string;
-  /** The renewer principal name */
+  /** The renewer principal name. */
   principalName: string;
 }
 

@@ -2,7 +2,7 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface DescribeGroupsRequest {
-  /** The names of the groups to describe */
+  /** The names of the groups to describe. */
   groups: string[];
   /** Whether to include authorized operations. (versions 3+) */
   includeAuthorizedOperations: boolean;

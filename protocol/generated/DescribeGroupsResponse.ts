@@ -11,6 +11,8 @@ export interface DescribeGroupsResponse {
 export interface DescribedGroup {
   /** The describe error, or 0 if there was no error. */
   errorCode: number;
+  /** The describe error message, or null if there was no error. (versions 6+) */
+  errorMessage: string | null;
   /** The group ID string. */
   groupId: string;
   /** The group state string, or the empty string. */
@@ -26,7 +28,7 @@ export interface DescribedGroup {
 }
 
 export interface DescribedGroupMember {
-  /** The member ID assigned by the group coordinator. */
+  /** The member id. */
   memberId: string;
   /** The unique identifier of the consumer instance provided by end user. (versions 4+) */
   groupInstanceId: string | null;
@@ -62,6 +64,7 @@ function readDescribedGroup(r: Reader, version: number): DescribedGroup {
   const flexible = version >= 5;
   const m: DescribedGroup = {
     errorCode: r.int16(),
+    errorMessage: version >= 6 ? r.nullableString(true) : null,
     groupId: r.string(flexible),
     groupState: r.string(flexible),
     protocolType: r.string(flexible),
@@ -76,6 +79,7 @@ function readDescribedGroup(r: Reader, version: number): DescribedGroup {
 function writeDescribedGroup(w: Writer, version: number, m: DescribedGroup): void {
   const flexible = version >= 5;
   w.int16(m.errorCode);
+  if (version >= 6) w.nullableString(m.errorMessage, true);
   w.string(m.groupId, flexible);
   w.string(m.groupState, flexible);
   w.string(m.protocolType, flexible);

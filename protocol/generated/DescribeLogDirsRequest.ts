@@ -7,7 +7,7 @@ export interface DescribeLogDirsRequest {
 }
 
 export interface DescribableLogDirTopic {
-  /** The topic name */
+  /** The topic name. */
   topic: string;
   /** The partition indexes. */
   partitions: number[];

@@ -15,17 +15,20 @@ export interface DescribeLogDirsResult {
   errorCode: number;
   /** The absolute log directory path. */
   logDir: string;
-  /** Each topic. */
+  /** The topics. */
   topics: DescribeLogDirsTopic[];
-  /** The total size in bytes of the volume the log directory is in. (versions 4+) */
+  /** The total size in bytes of the volume the log directory is in. This value does not include the size of data stored in remote storage. (versions 4+) */
   totalBytes: number;
-  /** The usable size in bytes of the volume the log directory is in. (versions 4+) */
+  /** The usable size in bytes of the volume the log directory is in. This value does not include the size of data stored in remote storage. (versions 4+) */
   usableBytes: number;
+  /** True if this log directory is cordoned. (versions 5+) */
+  isCordoned: boolean;
 }
 
 export interface DescribeLogDirsTopic {
   /** The topic name. */
   name: string;
+  /** The partitions. */
   partitions: DescribeLogDirsPartition[];
 }
 
@@ -34,7 +37,7 @@ export interface DescribeLogDirsPartition {
   partitionIndex: number;
   /** The size of the log segments in this partition in bytes. */
   partitionSize: number;
-  /** The lag of the log's LEO w.r.t. partition's HW (if it is the current log for the partition) or current replica's LEO (if it is the future log for the partition) */
+  /** The lag of the log's LEO w.r.t. partition's HW (if it is the current log for the partition) or current replica's LEO (if it is the future log for the partition). */
   offsetLag: number;
   /** True if this log is created by AlterReplicaLogDirsRequest and will replace the current log of the replica in the future. */
   isFutureKey: boolean;
@@ -68,6 +71,7 @@ function readDescribeLogDirsResult(r: Reader, version: number): DescribeLogDirsR
     topics: readDescribeLogDirsTopicArray(r, version, flexible),
     totalBytes: version >= 4 ? r.int64() : -1,
     usableBytes: version >= 4 ? r.int64() : -1,
+    isCordoned: version >= 5 ? r.bool() : false,
   };
   if (flexible) r.skipTaggedFields();
   return m;
@@ -81,6 +85,7 @@ function writeDescribeLogDirsResult(w: Writer, version: number, m: DescribeLogDi
   for (const e of m.topics) writeDescribeLogDirsTopic(w, version, e);
   if (version >= 4) w.int64(m.totalBytes);
   if (version >= 4) w.int64(m.usableBytes);
+  if (version >= 5) w.bool(m.isCordoned);
   if (flexible) w.uvarint(0);
 }
 

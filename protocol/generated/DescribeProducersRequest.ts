@@ -2,6 +2,7 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface DescribeProducersRequest {
+  /** The topics to list producers for. */
   topics: TopicRequest[];
 }
 

@@ -9,7 +9,7 @@ export interface DescribeProducersResponse {
 }
 
 export interface TopicResponse {
-  /** The topic name */
+  /** The topic name. */
   name: string;
   /** Each partition in the response. */
   partitions: PartitionResponse[];
@@ -20,17 +20,24 @@ export interface PartitionResponse {
   partitionIndex: number;
   /** The partition error code, or 0 if there was no error. */
   errorCode: number;
-  /** The partition error message, which may be null if no additional details are available */
+  /** The partition error message, which may be null if no additional details are available. */
   errorMessage: string | null;
+  /** The active producers for the partition. */
   activeProducers: ProducerState[];
 }
 
 export interface ProducerState {
+  /** The producer id. */
   producerId: number;
+  /** The producer epoch. */
   producerEpoch: number;
+  /** The last sequence number sent by the producer. */
   lastSequence: number;
+  /** The last timestamp sent by the producer. */
   lastTimestamp: number;
+  /** The current epoch of the producer group. */
   coordinatorEpoch: number;
+  /** The current transaction start offset of the producer. */
   currentTxnStartOffset: number;
 }
 

@@ -2,12 +2,14 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface DescribeQuorumRequest {
+  /** The topics to describe. */
   topics: TopicData[];
 }
 
 export interface TopicData {
   /** The topic name. */
   topicName: string;
+  /** The partitions to describe. */
   partitions: PartitionData[];
 }
 

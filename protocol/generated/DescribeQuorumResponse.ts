@@ -6,57 +6,64 @@ export interface DescribeQuorumResponse {
   errorCode: number;
   /** The error message, or null if there was no error. (versions 2+) */
   errorMessage: string | null;
+  /** The response from the describe quorum API. */
   topics: TopicData[];
-  /** (versions 2+) */
+  /** The nodes in the quorum. (versions 2+) */
   nodes: Node[];
 }
 
 export interface TopicData {
   /** The topic name. */
   topicName: string;
+  /** The partition data. */
   partitions: PartitionData[];
 }
 
 export interface PartitionData {
   /** The partition index. */
   partitionIndex: number;
+  /** The partition error code. */
   errorCode: number;
   /** The error message, or null if there was no error. (versions 2+) */
   errorMessage: string | null;
   /** The ID of the current leader or -1 if the leader is unknown. */
   leaderId: number;
-  /** The latest known leader epoch */
+  /** The latest known leader epoch. */
   leaderEpoch: number;
+  /** The high water mark. */
   highWatermark: number;
+  /** The current voters of the partition. */
   currentVoters: ReplicaState[];
+  /** The observers of the partition. */
   observers: ReplicaState[];
 }
 
 export interface Node {
-  /** The ID of the associated node */
+  /** The ID of the associated node. */
   nodeId: number;
-  /** The listeners of this controller */
+  /** The listeners of this controller. */
   listeners: Listener[];
 }
 
 export interface Listener {
-  /** The name of the endpoint */
+  /** The name of the endpoint. */
   name: string;
-  /** The hostname */
+  /** The hostname. */
   host: string;
-  /** The port */
+  /** The port. */
   port: number;
 }
 
 export interface ReplicaState {
+  /** The ID of the replica. */
   replicaId: number;
-  /** (versions 2+) */
+  /** The replica directory ID of the replica. (versions 2+) */
   replicaDirectoryId: string;
-  /** The last known log end offset of the follower or -1 if it is unknown */
+  /** The last known log end offset of the follower or -1 if it is unknown. */
   logEndOffset: number;
-  /** The last known leader wall clock time time when a follower fetched from the leader. This is reported as -1 both for the current leader or if it is unknown for a voter (versions 1+) */
+  /** The last known leader wall clock time time when a follower fetched from the leader. This is reported as -1 both for the current leader or if it is unknown for a voter. (versions 1+) */
   lastFetchTimestamp: number;
-  /** The leader wall clock append time of the offset for which the follower made the most recent fetch request. This is reported as the current time for the leader and -1 if unknown for a voter (versions 1+) */
+  /** The leader wall clock append time of the offset for which the follower made the most recent fetch request. This is reported as the current time for the leader and -1 if unknown for a voter. (versions 1+) */
   lastCaughtUpTimestamp: number;
 }
 

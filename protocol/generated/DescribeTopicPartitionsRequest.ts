@@ -11,14 +11,14 @@ export interface DescribeTopicPartitionsRequest {
 }
 
 export interface TopicRequest {
-  /** The topic name */
+  /** The topic name. */
   name: string;
 }
 
 export interface Cursor {
-  /** The name for the first topic to process */
+  /** The name for the first topic to process. */
   topicName: string;
-  /** The partition index to start with */
+  /** The partition index to start with. */
   partitionIndex: number;
 }
 

@@ -47,9 +47,9 @@ export interface DescribeTopicPartitionsResponsePartition {
 }
 
 export interface Cursor {
-  /** The name for the first topic to process */
+  /** The name for the first topic to process. */
   topicName: string;
-  /** The partition index to start with */
+  /** The partition index to start with. */
   partitionIndex: number;
 }
 

@@ -4,23 +4,33 @@ import { Reader, Writer } from '../primitives.js';
 export interface DescribeTransactionsResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number;
+  /** The current state of the transaction. */
   transactionStates: TransactionState[];
 }
 
 export interface TransactionState {
+  /** The error code. */
   errorCode: number;
+  /** The transactional id. */
   transactionalId: string;
+  /** The current transaction state of the producer. */
   transactionState: string;
+  /** The timeout in milliseconds for the transaction. */
   transactionTimeoutMs: number;
+  /** The start time of the transaction in milliseconds. */
   transactionStartTimeMs: number;
+  /** The current producer id associated with the transaction. */
   producerId: number;
+  /** The current epoch associated with the producer id. */
   producerEpoch: number;
   /** The set of partitions included in the current transaction (if active). When a transaction is preparing to commit or abort, this will include only partitions which do not have markers. */
   topics: TopicData[];
 }
 
 export interface TopicData {
+  /** The topic name. */
   topic: string;
+  /** The partition ids included in the current transaction. */
   partitions: number[];
 }
 

@@ -11,14 +11,14 @@ export interface ElectLeadersResponse {
 }
 
 export interface ReplicaElectionResult {
-  /** The topic name */
+  /** The topic name. */
   topic: string;
-  /** The results for each partition */
+  /** The results for each partition. */
   partitionResult: PartitionResult[];
 }
 
 export interface PartitionResult {
-  /** The partition id */
+  /** The partition id. */
   partitionId: number;
   /** The result error, or zero if there was no error. */
   errorCode: number;

@@ -2,42 +2,47 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface EndQuorumEpochRequest {
+  /** The cluster id. */
   clusterId: string | null;
+  /** The topics. */
   topics: TopicData[];
-  /** Endpoints for the leader (versions 1+) */
+  /** Endpoints for the leader. (versions 1+) */
   leaderEndpoints: LeaderEndpoint[];
 }
 
 export interface TopicData {
   /** The topic name. */
   topicName: string;
+  /** The partitions. */
   partitions: PartitionData[];
 }
 
 export interface PartitionData {
   /** The partition index. */
   partitionIndex: number;
-  /** The current leader ID that is resigning */
+  /** The current leader ID that is resigning. */
   leaderId: number;
-  /** The current epoch */
+  /** The current epoch. */
   leaderEpoch: number;
-  /** A sorted list of preferred successors to start the election (versions 0) */
+  /** A sorted list of preferred successors to start the election. (versions 0) */
   preferredSuccessors: number[];
-  /** A sorted list of preferred candidates to start the election (versions 1+) */
+  /** A sorted list of preferred candidates to start the election. (versions 1+) */
   preferredCandidates: ReplicaInfo[];
 }
 
 export interface ReplicaInfo {
+  /** The ID of the candidate replica. */
   candidateId: number;
+  /** The directory ID of the candidate replica. */
   candidateDirectoryId: string;
 }
 
 export interface LeaderEndpoint {
-  /** The name of the endpoint */
+  /** The name of the endpoint. */
   name: string;
-  /** The node's hostname */
+  /** The node's hostname. */
   host: string;
-  /** The node's port */
+  /** The node's port. */
   port: number;
 }
 

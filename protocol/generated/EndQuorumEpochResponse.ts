@@ -4,33 +4,36 @@ import { Reader, Writer } from '../primitives.js';
 export interface EndQuorumEpochResponse {
   /** The top level error code. */
   errorCode: number;
+  /** The topic data. */
   topics: TopicData[];
-  /** Endpoints for all leaders enumerated in PartitionData (versions 1+, tag 0) */
+  /** Endpoints for all leaders enumerated in PartitionData. (versions 1+, tag 0) */
   nodeEndpoints: NodeEndpoint[];
 }
 
 export interface TopicData {
   /** The topic name. */
   topicName: string;
+  /** The partition data. */
   partitions: PartitionData[];
 }
 
 export interface PartitionData {
   /** The partition index. */
   partitionIndex: number;
+  /** The partition level error code. */
   errorCode: number;
   /** The ID of the current leader or -1 if the leader is unknown. */
   leaderId: number;
-  /** The latest known leader epoch */
+  /** The latest known leader epoch. */
   leaderEpoch: number;
 }
 
 export interface NodeEndpoint {
-  /** The ID of the associated node */
+  /** The ID of the associated node. */
   nodeId: number;
-  /** The node's hostname */
+  /** The node's hostname. */
   host: string;
-  /** The node's port */
+  /** The node's port. */
   port: number;
 }
 

@@ -6,7 +6,7 @@ export interface FetchRequest {
   clusterId: string | null;
   /** The broker ID of the follower, of -1 if this request is from a consumer. (versions 0-14) */
   replicaId: number;
-  /** (versions 15+, tag 1) */
+  /** The state of the replica in the follower. (versions 15+, tag 1) */
   replicaState: ReplicaState;
   /** The maximum time in milliseconds to wait for the response. */
   maxWaitMs: number;
@@ -14,7 +14,7 @@ export interface FetchRequest {
   minBytes: number;
   /** The maximum bytes to fetch. See KIP-74 for cases where this limit may not be honored. (versions 3+) */
   maxBytes: number;
-  /** This setting controls the visibility of transactional records. Using READ_UNCOMMITTED (isolation_level = 0) makes all records visible. With READ_COMMITTED (isolation_level = 1), non-transactional and COMMITTED transactional records are visible. To be more concrete, READ_COMMITTED returns all data from offsets smaller than the current LSO (last stable offset), and enables the inclusion of the list of aborted transactions in the result, which allows consumers to discard ABORTED transactional records (versions 4+) */
+  /** This setting controls the visibility of transactional records. Using READ_UNCOMMITTED (isolation_level = 0) makes all records visible. With READ_COMMITTED (isolation_level = 1), non-transactional and COMMITTED transactional records are visible. To be more concrete, READ_COMMITTED returns all data from offsets smaller than the current LSO (last stable offset), and enables the inclusion of the list of aborted transactions in the result, which allows consumers to discard ABORTED transactional records. (versions 4+) */
   isolationLevel: number;
   /** The fetch session ID. (versions 7+) */
   sessionId: number;
@@ -24,7 +24,7 @@ export interface FetchRequest {
   topics: FetchTopic[];
   /** In an incremental fetch request, the partitions to remove. (versions 7+) */
   forgottenTopicsData: ForgottenTopic[];
-  /** Rack ID of the consumer making this request (versions 11+) */
+  /** Rack ID of the consumer making this request. (versions 11+) */
   rackId: string;
 }
 
@@ -38,7 +38,7 @@ export interface ReplicaState {
 export interface FetchTopic {
   /** The name of the topic to fetch. (versions 0-12) */
   topic: string;
-  /** The unique topic ID (versions 13+) */
+  /** The unique topic ID. (versions 13+) */
   topicId: string;
   /** The partitions to fetch. */
   partitions: FetchPartition[];
@@ -51,20 +51,22 @@ export interface FetchPartition {
   currentLeaderEpoch: number;
   /** The message offset. */
   fetchOffset: number;
-  /** The epoch of the last fetched record or -1 if there is none (versions 12+) */
+  /** The epoch of the last fetched record or -1 if there is none. (versions 12+) */
   lastFetchedEpoch: number;
   /** The earliest available offset of the follower replica. The field is only used when the request is sent by the follower. (versions 5+) */
   logStartOffset: number;
   /** The maximum bytes to fetch from this partition. See KIP-74 for cases where this limit may not be honored. */
   partitionMaxBytes: number;
-  /** The directory id of the follower fetching (versions 17+, tag 0) */
+  /** The directory id of the follower fetching. (versions 17+, tag 0) */
   replicaDirectoryId: string;
+  /** The high-watermark known by the replica. -1 if the high-watermark is not known and 9223372036854775807 if the feature is not supported. (versions 18+, tag 1) */
+  highWatermark: number;
 }
 
 export interface ForgottenTopic {
   /** The topic name. (versions 7-12) */
   topic: string;
-  /** The unique topic ID (versions 13+) */
+  /** The unique topic ID. (versions 13+) */
   topicId: string;
   /** The partitions indexes to forget. */
   partitions: number[];
@@ -190,6 +192,7 @@ function readFetchPartition(r: Reader, version: number): FetchPartition {
     logStartOffset: version >= 5 ? r.int64() : -1,
     partitionMaxBytes: r.int32(),
     replicaDirectoryId: '00000000000000000000000000000000',
+    highWatermark: 9223372036854776000,
   };
   if (flexible) {
     const count = r.uvarint();
@@ -200,6 +203,11 @@ function readFetchPartition(r: Reader, version: number): FetchPartition {
         case 0: {
           const tr = new Reader(r.raw(size));
           if (version >= 17) m.replicaDirectoryId = tr.uuid();
+          break;
+        }
+        case 1: {
+          const tr = new Reader(r.raw(size));
+          if (version >= 18) m.highWatermark = tr.int64();
           break;
         }
         default:
@@ -220,9 +228,13 @@ function writeFetchPartition(w: Writer, version: number, m: FetchPartition): voi
   w.int32(m.partitionMaxBytes);
   if (flexible) {
     const t0 = version >= 17 && m.replicaDirectoryId !== '00000000000000000000000000000000';
-    w.uvarint(Number(t0));
+    const t1 = version >= 18 && m.highWatermark !== 9223372036854776000;
+    w.uvarint(Number(t0) + Number(t1));
     if (t0) {
       w.uvarint(0).uvarint(16).uuid(m.replicaDirectoryId);
+    }
+    if (t1) {
+      w.uvarint(1).uvarint(8).int64(m.highWatermark);
     }
   }
 }

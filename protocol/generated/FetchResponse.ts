@@ -17,7 +17,7 @@ export interface FetchResponse {
 export interface FetchableTopicResponse {
   /** The topic name. (versions 0-12) */
   topic: string;
-  /** The unique topic ID (versions 13+) */
+  /** The unique topic ID. (versions 13+) */
   topicId: string;
   /** The topic partitions. */
   partitions: PartitionData[];
@@ -30,38 +30,42 @@ export interface PartitionData {
   errorCode: number;
   /** The current high water mark. */
   highWatermark: number;
-  /** The last stable offset (or LSO) of the partition. This is the last offset such that the state of all transactional records prior to this offset have been decided (ABORTED or COMMITTED) (versions 4+) */
+  /** The last stable offset (or LSO) of the partition. This is the last offset such that the state of all transactional records prior to this offset have been decided (ABORTED or COMMITTED). (versions 4+) */
   lastStableOffset: number;
   /** The current log start offset. (versions 5+) */
   logStartOffset: number;
-  /** In case divergence is detected based on the `LastFetchedEpoch` and `FetchOffset` in the request, this field indicates the largest epoch and its end offset such that subsequent records are known to diverge (versions 12+, tag 0) */
+  /** In case divergence is detected based on the `LastFetchedEpoch` and `FetchOffset` in the request, this field indicates the largest epoch and its end offset such that subsequent records are known to diverge. (versions 12+, tag 0) */
   divergingEpoch: EpochEndOffset;
-  /** (versions 12+, tag 1) */
+  /** The current leader of the partition. (versions 12+, tag 1) */
   currentLeader: LeaderIdAndEpoch;
   /** In the case of fetching an offset less than the LogStartOffset, this is the end offset and epoch that should be used in the FetchSnapshot request. (versions 12+, tag 2) */
   snapshotId: SnapshotId;
   /** The aborted transactions. (versions 4+) */
   abortedTransactions: AbortedTransaction[] | null;
-  /** The preferred read replica for the consumer to use on its next fetch request (versions 11+) */
+  /** The preferred read replica for the consumer to use on its next fetch request. (versions 11+) */
   preferredReadReplica: number;
   /** The record data. */
   records: Records | null;
 }
 
 export interface EpochEndOffset {
+  /** The largest epoch. */
   epoch: number;
+  /** The end offset of the epoch. */
   endOffset: number;
 }
 
 export interface LeaderIdAndEpoch {
   /** The ID of the current leader or -1 if the leader is unknown. */
   leaderId: number;
-  /** The latest known leader epoch */
+  /** The latest known leader epoch. */
   leaderEpoch: number;
 }
 
 export interface SnapshotId {
+  /** The end offset of the epoch. */
   endOffset: number;
+  /** The largest epoch. */
   epoch: number;
 }
 

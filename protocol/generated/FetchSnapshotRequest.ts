@@ -2,38 +2,40 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface FetchSnapshotRequest {
-  /** The clusterId if known, this is used to validate metadata fetches prior to broker registration (tag 0) */
+  /** The clusterId if known, this is used to validate metadata fetches prior to broker registration. (tag 0) */
   clusterId: string | null;
-  /** The broker ID of the follower */
+  /** The broker ID of the follower. */
   replicaId: number;
-  /** The maximum bytes to fetch from all of the snapshots */
+  /** The maximum bytes to fetch from all of the snapshots. */
   maxBytes: number;
-  /** The topics to fetch */
+  /** The topics to fetch. */
   topics: TopicSnapshot[];
 }
 
 export interface TopicSnapshot {
-  /** The name of the topic to fetch */
+  /** The name of the topic to fetch. */
   name: string;
-  /** The partitions to fetch */
+  /** The partitions to fetch. */
   partitions: PartitionSnapshot[];
 }
 
 export interface PartitionSnapshot {
-  /** The partition index */
+  /** The partition index. */
   partition: number;
-  /** The current leader epoch of the partition, -1 for unknown leader epoch */
+  /** The current leader epoch of the partition, -1 for unknown leader epoch. */
   currentLeaderEpoch: number;
-  /** The snapshot endOffset and epoch to fetch */
+  /** The snapshot endOffset and epoch to fetch. */
   snapshotId: SnapshotId;
-  /** The byte position within the snapshot to start fetching from */
+  /** The byte position within the snapshot to start fetching from. */
   position: number;
-  /** The directory id of the follower fetching (versions 1+, tag 0) */
+  /** The directory id of the follower fetching. (versions 1+, tag 0) */
   replicaDirectoryId: string;
 }
 
 export interface SnapshotId {
+  /** The end offset of the snapshot. */
   endOffset: number;
+  /** The epoch of the snapshot. */
   epoch: number;
 }
 

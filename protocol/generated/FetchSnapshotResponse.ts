@@ -8,7 +8,7 @@ export interface FetchSnapshotResponse {
   errorCode: number;
   /** The topics to fetch. */
   topics: TopicSnapshot[];
-  /** Endpoints for all current-leaders enumerated in PartitionSnapshot (versions 1+, tag 0) */
+  /** Endpoints for all current-leaders enumerated in PartitionSnapshot. (versions 1+, tag 0) */
   nodeEndpoints: NodeEndpoint[];
 }
 
@@ -24,36 +24,38 @@ export interface PartitionSnapshot {
   index: number;
   /** The error code, or 0 if there was no fetch error. */
   errorCode: number;
-  /** The snapshot endOffset and epoch fetched */
+  /** The snapshot endOffset and epoch fetched. */
   snapshotId: SnapshotId;
-  /** (tag 0) */
+  /** The leader of the partition at the time of the snapshot. (tag 0) */
   currentLeader: LeaderIdAndEpoch;
   /** The total size of the snapshot. */
   size: number;
   /** The starting byte position within the snapshot included in the Bytes field. */
   position: number;
-  /** Snapshot data in records format which may not be aligned on an offset boundary (nullable none) */
+  /** Snapshot data in records format which may not be aligned on an offset boundary. (nullable none) */
   unalignedRecords: Records | null;
 }
 
 export interface SnapshotId {
+  /** The snapshot end offset. */
   endOffset: number;
+  /** The snapshot epoch. */
   epoch: number;
 }
 
 export interface LeaderIdAndEpoch {
   /** The ID of the current leader or -1 if the leader is unknown. */
   leaderId: number;
-  /** The latest known leader epoch */
+  /** The latest known leader epoch. */
   leaderEpoch: number;
 }
 
 export interface NodeEndpoint {
-  /** The ID of the associated node */
+  /** The ID of the associated node. */
   nodeId: number;
-  /** The node's hostname */
+  /** The node's hostname. */
   host: string;
-  /** The node's port */
+  /** The node's port. */
   port: number;
 }
 

@@ -4,7 +4,7 @@ import { Reader, Writer } from '../primitives.js';
 export interface FindCoordinatorRequest {
   /** The coordinator key. (versions 0-3) */
   key: string;
-  /** The coordinator key type. (Group, transaction, etc.) (versions 1+) */
+  /** The coordinator key type. (group, transaction, share). (versions 1+) */
   keyType: number;
   /** The coordinator keys. (versions 4+) */
   coordinatorKeys: string[];

@@ -14,7 +14,7 @@ export interface FindCoordinatorResponse {
   host: string;
   /** The port. (versions 0-3) */
   port: number;
-  /** Each coordinator result in the response (versions 4+) */
+  /** Each coordinator result in the response. (versions 4+) */
   coordinators: Coordinator[];
 }
 

@@ -16,7 +16,7 @@ export interface GetTelemetrySubscriptionsResponse {
   pushIntervalMs: number;
   /** The maximum bytes of binary data the broker accepts in PushTelemetryRequest. */
   telemetryMaxBytes: number;
-  /** Flag to indicate monotonic/counter metrics are to be emitted as deltas or cumulative values */
+  /** Flag to indicate monotonic/counter metrics are to be emitted as deltas or cumulative values. */
   deltaTemporality: boolean;
   /** Requested metrics prefix string match. Empty array: No metrics subscribed, Array[0] empty string: All metrics subscribed. */
   requestedMetrics: string[];

@@ -10,6 +10,10 @@ export interface InitProducerIdRequest {
   producerId: number;
   /** The producer's current epoch. This will be checked against the producer epoch on the broker, and the request will return an error if they do not match. (versions 3+) */
   producerEpoch: number;
+  /** True if the client wants to enable two-phase commit (2PC) protocol for transactions. (versions 6+) */
+  enable2Pc: boolean;
+  /** True if the client wants to keep the currently ongoing transaction instead of aborting it. (versions 6+) */
+  keepPreparedTxn: boolean;
 }
 
 export function readInitProducerIdRequest(r: Reader, version: number): InitProducerIdRequest {
@@ -19,6 +23,8 @@ export function readInitProducerIdRequest(r: Reader, version: number): InitProdu
     transactionTimeoutMs: r.int32(),
     producerId: version >= 3 ? r.int64() : -1,
     producerEpoch: version >= 3 ? r.int16() : -1,
+    enable2Pc: version >= 6 ? r.bool() : false,
+    keepPreparedTxn: version >= 6 ? r.bool() : false,
   };
   if (flexible) r.skipTaggedFields();
   return m;
@@ -30,5 +36,7 @@ export function writeInitProducerIdRequest(w: Writer, version: number, m: InitPr
   w.int32(m.transactionTimeoutMs);
   if (version >= 3) w.int64(m.producerId);
   if (version >= 3) w.int16(m.producerEpoch);
+  if (version >= 6) w.bool(m.enable2Pc);
+  if (version >= 6) w.bool(m.keepPreparedTxn);
   if (flexible) w.uvarint(0);
 }

@@ -10,6 +10,10 @@ export interface InitProducerIdResponse {
   producerId: number;
   /** The current epoch associated with the producer id. */
   producerEpoch: number;
+  /** The producer id for ongoing transaction when KeepPreparedTxn is used, -1 if there is no transaction ongoing. (versions 6+) */
+  ongoingTxnProducerId: number;
+  /** The epoch associated with the producer id for ongoing transaction when KeepPreparedTxn is used, -1 if there is no transaction ongoing. (versions 6+) */
+  ongoingTxnProducerEpoch: number;
 }
 
 export function readInitProducerIdResponse(r: Reader, version: number): InitProducerIdResponse {
@@ -19,6 +23,8 @@ export function readInitProducerIdResponse(r: Reader, version: number): InitProd
     errorCode: r.int16(),
     producerId: r.int64(),
     producerEpoch: r.int16(),
+    ongoingTxnProducerId: version >= 6 ? r.int64() : -1,
+    ongoingTxnProducerEpoch: version >= 6 ? r.int16() : -1,
   };
   if (flexible) r.skipTaggedFields();
   return m;
@@ -30,5 +36,7 @@ export function writeInitProducerIdResponse(w: Writer, version: number, m: InitP
   w.int16(m.errorCode);
   w.int64(m.producerId);
   w.int16(m.producerEpoch);
+  if (version >= 6) w.int64(m.ongoingTxnProducerId);
+  if (version >= 6) w.int16(m.ongoingTxnProducerEpoch);
   if (flexible) w.uvarint(0);
 }

@@ -2,12 +2,12 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface InitializeShareGroupStateResponse {
-  /** The initialization results */
+  /** The initialization results. */
   results: InitializeStateResult[];
 }
 
 export interface InitializeStateResult {
-  /** The topic identifier */
+  /** The topic identifier. */
   topicId: string;
   /** The results for the partitions. */
   partitions: PartitionResult[];

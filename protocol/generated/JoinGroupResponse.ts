@@ -18,6 +18,7 @@ export interface JoinGroupResponse {
   skipAssignment: boolean;
   /** The member ID assigned by the group coordinator. */
   memberId: string;
+  /** The group members. */
   members: JoinGroupResponseMember[];
 }
 

@@ -9,7 +9,7 @@ export interface ListOffsetsResponse {
 }
 
 export interface ListOffsetsTopicResponse {
-  /** The topic name */
+  /** The topic name. */
   name: string;
   /** Each partition in the response. */
   partitions: ListOffsetsPartitionResponse[];
@@ -26,7 +26,7 @@ export interface ListOffsetsPartitionResponse {
   timestamp: number;
   /** The returned offset. (versions 1+) */
   offset: number;
-  /** (versions 4+) */
+  /** The leader epoch associated with the returned offset. (versions 4+) */
   leaderEpoch: number;
 }
 

@@ -9,7 +9,7 @@ export interface ListPartitionReassignmentsRequest {
 }
 
 export interface ListPartitionReassignmentsTopics {
-  /** The topic name */
+  /** The topic name. */
   name: string;
   /** The partitions to list partition reassignments for. */
   partitionIndexes: number[];

@@ -4,7 +4,7 @@ import { Reader, Writer } from '../primitives.js';
 export interface ListPartitionReassignmentsResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number;
-  /** The top-level error code, or 0 if there was no error */
+  /** The top-level error code, or 0 if there was no error. */
   errorCode: number;
   /** The top-level error message, or null if there was no error. */
   errorMessage: string | null;

@@ -2,12 +2,14 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface ListTransactionsRequest {
-  /** The transaction states to filter by: if empty, all transactions are returned; if non-empty, then only transactions matching one of the filtered states will be returned */
+  /** The transaction states to filter by: if empty, all transactions are returned; if non-empty, then only transactions matching one of the filtered states will be returned. */
   stateFilters: string[];
-  /** The producerIds to filter by: if empty, all transactions will be returned; if non-empty, only transactions which match one of the filtered producerIds will be returned */
+  /** The producerIds to filter by: if empty, all transactions will be returned; if non-empty, only transactions which match one of the filtered producerIds will be returned. */
   producerIdFilters: number[];
-  /** Duration (in millis) to filter by: if < 0, all transactions will be returned; otherwise, only transactions running longer than this duration will be returned (versions 1+) */
+  /** Duration (in millis) to filter by: if < 0, all transactions will be returned; otherwise, only transactions running longer than this duration will be returned. (versions 1+) */
   durationFilter: number;
+  /** The transactional ID regular expression pattern to filter by: if it is empty or null, all transactions are returned; Otherwise then only the transactions matching the given regular expression will be returned. (versions 2+) */
+  transactionalIdPattern: string | null;
 }
 
 export function readListTransactionsRequest(r: Reader, version: number): ListTransactionsRequest {
@@ -15,6 +17,7 @@ export function readListTransactionsRequest(r: Reader, version: number): ListTra
     stateFilters: readStringArray(r, true),
     producerIdFilters: readInt64Array(r, true),
     durationFilter: version >= 1 ? r.int64() : -1,
+    transactionalIdPattern: version >= 2 ? r.nullableString(true) : null,
   };
   r.skipTaggedFields();
   return m;
@@ -26,6 +29,7 @@ export function writeListTransactionsRequest(w: Writer, version: number, m: List
   w.arrayLength(m.producerIdFilters.length, true);
   for (const e of m.producerIdFilters) w.int64(e);
   if (version >= 1) w.int64(m.durationFilter);
+  if (version >= 2) w.nullableString(m.transactionalIdPattern, true);
   w.uvarint(0);
 }
 

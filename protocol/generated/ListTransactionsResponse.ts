@@ -4,16 +4,20 @@ import { Reader, Writer } from '../primitives.js';
 export interface ListTransactionsResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number;
+  /** The error code, or 0 if there was no error. */
   errorCode: number;
-  /** Set of state filters provided in the request which were unknown to the transaction coordinator */
+  /** Set of state filters provided in the request which were unknown to the transaction coordinator. */
   unknownStateFilters: string[];
+  /** The current state of the transaction for the transactional id. */
   transactionStates: TransactionState[];
 }
 
 export interface TransactionState {
+  /** The transactional id. */
   transactionalId: string;
+  /** The producer id. */
   producerId: number;
-  /** The current transaction state of the producer */
+  /** The current transaction state of the producer. */
   transactionState: string;
 }
 

@@ -14,6 +14,8 @@ export interface MetadataResponse {
   topics: MetadataResponseTopic[];
   /** 32-bit bitfield to represent authorized operations for this cluster. (versions 8-10) */
   clusterAuthorizedOperations: number;
+  /** The top-level error code, or 0 if there was no error. (versions 13+) */
+  errorCode: number;
 }
 
 export interface MetadataResponseBroker {
@@ -68,6 +70,7 @@ export function readMetadataResponse(r: Reader, version: number): MetadataRespon
     controllerId: version >= 1 ? r.int32() : -1,
     topics: readMetadataResponseTopicArray(r, version, flexible),
     clusterAuthorizedOperations: version >= 8 && version <= 10 ? r.int32() : -2147483648,
+    errorCode: version >= 13 ? r.int16() : 0,
   };
   if (flexible) r.skipTaggedFields();
   return m;
@@ -83,6 +86,7 @@ export function writeMetadataResponse(w: Writer, version: number, m: MetadataRes
   w.arrayLength(m.topics.length, flexible);
   for (const e of m.topics) writeMetadataResponseTopic(w, version, e);
   if (version >= 8 && version <= 10) w.int32(m.clusterAuthorizedOperations);
+  if (version >= 13) w.int16(m.errorCode);
   if (flexible) w.uvarint(0);
 }
 

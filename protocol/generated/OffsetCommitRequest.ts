@@ -17,8 +17,10 @@ export interface OffsetCommitRequest {
 }
 
 export interface OffsetCommitRequestTopic {
-  /** The topic name. */
+  /** The topic name. (versions 0-9) */
   name: string;
+  /** The topic ID. (versions 10+) */
+  topicId: string;
   /** Each partition to commit offsets for. */
   partitions: OffsetCommitRequestPartition[];
 }
@@ -65,7 +67,8 @@ export function writeOffsetCommitRequest(w: Writer, version: number, m: OffsetCo
 function readOffsetCommitRequestTopic(r: Reader, version: number): OffsetCommitRequestTopic {
   const flexible = version >= 8;
   const m: OffsetCommitRequestTopic = {
-    name: r.string(flexible),
+    name: version <= 9 ? r.string(flexible) : '',
+    topicId: version >= 10 ? r.uuid() : '00000000000000000000000000000000',
     partitions: readOffsetCommitRequestPartitionArray(r, version, flexible),
   };
   if (flexible) r.skipTaggedFields();
@@ -74,7 +77,8 @@ function readOffsetCommitRequestTopic(r: Reader, version: number): OffsetCommitR
 
 function writeOffsetCommitRequestTopic(w: Writer, version: number, m: OffsetCommitRequestTopic): void {
   const flexible = version >= 8;
-  w.string(m.name, flexible);
+  if (version <= 9) w.string(m.name, flexible);
+  if (version >= 10) w.uuid(m.topicId);
   w.arrayLength(m.partitions.length, flexible);
   for (const e of m.partitions) writeOffsetCommitRequestPartition(w, version, e);
   if (flexible) w.uvarint(0);

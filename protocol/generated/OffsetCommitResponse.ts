@@ -9,8 +9,10 @@ export interface OffsetCommitResponse {
 }
 
 export interface OffsetCommitResponseTopic {
-  /** The topic name. */
+  /** The topic name. (versions 0-9) */
   name: string;
+  /** The topic ID. (versions 10+) */
+  topicId: string;
   /** The responses for each partition in the topic. */
   partitions: OffsetCommitResponsePartition[];
 }
@@ -43,7 +45,8 @@ export function writeOffsetCommitResponse(w: Writer, version: number, m: OffsetC
 function readOffsetCommitResponseTopic(r: Reader, version: number): OffsetCommitResponseTopic {
   const flexible = version >= 8;
   const m: OffsetCommitResponseTopic = {
-    name: r.string(flexible),
+    name: version <= 9 ? r.string(flexible) : '',
+    topicId: version >= 10 ? r.uuid() : '00000000000000000000000000000000',
     partitions: readOffsetCommitResponsePartitionArray(r, version, flexible),
   };
   if (flexible) r.skipTaggedFields();
@@ -52,7 +55,8 @@ function readOffsetCommitResponseTopic(r: Reader, version: number): OffsetCommit
 
 function writeOffsetCommitResponseTopic(w: Writer, version: number, m: OffsetCommitResponseTopic): void {
   const flexible = version >= 8;
-  w.string(m.name, flexible);
+  if (version <= 9) w.string(m.name, flexible);
+  if (version >= 10) w.uuid(m.topicId);
   w.arrayLength(m.partitions.length, flexible);
   for (const e of m.partitions) writeOffsetCommitResponsePartition(w, version, e);
   if (flexible) w.uvarint(0);

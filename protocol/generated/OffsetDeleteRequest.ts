@@ -4,7 +4,7 @@ import { Reader, Writer } from '../primitives.js';
 export interface OffsetDeleteRequest {
   /** The unique group identifier. */
   groupId: string;
-  /** The topics to delete offsets for */
+  /** The topics to delete offsets for. */
   topics: OffsetDeleteRequestTopic[];
 }
 

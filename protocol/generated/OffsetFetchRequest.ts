@@ -6,7 +6,7 @@ export interface OffsetFetchRequest {
   groupId: string;
   /** Each topic we would like to fetch offsets for, or null to fetch offsets for all topics. (versions 0-7, nullable 2-7) */
   topics: OffsetFetchRequestTopic[] | null;
-  /** Each group we would like to fetch offsets for (versions 8+) */
+  /** Each group we would like to fetch offsets for. (versions 8+) */
   groups: OffsetFetchRequestGroup[];
   /** Whether broker should hold on returning unstable offsets but set a retriable error code for the partitions. (versions 7+) */
   requireStable: boolean;
@@ -22,7 +22,7 @@ export interface OffsetFetchRequestTopic {
 export interface OffsetFetchRequestGroup {
   /** The group ID. */
   groupId: string;
-  /** The member ID assigned by the group coordinator if using the new consumer protocol (KIP-848). (versions 9+) */
+  /** The member id. (versions 9+) */
   memberId: string | null;
   /** The member epoch if using the new consumer protocol (KIP-848). (versions 9+) */
   memberEpoch: number;
@@ -31,8 +31,10 @@ export interface OffsetFetchRequestGroup {
 }
 
 export interface OffsetFetchRequestTopics {
-  /** The topic name. */
+  /** The topic name. (versions 8-9) */
   name: string;
+  /** The topic ID. (versions 10+) */
+  topicId: string;
   /** The partition indexes we would like to fetch offsets for. */
   partitionIndexes: number[];
 }
@@ -113,7 +115,8 @@ function writeOffsetFetchRequestGroup(w: Writer, version: number, m: OffsetFetch
 
 function readOffsetFetchRequestTopics(r: Reader, version: number): OffsetFetchRequestTopics {
   const m: OffsetFetchRequestTopics = {
-    name: r.string(true),
+    name: version <= 9 ? r.string(true) : '',
+    topicId: version >= 10 ? r.uuid() : '00000000000000000000000000000000',
     partitionIndexes: readInt32Array(r, true),
   };
   r.skipTaggedFields();
@@ -121,7 +124,8 @@ function readOffsetFetchRequestTopics(r: Reader, version: number): OffsetFetchRe
 }
 
 function writeOffsetFetchRequestTopics(w: Writer, version: number, m: OffsetFetchRequestTopics): void {
-  w.string(m.name, true);
+  if (version <= 9) w.string(m.name, true);
+  if (version >= 10) w.uuid(m.topicId);
   w.arrayLength(m.partitionIndexes.length, true);
   for (const e of m.partitionIndexes) w.int32(e);
   w.uvarint(0);

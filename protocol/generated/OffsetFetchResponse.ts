@@ -15,7 +15,7 @@ export interface OffsetFetchResponse {
 export interface OffsetFetchResponseTopic {
   /** The topic name. */
   name: string;
-  /** The responses per partition */
+  /** The responses per partition. */
   partitions: OffsetFetchResponsePartition[];
 }
 
@@ -42,9 +42,11 @@ export interface OffsetFetchResponseGroup {
 }
 
 export interface OffsetFetchResponseTopics {
-  /** The topic name. */
+  /** The topic name. (versions 8-9) */
   name: string;
-  /** The responses per partition */
+  /** The topic ID. (versions 10+) */
+  topicId: string;
+  /** The responses per partition. */
   partitions: OffsetFetchResponsePartitions[];
 }
 
@@ -149,7 +151,8 @@ function writeOffsetFetchResponseGroup(w: Writer, version: number, m: OffsetFetc
 
 function readOffsetFetchResponseTopics(r: Reader, version: number): OffsetFetchResponseTopics {
   const m: OffsetFetchResponseTopics = {
-    name: r.string(true),
+    name: version <= 9 ? r.string(true) : '',
+    topicId: version >= 10 ? r.uuid() : '00000000000000000000000000000000',
     partitions: readOffsetFetchResponsePartitionsArray(r, version, true),
   };
   r.skipTaggedFields();
@@ -157,7 +160,8 @@ function readOffsetFetchResponseTopics(r: Reader, version: number): OffsetFetchR
 }
 
 function writeOffsetFetchResponseTopics(w: Writer, version: number, m: OffsetFetchResponseTopics): void {
-  w.string(m.name, true);
+  if (version <= 9) w.string(m.name, true);
+  if (version >= 10) w.uuid(m.topicId);
   w.arrayLength(m.partitions.length, true);
   for (const e of m.partitions) writeOffsetFetchResponsePartitions(w, version, e);
   w.uvarint(0);

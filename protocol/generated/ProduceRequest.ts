@@ -13,8 +13,10 @@ export interface ProduceRequest {
 }
 
 export interface TopicProduceData {
-  /** The topic name. */
+  /** The topic name. (versions 0-12) */
   name: string;
+  /** The unique topic ID (versions 13+) */
+  topicId: string;
   /** Each partition to produce to. */
   partitionData: PartitionProduceData[];
 }
@@ -51,7 +53,8 @@ export function writeProduceRequest(w: Writer, version: number, m: ProduceReques
 function readTopicProduceData(r: Reader, version: number): TopicProduceData {
   const flexible = version >= 9;
   const m: TopicProduceData = {
-    name: r.string(flexible),
+    name: version <= 12 ? r.string(flexible) : '',
+    topicId: version >= 13 ? r.uuid() : '00000000000000000000000000000000',
     partitionData: readPartitionProduceDataArray(r, version, flexible),
   };
   if (flexible) r.skipTaggedFields();
@@ -60,7 +63,8 @@ function readTopicProduceData(r: Reader, version: number): TopicProduceData {
 
 function writeTopicProduceData(w: Writer, version: number, m: TopicProduceData): void {
   const flexible = version >= 9;
-  w.string(m.name, flexible);
+  if (version <= 12) w.string(m.name, flexible);
+  if (version >= 13) w.uuid(m.topicId);
   w.arrayLength(m.partitionData.length, flexible);
   for (const e of m.partitionData) writePartitionProduceData(w, version, e);
   if (flexible) w.uvarint(0);

@@ -2,7 +2,7 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface ProduceResponse {
-  /** Each produce response */
+  /** Each produce response. */
   responses: TopicProduceResponse[];
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. (versions 1+) */
   throttleTimeMs: number;
@@ -11,8 +11,10 @@ export interface ProduceResponse {
 }
 
 export interface TopicProduceResponse {
-  /** The topic name */
+  /** The topic name. (versions 0-12) */
   name: string;
+  /** The unique topic ID (versions 13+) */
+  topicId: string;
   /** Each partition that we produced to within the topic. */
   partitionResponses: PartitionProduceResponse[];
 }
@@ -28,25 +30,25 @@ export interface PartitionProduceResponse {
   logAppendTimeMs: number;
   /** The log start offset. (versions 5+) */
   logStartOffset: number;
-  /** The batch indices of records that caused the batch to be dropped (versions 8+) */
+  /** The batch indices of records that caused the batch to be dropped. (versions 8+) */
   recordErrors: BatchIndexAndErrorMessage[];
-  /** The global error message summarizing the common root cause of the records that caused the batch to be dropped (versions 8+) */
+  /** The global error message summarizing the common root cause of the records that caused the batch to be dropped. (versions 8+) */
   errorMessage: string | null;
-  /** (versions 10+, tag 0) */
+  /** The leader broker that the producer should use for future requests. (versions 10+, tag 0) */
   currentLeader: LeaderIdAndEpoch;
 }
 
 export interface BatchIndexAndErrorMessage {
-  /** The batch index of the record that cause the batch to be dropped */
+  /** The batch index of the record that caused the batch to be dropped. */
   batchIndex: number;
-  /** The error message of the record that caused the batch to be dropped */
+  /** The error message of the record that caused the batch to be dropped. */
   batchIndexErrorMessage: string | null;
 }
 
 export interface LeaderIdAndEpoch {
   /** The ID of the current leader or -1 if the leader is unknown. */
   leaderId: number;
-  /** The latest known leader epoch */
+  /** The latest known leader epoch. */
   leaderEpoch: number;
 }
 
@@ -108,7 +110,8 @@ export function writeProduceResponse(w: Writer, version: number, m: ProduceRespo
 function readTopicProduceResponse(r: Reader, version: number): TopicProduceResponse {
   const flexible = version >= 9;
   const m: TopicProduceResponse = {
-    name: r.string(flexible),
+    name: version <= 12 ? r.string(flexible) : '',
+    topicId: version >= 13 ? r.uuid() : '00000000000000000000000000000000',
     partitionResponses: readPartitionProduceResponseArray(r, version, flexible),
   };
   if (flexible) r.skipTaggedFields();
@@ -117,7 +120,8 @@ function readTopicProduceResponse(r: Reader, version: number): TopicProduceRespo
 
 function writeTopicProduceResponse(w: Writer, version: number, m: TopicProduceResponse): void {
   const flexible = version >= 9;
-  w.string(m.name, flexible);
+  if (version <= 12) w.string(m.name, flexible);
+  if (version >= 13) w.uuid(m.topicId);
   w.arrayLength(m.partitionResponses.length, flexible);
   for (const e of m.partitionResponses) writePartitionProduceResponse(w, version, e);
   if (flexible) w.uvarint(0);

@@ -2,12 +2,12 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface ReadShareGroupStateResponse {
-  /** The read results */
+  /** The read results. */
   results: ReadStateResult[];
 }
 
 export interface ReadStateResult {
-  /** The topic identifier */
+  /** The topic identifier. */
   topicId: string;
   /** The results for the partitions. */
   partitions: PartitionResult[];
@@ -20,19 +20,20 @@ export interface PartitionResult {
   errorCode: number;
   /** The error message, or null if there was no error. */
   errorMessage: string | null;
-  /** The state epoch for this share-partition. */
+  /** The state epoch of the share-partition. */
   stateEpoch: number;
   /** The share-partition start offset, which can be -1 if it is not yet initialized. */
   startOffset: number;
+  /** The state batches for this share-partition. */
   stateBatches: StateBatch[];
 }
 
 export interface StateBatch {
-  /** The base offset of this state batch. */
+  /** The first offset of this state batch. */
   firstOffset: number;
   /** The last offset of this state batch. */
   lastOffset: number;
-  /** The state - 0:Available,2:Acked,4:Archived. */
+  /** The delivery state - 0:Available,2:Acked,4:Archived. */
   deliveryState: number;
   /** The delivery count. */
   deliveryCount: number;

@@ -2,12 +2,12 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface ReadShareGroupStateSummaryResponse {
-  /** The read results */
+  /** The read results. */
   results: ReadStateSummaryResult[];
 }
 
 export interface ReadStateSummaryResult {
-  /** The topic identifier */
+  /** The topic identifier. */
   topicId: string;
   /** The results for the partitions. */
   partitions: PartitionResult[];
@@ -22,8 +22,12 @@ export interface PartitionResult {
   errorMessage: string | null;
   /** The state epoch of the share-partition. */
   stateEpoch: number;
+  /** The leader epoch of the share-partition. */
+  leaderEpoch: number;
   /** The share-partition start offset. */
   startOffset: number;
+  /** The number of offsets greater than or equal to share-partition start offset for which delivery has been completed. (versions 1+) */
+  deliveryCompleteCount: number;
 }
 
 export function readReadShareGroupStateSummaryResponse(r: Reader, version: number): ReadShareGroupStateSummaryResponse {
@@ -62,7 +66,9 @@ function readPartitionResult(r: Reader, version: number): PartitionResult {
     errorCode: r.int16(),
     errorMessage: r.nullableString(true),
     stateEpoch: r.int32(),
+    leaderEpoch: r.int32(),
     startOffset: r.int64(),
+    deliveryCompleteCount: version >= 1 ? r.int32() : -1,
   };
   r.skipTaggedFields();
   return m;
@@ -73,7 +79,9 @@ function writePartitionResult(w: Writer, version: number, m: PartitionResult): v
   w.int16(m.errorCode);
   w.nullableString(m.errorMessage, true);
   w.int32(m.stateEpoch);
+  w.int32(m.leaderEpoch);
   w.int64(m.startOffset);
+  if (version >= 1) w.int32(m.deliveryCompleteCount);
   w.uvarint(0);
 }
 

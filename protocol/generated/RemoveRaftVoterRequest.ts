@@ -2,10 +2,11 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface RemoveRaftVoterRequest {
+  /** The cluster id of the request. */
   clusterId: string | null;
-  /** The replica id of the voter getting removed from the topic partition */
+  /** The replica id of the voter getting removed from the topic partition. */
   voterId: number;
-  /** The directory id of the voter getting removed from the topic partition */
+  /** The directory id of the voter getting removed from the topic partition. */
   voterDirectoryId: string;
 }
 

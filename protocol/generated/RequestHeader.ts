@@ -8,7 +8,7 @@ export interface RequestHeader {
   requestApiVersion: number;
   /** The correlation ID of this request. */
   correlationId: number;
-  /** The client ID string. (versions 1+) */
+  /** The client ID string. */
   clientId: string | null;
 }
 
@@ -18,7 +18,7 @@ export function readRequestHeader(r: Reader, version: number): RequestHeader {
     requestApiKey: r.int16(),
     requestApiVersion: r.int16(),
     correlationId: r.int32(),
-    clientId: version >= 1 ? r.nullableString(false) : '',
+    clientId: r.nullableString(false),
   };
   if (flexible) r.skipTaggedFields();
   return m;
@@ -29,6 +29,6 @@ export function writeRequestHeader(w: Writer, version: number, m: RequestHeader)
   w.int16(m.requestApiKey);
   w.int16(m.requestApiVersion);
   w.int32(m.correlationId);
-  if (version >= 1) w.nullableString(m.clientId, false);
+  w.nullableString(m.clientId, false);
   if (flexible) w.uvarint(0);
 }

@@ -8,6 +8,8 @@ export interface ShareAcknowledgeRequest {
   memberId: string | null;
   /** The current share session epoch: 0 to open a share session; -1 to close it; otherwise increments for consecutive requests. */
   shareSessionEpoch: number;
+  /** Whether Renew type acknowledgements present in AcknowledgementBatches. (versions 2+) */
+  isRenewAck: boolean;
   /** The topics containing records to acknowledge. */
   topics: AcknowledgeTopic[];
 }
@@ -31,7 +33,7 @@ export interface AcknowledgementBatch {
   firstOffset: number;
   /** Last offset (inclusive) of batch of records to acknowledge. */
   lastOffset: number;
-  /** Array of acknowledge types - 0:Gap,1:Accept,2:Release,3:Reject. */
+  /** Array of acknowledge types - 0:Gap,1:Accept,2:Release,3:Reject,4:Renew. */
   acknowledgeTypes: number[];
 }
 
@@ -40,6 +42,7 @@ export function readShareAcknowledgeRequest(r: Reader, version: number): ShareAc
     groupId: r.nullableString(true),
     memberId: r.nullableString(true),
     shareSessionEpoch: r.int32(),
+    isRenewAck: version >= 2 ? r.bool() : false,
     topics: readAcknowledgeTopicArray(r, version, true),
   };
   r.skipTaggedFields();
@@ -50,6 +53,7 @@ export function writeShareAcknowledgeRequest(w: Writer, version: number, m: Shar
   w.nullableString(m.groupId, true);
   w.nullableString(m.memberId, true);
   w.int32(m.shareSessionEpoch);
+  if (version >= 2) w.bool(m.isRenewAck);
   w.arrayLength(m.topics.length, true);
   for (const e of m.topics) writeAcknowledgeTopic(w, version, e);
   w.uvarint(0);

@@ -8,6 +8,8 @@ export interface ShareAcknowledgeResponse {
   errorCode: number;
   /** The top-level error message, or null if there was no error. */
   errorMessage: string | null;
+  /** The time in milliseconds for which the acquired records are locked. (versions 2+) */
+  acquisitionLockTimeoutMs: number;
   /** The response topics. */
   responses: ShareAcknowledgeTopicResponse[];
   /** Endpoints for all current leaders enumerated in PartitionData with error NOT_LEADER_OR_FOLLOWER. */
@@ -28,6 +30,7 @@ export interface PartitionData {
   errorCode: number;
   /** The error message, or null if there was no error. */
   errorMessage: string | null;
+  /** The current leader of the partition. */
   currentLeader: LeaderIdAndEpoch;
 }
 
@@ -54,6 +57,7 @@ export function readShareAcknowledgeResponse(r: Reader, version: number): ShareA
     throttleTimeMs: r.int32(),
     errorCode: r.int16(),
     errorMessage: r.nullableString(true),
+    acquisitionLockTimeoutMs: version >= 2 ? r.int32() : 0,
     responses: readShareAcknowledgeTopicResponseArray(r, version, true),
     nodeEndpoints: readNodeEndpointArray(r, version, true),
   };
@@ -65,6 +69,7 @@ export function writeShareAcknowledgeResponse(w: Writer, version: number, m: Sha
   w.int32(m.throttleTimeMs);
   w.int16(m.errorCode);
   w.nullableString(m.errorMessage, true);
+  if (version >= 2) w.int32(m.acquisitionLockTimeoutMs);
   w.arrayLength(m.responses.length, true);
   for (const e of m.responses) writeShareAcknowledgeTopicResponse(w, version, e);
   w.arrayLength(m.nodeEndpoints.length, true);

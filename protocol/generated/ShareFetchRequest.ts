@@ -14,6 +14,14 @@ export interface ShareFetchRequest {
   minBytes: number;
   /** The maximum bytes to fetch. See KIP-74 for cases where this limit may not be honored. */
   maxBytes: number;
+  /** The maximum number of records to fetch. This limit can be exceeded for alignment of batch boundaries. */
+  maxRecords: number;
+  /** The optimal number of records for batches of acquired records and acknowledgements. */
+  batchSize: number;
+  /** The acquire mode to control the fetch behavior - 0:batch-optimized,1:record-limit. (versions 2+) */
+  shareAcquireMode: number;
+  /** Whether Renew type acknowledgements present in AcknowledgementBatches. (versions 2+) */
+  isRenewAck: boolean;
   /** The topics to fetch. */
   topics: FetchTopic[];
   /** The partitions to remove from this share session. */
@@ -30,7 +38,7 @@ export interface FetchTopic {
 export interface FetchPartition {
   /** The partition index. */
   partitionIndex: number;
-  /** The maximum bytes to fetch from this partition. 0 when only acknowledgement with no fetching is required. See KIP-74 for cases where this limit may not be honored. */
+  /** The maximum bytes to fetch from this partition. 0 when only acknowledgement with no fetching is required. See KIP-74 for cases where this limit may not be honored. (versions 0) */
   partitionMaxBytes: number;
   /** Record batches to acknowledge. */
   acknowledgementBatches: AcknowledgementBatch[];
@@ -41,7 +49,7 @@ export interface AcknowledgementBatch {
   firstOffset: number;
   /** Last offset (inclusive) of batch of records to acknowledge. */
   lastOffset: number;
-  /** Array of acknowledge types - 0:Gap,1:Accept,2:Release,3:Reject. */
+  /** Array of acknowledge types - 0:Gap,1:Accept,2:Release,3:Reject,4:Renew. */
   acknowledgeTypes: number[];
 }
 
@@ -60,6 +68,10 @@ export function readShareFetchRequest(r: Reader, version: number): ShareFetchReq
     maxWaitMs: r.int32(),
     minBytes: r.int32(),
     maxBytes: r.int32(),
+    maxRecords: r.int32(),
+    batchSize: r.int32(),
+    shareAcquireMode: version >= 2 ? r.int8() : 0,
+    isRenewAck: version >= 2 ? r.bool() : false,
     topics: readFetchTopicArray(r, version, true),
     forgottenTopicsData: readForgottenTopicArray(r, version, true),
   };
@@ -74,6 +86,10 @@ export function writeShareFetchRequest(w: Writer, version: number, m: ShareFetch
   w.int32(m.maxWaitMs);
   w.int32(m.minBytes);
   w.int32(m.maxBytes);
+  w.int32(m.maxRecords);
+  w.int32(m.batchSize);
+  if (version >= 2) w.int8(m.shareAcquireMode);
+  if (version >= 2) w.bool(m.isRenewAck);
   w.arrayLength(m.topics.length, true);
   for (const e of m.topics) writeFetchTopic(w, version, e);
   w.arrayLength(m.forgottenTopicsData.length, true);
@@ -100,7 +116,7 @@ function writeFetchTopic(w: Writer, version: number, m: FetchTopic): void {
 function readFetchPartition(r: Reader, version: number): FetchPartition {
   const m: FetchPartition = {
     partitionIndex: r.int32(),
-    partitionMaxBytes: r.int32(),
+    partitionMaxBytes: 0,
     acknowledgementBatches: readAcknowledgementBatchArray(r, version, true),
   };
   r.skipTaggedFields();
@@ -109,7 +125,6 @@ function readFetchPartition(r: Reader, version: number): FetchPartition {
 
 function writeFetchPartition(w: Writer, version: number, m: FetchPartition): void {
   w.int32(m.partitionIndex);
-  w.int32(m.partitionMaxBytes);
   w.arrayLength(m.acknowledgementBatches.length, true);
   for (const e of m.acknowledgementBatches) writeAcknowledgementBatch(w, version, e);
   w.uvarint(0);

@@ -2,7 +2,7 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface ShareGroupDescribeRequest {
-  /** The ids of the groups to describe */
+  /** The ids of the groups to describe. */
   groupIds: string[];
   /** Whether to include authorized operations. */
   includeAuthorizedOperations: boolean;

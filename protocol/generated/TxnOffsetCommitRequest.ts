@@ -10,8 +10,8 @@ export interface TxnOffsetCommitRequest {
   producerId: number;
   /** The current epoch associated with the producer ID. */
   producerEpoch: number;
-  /** The generation of the consumer. (versions 3+) */
-  generationId: number;
+  /** The generation of the group if using the classic group protocol or the member epoch if using the consumer protocol. (versions 3+) */
+  generationIdOrMemberEpoch: number;
   /** The member ID assigned by the group coordinator. (versions 3+) */
   memberId: string;
   /** The unique identifier of the consumer instance provided by end user. (versions 3+) */
@@ -21,8 +21,10 @@ export interface TxnOffsetCommitRequest {
 }
 
 export interface TxnOffsetCommitRequestTopic {
-  /** The topic name. */
+  /** The topic name. (versions 0-5) */
   name: string;
+  /** The topic ID. (versions 6+) */
+  topicId: string;
   /** The partitions inside the topic that we want to commit offsets for. */
   partitions: TxnOffsetCommitRequestPartition[];
 }
@@ -45,7 +47,7 @@ export function readTxnOffsetCommitRequest(r: Reader, version: number): TxnOffse
     groupId: r.string(flexible),
     producerId: r.int64(),
     producerEpoch: r.int16(),
-    generationId: version >= 3 ? r.int32() : -1,
+    generationIdOrMemberEpoch: version >= 3 ? r.int32() : -1,
     memberId: version >= 3 ? r.string(true) : '',
     groupInstanceId: version >= 3 ? r.nullableString(true) : null,
     topics: readTxnOffsetCommitRequestTopicArray(r, version, flexible),
@@ -60,7 +62,7 @@ export function writeTxnOffsetCommitRequest(w: Writer, version: number, m: TxnOf
   w.string(m.groupId, flexible);
   w.int64(m.producerId);
   w.int16(m.producerEpoch);
-  if (version >= 3) w.int32(m.generationId);
+  if (version >= 3) w.int32(m.generationIdOrMemberEpoch);
   if (version >= 3) w.string(m.memberId, true);
   if (version >= 3) w.nullableString(m.groupInstanceId, true);
   w.arrayLength(m.topics.length, flexible);
@@ -71,7 +73,8 @@ export function writeTxnOffsetCommitRequest(w: Writer, version: number, m: TxnOf
 function readTxnOffsetCommitRequestTopic(r: Reader, version: number): TxnOffsetCommitRequestTopic {
   const flexible = version >= 3;
   const m: TxnOffsetCommitRequestTopic = {
-    name: r.string(flexible),
+    name: version <= 5 ? r.string(flexible) : '',
+    topicId: version >= 6 ? r.uuid() : '00000000000000000000000000000000',
     partitions: readTxnOffsetCommitRequestPartitionArray(r, version, flexible),
   };
   if (flexible) r.skipTaggedFields();
@@ -80,7 +83,8 @@ function readTxnOffsetCommitRequestTopic(r: Reader, version: number): TxnOffsetC
 
 function writeTxnOffsetCommitRequestTopic(w: Writer, version: number, m: TxnOffsetCommitRequestTopic): void {
   const flexible = version >= 3;
-  w.string(m.name, flexible);
+  if (version <= 5) w.string(m.name, flexible);
+  if (version >= 6) w.uuid(m.topicId);
   w.arrayLength(m.partitions.length, flexible);
   for (const e of m.partitions) writeTxnOffsetCommitRequestPartition(w, version, e);
   if (flexible) w.uvarint(0);

@@ -9,8 +9,10 @@ export interface TxnOffsetCommitResponse {
 }
 
 export interface TxnOffsetCommitResponseTopic {
-  /** The topic name. */
+  /** The topic name. (versions 0-5) */
   name: string;
+  /** The topic ID. (versions 6+) */
+  topicId: string;
   /** The responses for each partition in the topic. */
   partitions: TxnOffsetCommitResponsePartition[];
 }
@@ -43,7 +45,8 @@ export function writeTxnOffsetCommitResponse(w: Writer, version: number, m: TxnO
 function readTxnOffsetCommitResponseTopic(r: Reader, version: number): TxnOffsetCommitResponseTopic {
   const flexible = version >= 3;
   const m: TxnOffsetCommitResponseTopic = {
-    name: r.string(flexible),
+    name: version <= 5 ? r.string(flexible) : '',
+    topicId: version >= 6 ? r.uuid() : '00000000000000000000000000000000',
     partitions: readTxnOffsetCommitResponsePartitionArray(r, version, flexible),
   };
   if (flexible) r.skipTaggedFields();
@@ -52,7 +55,8 @@ function readTxnOffsetCommitResponseTopic(r: Reader, version: number): TxnOffset
 
 function writeTxnOffsetCommitResponseTopic(w: Writer, version: number, m: TxnOffsetCommitResponseTopic): void {
   const flexible = version >= 3;
-  w.string(m.name, flexible);
+  if (version <= 5) w.string(m.name, flexible);
+  if (version >= 6) w.uuid(m.topicId);
   w.arrayLength(m.partitions.length, flexible);
   for (const e of m.partitions) writeTxnOffsetCommitResponsePartition(w, version, e);
   if (flexible) w.uvarint(0);

@@ -2,32 +2,33 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface UpdateRaftVoterRequest {
+  /** The cluster id. */
   clusterId: string | null;
-  /** The current leader epoch of the partition, -1 for unknown leader epoch */
+  /** The current leader epoch of the partition, -1 for unknown leader epoch. */
   currentLeaderEpoch: number;
-  /** The replica id of the voter getting updated in the topic partition */
+  /** The replica id of the voter getting updated in the topic partition. */
   voterId: number;
-  /** The directory id of the voter getting updated in the topic partition */
+  /** The directory id of the voter getting updated in the topic partition. */
   voterDirectoryId: string;
-  /** The endpoint that can be used to communicate with the leader */
+  /** The endpoint that can be used to communicate with the leader. */
   listeners: Listener[];
-  /** The range of versions of the protocol that the replica supports */
+  /** The range of versions of the protocol that the replica supports. */
   kRaftVersionFeature: KRaftVersionFeature;
 }
 
 export interface Listener {
-  /** The name of the endpoint */
+  /** The name of the endpoint. */
   name: string;
-  /** The hostname */
+  /** The hostname. */
   host: string;
-  /** The port */
+  /** The port. */
   port: number;
 }
 
 export interface KRaftVersionFeature {
-  /** The minimum supported KRaft protocol version */
+  /** The minimum supported KRaft protocol version. */
   minSupportedVersion: number;
-  /** The maximum supported KRaft protocol version */
+  /** The maximum supported KRaft protocol version. */
   maxSupportedVersion: number;
 }
 

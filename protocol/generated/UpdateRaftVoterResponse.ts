@@ -4,20 +4,20 @@ import { Reader, Writer } from '../primitives.js';
 export interface UpdateRaftVoterResponse {
   /** The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota. */
   throttleTimeMs: number;
-  /** The error code, or 0 if there was no error */
+  /** The error code, or 0 if there was no error. */
   errorCode: number;
-  /** (tag 0) */
+  /** Details of the current Raft cluster leader. (tag 0) */
   currentLeader: CurrentLeader;
 }
 
 export interface CurrentLeader {
-  /** The replica id of the current leader or -1 if the leader is unknown */
+  /** The replica id of the current leader or -1 if the leader is unknown. */
   leaderId: number;
-  /** The latest known leader epoch */
+  /** The latest known leader epoch. */
   leaderEpoch: number;
-  /** The node's hostname */
+  /** The node's hostname. */
   host: string;
-  /** The node's port */
+  /** The node's port. */
   port: number;
 }
 

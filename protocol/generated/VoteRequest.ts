@@ -2,33 +2,38 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface VoteRequest {
+  /** The cluster id. */
   clusterId: string | null;
-  /** The replica id of the voter receiving the request (versions 1+) */
+  /** The replica id of the voter receiving the request. (versions 1+) */
   voterId: number;
+  /** The topic data. */
   topics: TopicData[];
 }
 
 export interface TopicData {
   /** The topic name. */
   topicName: string;
+  /** The partition data. */
   partitions: PartitionData[];
 }
 
 export interface PartitionData {
   /** The partition index. */
   partitionIndex: number;
-  /** The bumped epoch of the candidate sending the request */
-  candidateEpoch: number;
+  /** The epoch of the voter sending the request */
+  replicaEpoch: number;
   /** The replica id of the voter sending the request */
-  candidateId: number;
+  replicaId: number;
   /** The directory id of the voter sending the request (versions 1+) */
-  candidateDirectoryId: string;
-  /** The ID of the voter sending the request (versions 1+) */
+  replicaDirectoryId: string;
+  /** The directory id of the voter receiving the request (versions 1+) */
   voterDirectoryId: string;
-  /** The epoch of the last record written to the metadata log */
+  /** The epoch of the last record written to the metadata log. */
   lastOffsetEpoch: number;
-  /** The offset of the last record written to the metadata log */
+  /** The log end offset of the metadata log of the voter sending the request. */
   lastOffset: number;
+  /** Whether the request is a PreVote request (not persisted) or not. (versions 2+) */
+  preVote: boolean;
 }
 
 export function readVoteRequest(r: Reader, version: number): VoteRequest {
@@ -68,12 +73,13 @@ function writeTopicData(w: Writer, version: number, m: TopicData): void {
 function readPartitionData(r: Reader, version: number): PartitionData {
   const m: PartitionData = {
     partitionIndex: r.int32(),
-    candidateEpoch: r.int32(),
-    candidateId: r.int32(),
-    candidateDirectoryId: version >= 1 ? r.uuid() : '00000000000000000000000000000000',
+    replicaEpoch: r.int32(),
+    replicaId: r.int32(),
+    replicaDirectoryId: version >= 1 ? r.uuid() : '00000000000000000000000000000000',
     voterDirectoryId: version >= 1 ? r.uuid() : '00000000000000000000000000000000',
     lastOffsetEpoch: r.int32(),
     lastOffset: r.int64(),
+    preVote: version >= 2 ? r.bool() : false,
   };
   r.skipTaggedFields();
   return m;
@@ -81,12 +87,13 @@ function readPartitionData(r: Reader, version: number): PartitionData {
 
 function writePartitionData(w: Writer, version: number, m: PartitionData): void {
   w.int32(m.partitionIndex);
-  w.int32(m.candidateEpoch);
-  w.int32(m.candidateId);
-  if (version >= 1) w.uuid(m.candidateDirectoryId);
+  w.int32(m.replicaEpoch);
+  w.int32(m.replicaId);
+  if (version >= 1) w.uuid(m.replicaDirectoryId);
   if (version >= 1) w.uuid(m.voterDirectoryId);
   w.int32(m.lastOffsetEpoch);
   w.int64(m.lastOffset);
+  if (version >= 2) w.bool(m.preVote);
   w.uvarint(0);
 }
 

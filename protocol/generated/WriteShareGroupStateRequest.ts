@@ -18,21 +18,24 @@ export interface WriteStateData {
 export interface PartitionData {
   /** The partition index. */
   partition: number;
-  /** The state epoch for this share-partition. */
+  /** The state epoch of the share-partition. */
   stateEpoch: number;
   /** The leader epoch of the share-partition. */
   leaderEpoch: number;
   /** The share-partition start offset, or -1 if the start offset is not being written. */
   startOffset: number;
+  /** The number of offsets greater than or equal to share-partition start offset for which delivery has been completed. (versions 1+) */
+  deliveryCompleteCount: number;
+  /** The state batches for the share-partition. */
   stateBatches: StateBatch[];
 }
 
 export interface StateBatch {
-  /** The base offset of this state batch. */
+  /** The first offset of this state batch. */
   firstOffset: number;
   /** The last offset of this state batch. */
   lastOffset: number;
-  /** The state - 0:Available,2:Acked,4:Archived */
+  /** The delivery state - 0:Available,2:Acked,4:Archived. */
   deliveryState: number;
   /** The delivery count. */
   deliveryCount: number;
@@ -76,6 +79,7 @@ function readPartitionData(r: Reader, version: number): PartitionData {
     stateEpoch: r.int32(),
     leaderEpoch: r.int32(),
     startOffset: r.int64(),
+    deliveryCompleteCount: version >= 1 ? r.int32() : -1,
     stateBatches: readStateBatchArray(r, version, true),
   };
   r.skipTaggedFields();
@@ -87,6 +91,7 @@ function writePartitionData(w: Writer, version: number, m: PartitionData): void 
   w.int32(m.stateEpoch);
   w.int32(m.leaderEpoch);
   w.int64(m.startOffset);
+  if (version >= 1) w.int32(m.deliveryCompleteCount);
   w.arrayLength(m.stateBatches.length, true);
   for (const e of m.stateBatches) writeStateBatch(w, version, e);
   w.uvarint(0);

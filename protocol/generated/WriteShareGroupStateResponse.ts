@@ -2,12 +2,12 @@
 import { Reader, Writer } from '../primitives.js';
 
 export interface WriteShareGroupStateResponse {
-  /** The write results */
+  /** The write results. */
   results: WriteStateResult[];
 }
 
 export interface WriteStateResult {
-  /** The topic identifier */
+  /** The topic identifier. */
   topicId: string;
   /** The results for the partitions. */
   partitions: PartitionResult[];

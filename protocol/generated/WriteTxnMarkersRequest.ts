@@ -15,8 +15,10 @@ export interface WritableTxnMarker {
   transactionResult: boolean;
   /** Each topic that we want to write transaction marker(s) for. */
   topics: WritableTxnMarkerTopic[];
-  /** Epoch associated with the transaction state partition hosted by this transaction coordinator */
+  /** Epoch associated with the transaction state partition hosted by this transaction coordinator. */
   coordinatorEpoch: number;
+  /** Transaction version of the marker. Ex: 0/1 = legacy (TV0/TV1), 2 = TV2 etc. (versions 2+) */
+  transactionVersion: number;
 }
 
 export interface WritableTxnMarkerTopic {
@@ -50,6 +52,7 @@ function readWritableTxnMarker(r: Reader, version: number): WritableTxnMarker {
     transactionResult: r.bool(),
     topics: readWritableTxnMarkerTopicArray(r, version, flexible),
     coordinatorEpoch: r.int32(),
+    transactionVersion: version >= 2 ? r.int8() : 0,
   };
   if (flexible) r.skipTaggedFields();
   return m;
@@ -63,6 +66,7 @@ function writeWritableTxnMarker(w: Writer, version: number, m: WritableTxnMarker
   w.arrayLength(m.topics.length, flexible);
   for (const e of m.topics) writeWritableTxnMarkerTopic(w, version, e);
   w.int32(m.coordinatorEpoch);
+  if (version >= 2) w.int8(m.transactionVersion);
   if (flexible) w.uvarint(0);
 }
 

@@ -8,14 +8,6 @@ import { readListOffsetsRequest, writeListOffsetsRequest, type ListOffsetsReques
 import { readListOffsetsResponse, writeListOffsetsResponse, type ListOffsetsResponse } from './ListOffsetsResponse.js';
 import { readMetadataRequest, writeMetadataRequest, type MetadataRequest } from './MetadataRequest.js';
 import { readMetadataResponse, writeMetadataResponse, type MetadataResponse } from './MetadataResponse.js';
-import { readLeaderAndIsrRequest, writeLeaderAndIsrRequest, type LeaderAndIsrRequest } from './LeaderAndIsrRequest.js';
-import { readLeaderAndIsrResponse, writeLeaderAndIsrResponse, type LeaderAndIsrResponse } from './LeaderAndIsrResponse.js';
-import { readStopReplicaRequest, writeStopReplicaRequest, type StopReplicaRequest } from './StopReplicaRequest.js';
-import { readStopReplicaResponse, writeStopReplicaResponse, type StopReplicaResponse } from './StopReplicaResponse.js';
-import { readUpdateMetadataRequest, writeUpdateMetadataRequest, type UpdateMetadataRequest } from './UpdateMetadataRequest.js';
-import { readUpdateMetadataResponse, writeUpdateMetadataResponse, type UpdateMetadataResponse } from './UpdateMetadataResponse.js';
-import { readControlledShutdownRequest, writeControlledShutdownRequest, type ControlledShutdownRequest } from './ControlledShutdownRequest.js';
-import { readControlledShutdownResponse, writeControlledShutdownResponse, type ControlledShutdownResponse } from './ControlledShutdownResponse.js';
 import { readOffsetCommitRequest, writeOffsetCommitRequest, type OffsetCommitRequest } from './OffsetCommitRequest.js';
 import { readOffsetCommitResponse, writeOffsetCommitResponse, type OffsetCommitResponse } from './OffsetCommitResponse.js';
 import { readOffsetFetchRequest, writeOffsetFetchRequest, type OffsetFetchRequest } from './OffsetFetchRequest.js';
@@ -148,8 +140,8 @@ import { readPushTelemetryRequest, writePushTelemetryRequest, type PushTelemetry
 import { readPushTelemetryResponse, writePushTelemetryResponse, type PushTelemetryResponse } from './PushTelemetryResponse.js';
 import { readAssignReplicasToDirsRequest, writeAssignReplicasToDirsRequest, type AssignReplicasToDirsRequest } from './AssignReplicasToDirsRequest.js';
 import { readAssignReplicasToDirsResponse, writeAssignReplicasToDirsResponse, type AssignReplicasToDirsResponse } from './AssignReplicasToDirsResponse.js';
-import { readListClientMetricsResourcesRequest, writeListClientMetricsResourcesRequest, type ListClientMetricsResourcesRequest } from './ListClientMetricsResourcesRequest.js';
-import { readListClientMetricsResourcesResponse, writeListClientMetricsResourcesResponse, type ListClientMetricsResourcesResponse } from './ListClientMetricsResourcesResponse.js';
+import { readListConfigResourcesRequest, writeListConfigResourcesRequest, type ListConfigResourcesRequest } from './ListConfigResourcesRequest.js';
+import { readListConfigResourcesResponse, writeListConfigResourcesResponse, type ListConfigResourcesResponse } from './ListConfigResourcesResponse.js';
 import { readDescribeTopicPartitionsRequest, writeDescribeTopicPartitionsRequest, type DescribeTopicPartitionsRequest } from './DescribeTopicPartitionsRequest.js';
 import { readDescribeTopicPartitionsResponse, writeDescribeTopicPartitionsResponse, type DescribeTopicPartitionsResponse } from './DescribeTopicPartitionsResponse.js';
 import { readShareGroupHeartbeatRequest, writeShareGroupHeartbeatRequest, type ShareGroupHeartbeatRequest } from './ShareGroupHeartbeatRequest.js';
@@ -176,6 +168,20 @@ import { readDeleteShareGroupStateRequest, writeDeleteShareGroupStateRequest, ty
 import { readDeleteShareGroupStateResponse, writeDeleteShareGroupStateResponse, type DeleteShareGroupStateResponse } from './DeleteShareGroupStateResponse.js';
 import { readReadShareGroupStateSummaryRequest, writeReadShareGroupStateSummaryRequest, type ReadShareGroupStateSummaryRequest } from './ReadShareGroupStateSummaryRequest.js';
 import { readReadShareGroupStateSummaryResponse, writeReadShareGroupStateSummaryResponse, type ReadShareGroupStateSummaryResponse } from './ReadShareGroupStateSummaryResponse.js';
+import { readStreamsGroupHeartbeatRequest, writeStreamsGroupHeartbeatRequest, type StreamsGroupHeartbeatRequest } from './StreamsGroupHeartbeatRequest.js';
+import { readStreamsGroupHeartbeatResponse, writeStreamsGroupHeartbeatResponse, type StreamsGroupHeartbeatResponse } from './StreamsGroupHeartbeatResponse.js';
+import { readStreamsGroupDescribeRequest, writeStreamsGroupDescribeRequest, type StreamsGroupDescribeRequest } from './StreamsGroupDescribeRequest.js';
+import { readStreamsGroupDescribeResponse, writeStreamsGroupDescribeResponse, type StreamsGroupDescribeResponse } from './StreamsGroupDescribeResponse.js';
+import { readDescribeShareGroupOffsetsRequest, writeDescribeShareGroupOffsetsRequest, type DescribeShareGroupOffsetsRequest } from './DescribeShareGroupOffsetsRequest.js';
+import { readDescribeShareGroupOffsetsResponse, writeDescribeShareGroupOffsetsResponse, type DescribeShareGroupOffsetsResponse } from './DescribeShareGroupOffsetsResponse.js';
+import { readAlterShareGroupOffsetsRequest, writeAlterShareGroupOffsetsRequest, type AlterShareGroupOffsetsRequest } from './AlterShareGroupOffsetsRequest.js';
+import { readAlterShareGroupOffsetsResponse, writeAlterShareGroupOffsetsResponse, type AlterShareGroupOffsetsResponse } from './AlterShareGroupOffsetsResponse.js';
+import { readDeleteShareGroupOffsetsRequest, writeDeleteShareGroupOffsetsRequest, type DeleteShareGroupOffsetsRequest } from './DeleteShareGroupOffsetsRequest.js';
+import { readDeleteShareGroupOffsetsResponse, writeDeleteShareGroupOffsetsResponse, type DeleteShareGroupOffsetsResponse } from './DeleteShareGroupOffsetsResponse.js';
+import { readStreamsGroupTopologyDescriptionUpdateRequest, writeStreamsGroupTopologyDescriptionUpdateRequest, type StreamsGroupTopologyDescriptionUpdateRequest } from './StreamsGroupTopologyDescriptionUpdateRequest.js';
+import { readStreamsGroupTopologyDescriptionUpdateResponse, writeStreamsGroupTopologyDescriptionUpdateResponse, type StreamsGroupTopologyDescriptionUpdateResponse } from './StreamsGroupTopologyDescriptionUpdateResponse.js';
+import { readUnregisterControllerRequest, writeUnregisterControllerRequest, type UnregisterControllerRequest } from './UnregisterControllerRequest.js';
+import { readUnregisterControllerResponse, writeUnregisterControllerResponse, type UnregisterControllerResponse } from './UnregisterControllerResponse.js';
 import { readRequestHeader, writeRequestHeader, type RequestHeader } from './RequestHeader.js';
 import { readResponseHeader, type ResponseHeader } from './ResponseHeader.js';
 
@@ -190,14 +196,6 @@ export type {
   ListOffsetsResponse,
   MetadataRequest,
   MetadataResponse,
-  LeaderAndIsrRequest,
-  LeaderAndIsrResponse,
-  StopReplicaRequest,
-  StopReplicaResponse,
-  UpdateMetadataRequest,
-  UpdateMetadataResponse,
-  ControlledShutdownRequest,
-  ControlledShutdownResponse,
   OffsetCommitRequest,
   OffsetCommitResponse,
   OffsetFetchRequest,
@@ -330,8 +328,8 @@ export type {
   PushTelemetryResponse,
   AssignReplicasToDirsRequest,
   AssignReplicasToDirsResponse,
-  ListClientMetricsResourcesRequest,
-  ListClientMetricsResourcesResponse,
+  ListConfigResourcesRequest,
+  ListConfigResourcesResponse,
   DescribeTopicPartitionsRequest,
   DescribeTopicPartitionsResponse,
   ShareGroupHeartbeatRequest,
@@ -358,6 +356,20 @@ export type {
   DeleteShareGroupStateResponse,
   ReadShareGroupStateSummaryRequest,
   ReadShareGroupStateSummaryResponse,
+  StreamsGroupHeartbeatRequest,
+  StreamsGroupHeartbeatResponse,
+  StreamsGroupDescribeRequest,
+  StreamsGroupDescribeResponse,
+  DescribeShareGroupOffsetsRequest,
+  DescribeShareGroupOffsetsResponse,
+  AlterShareGroupOffsetsRequest,
+  AlterShareGroupOffsetsResponse,
+  DeleteShareGroupOffsetsRequest,
+  DeleteShareGroupOffsetsResponse,
+  StreamsGroupTopologyDescriptionUpdateRequest,
+  StreamsGroupTopologyDescriptionUpdateResponse,
+  UnregisterControllerRequest,
+  UnregisterControllerResponse,
 };
 
 /** One API key's versions and codecs. */
@@ -383,10 +395,6 @@ export const ApiKey = {
   Fetch: 1,
   ListOffsets: 2,
   Metadata: 3,
-  LeaderAndIsr: 4,
-  StopReplica: 5,
-  UpdateMetadata: 6,
-  ControlledShutdown: 7,
   OffsetCommit: 8,
   OffsetFetch: 9,
   FindCoordinator: 10,
@@ -453,7 +461,7 @@ export const ApiKey = {
   GetTelemetrySubscriptions: 71,
   PushTelemetry: 72,
   AssignReplicasToDirs: 73,
-  ListClientMetricsResources: 74,
+  ListConfigResources: 74,
   DescribeTopicPartitions: 75,
   ShareGroupHeartbeat: 76,
   ShareGroupDescribe: 77,
@@ -467,6 +475,13 @@ export const ApiKey = {
   WriteShareGroupState: 85,
   DeleteShareGroupState: 86,
   ReadShareGroupStateSummary: 87,
+  StreamsGroupHeartbeat: 88,
+  StreamsGroupDescribe: 89,
+  DescribeShareGroupOffsets: 90,
+  AlterShareGroupOffsets: 91,
+  DeleteShareGroupOffsets: 92,
+  StreamsGroupTopologyDescriptionUpdate: 93,
+  UnregisterController: 94,
 } as const;
 
 /** Codecs indexed by API key (a sparse array: keys Kafka does not define are holes). */
@@ -475,7 +490,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 0,
     name: 'Produce',
     minVersion: 0,
-    maxVersion: 12,
+    maxVersion: 13,
     flexibleMin: 9,
     latestVersionUnstable: false,
     readRequest: readProduceRequest,
@@ -487,7 +502,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 1,
     name: 'Fetch',
     minVersion: 0,
-    maxVersion: 17,
+    maxVersion: 18,
     flexibleMin: 12,
     latestVersionUnstable: false,
     readRequest: readFetchRequest,
@@ -499,7 +514,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 2,
     name: 'ListOffsets',
     minVersion: 0,
-    maxVersion: 10,
+    maxVersion: 11,
     flexibleMin: 6,
     latestVersionUnstable: false,
     readRequest: readListOffsetsRequest,
@@ -511,7 +526,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 3,
     name: 'Metadata',
     minVersion: 0,
-    maxVersion: 12,
+    maxVersion: 13,
     flexibleMin: 9,
     latestVersionUnstable: false,
     readRequest: readMetadataRequest,
@@ -520,58 +535,10 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     writeResponse: writeMetadataResponse,
   },
   {
-    apiKey: 4,
-    name: 'LeaderAndIsr',
-    minVersion: 0,
-    maxVersion: 7,
-    flexibleMin: 4,
-    latestVersionUnstable: false,
-    readRequest: readLeaderAndIsrRequest,
-    writeRequest: writeLeaderAndIsrRequest,
-    readResponse: readLeaderAndIsrResponse,
-    writeResponse: writeLeaderAndIsrResponse,
-  },
-  {
-    apiKey: 5,
-    name: 'StopReplica',
-    minVersion: 0,
-    maxVersion: 4,
-    flexibleMin: 2,
-    latestVersionUnstable: false,
-    readRequest: readStopReplicaRequest,
-    writeRequest: writeStopReplicaRequest,
-    readResponse: readStopReplicaResponse,
-    writeResponse: writeStopReplicaResponse,
-  },
-  {
-    apiKey: 6,
-    name: 'UpdateMetadata',
-    minVersion: 0,
-    maxVersion: 8,
-    flexibleMin: 6,
-    latestVersionUnstable: false,
-    readRequest: readUpdateMetadataRequest,
-    writeRequest: writeUpdateMetadataRequest,
-    readResponse: readUpdateMetadataResponse,
-    writeResponse: writeUpdateMetadataResponse,
-  },
-  {
-    apiKey: 7,
-    name: 'ControlledShutdown',
-    minVersion: 0,
-    maxVersion: 3,
-    flexibleMin: 3,
-    latestVersionUnstable: false,
-    readRequest: readControlledShutdownRequest,
-    writeRequest: writeControlledShutdownRequest,
-    readResponse: readControlledShutdownResponse,
-    writeResponse: writeControlledShutdownResponse,
-  },
-  {
     apiKey: 8,
     name: 'OffsetCommit',
     minVersion: 0,
-    maxVersion: 9,
+    maxVersion: 10,
     flexibleMin: 8,
     latestVersionUnstable: false,
     readRequest: readOffsetCommitRequest,
@@ -583,7 +550,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 9,
     name: 'OffsetFetch',
     minVersion: 0,
-    maxVersion: 9,
+    maxVersion: 10,
     flexibleMin: 6,
     latestVersionUnstable: false,
     readRequest: readOffsetFetchRequest,
@@ -655,7 +622,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 15,
     name: 'DescribeGroups',
     minVersion: 0,
-    maxVersion: 5,
+    maxVersion: 6,
     flexibleMin: 5,
     latestVersionUnstable: false,
     readRequest: readDescribeGroupsRequest,
@@ -691,7 +658,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 18,
     name: 'ApiVersions',
     minVersion: 0,
-    maxVersion: 4,
+    maxVersion: 5,
     flexibleMin: 3,
     latestVersionUnstable: false,
     readRequest: readApiVersionsRequest,
@@ -739,9 +706,9 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 22,
     name: 'InitProducerId',
     minVersion: 0,
-    maxVersion: 5,
+    maxVersion: 6,
     flexibleMin: 2,
-    latestVersionUnstable: false,
+    latestVersionUnstable: true,
     readRequest: readInitProducerIdRequest,
     writeRequest: writeInitProducerIdRequest,
     readResponse: readInitProducerIdResponse,
@@ -799,7 +766,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 27,
     name: 'WriteTxnMarkers',
     minVersion: 0,
-    maxVersion: 1,
+    maxVersion: 2,
     flexibleMin: 1,
     latestVersionUnstable: false,
     readRequest: readWriteTxnMarkersRequest,
@@ -811,7 +778,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 28,
     name: 'TxnOffsetCommit',
     minVersion: 0,
-    maxVersion: 5,
+    maxVersion: 6,
     flexibleMin: 3,
     latestVersionUnstable: false,
     readRequest: readTxnOffsetCommitRequest,
@@ -882,7 +849,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
   {
     apiKey: 34,
     name: 'AlterReplicaLogDirs',
-    minVersion: 0,
+    minVersion: 1,
     maxVersion: 2,
     flexibleMin: 2,
     latestVersionUnstable: false,
@@ -895,7 +862,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 35,
     name: 'DescribeLogDirs',
     minVersion: 0,
-    maxVersion: 4,
+    maxVersion: 5,
     flexibleMin: 2,
     latestVersionUnstable: false,
     readRequest: readDescribeLogDirsRequest,
@@ -930,7 +897,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
   {
     apiKey: 38,
     name: 'CreateDelegationToken',
-    minVersion: 0,
+    minVersion: 1,
     maxVersion: 3,
     flexibleMin: 2,
     latestVersionUnstable: false,
@@ -942,7 +909,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
   {
     apiKey: 39,
     name: 'RenewDelegationToken',
-    minVersion: 0,
+    minVersion: 1,
     maxVersion: 2,
     flexibleMin: 2,
     latestVersionUnstable: false,
@@ -954,7 +921,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
   {
     apiKey: 40,
     name: 'ExpireDelegationToken',
-    minVersion: 0,
+    minVersion: 1,
     maxVersion: 2,
     flexibleMin: 2,
     latestVersionUnstable: false,
@@ -966,7 +933,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
   {
     apiKey: 41,
     name: 'DescribeDelegationToken',
-    minVersion: 0,
+    minVersion: 1,
     maxVersion: 3,
     flexibleMin: 2,
     latestVersionUnstable: false,
@@ -979,7 +946,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 42,
     name: 'DeleteGroups',
     minVersion: 0,
-    maxVersion: 2,
+    maxVersion: 3,
     flexibleMin: 2,
     latestVersionUnstable: false,
     readRequest: readDeleteGroupsRequest,
@@ -1015,7 +982,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 45,
     name: 'AlterPartitionReassignments',
     minVersion: 0,
-    maxVersion: 0,
+    maxVersion: 1,
     flexibleMin: 0,
     latestVersionUnstable: false,
     readRequest: readAlterPartitionReassignmentsRequest,
@@ -1099,7 +1066,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 52,
     name: 'Vote',
     minVersion: 0,
-    maxVersion: 1,
+    maxVersion: 2,
     flexibleMin: 0,
     latestVersionUnstable: false,
     readRequest: readVoteRequest,
@@ -1146,7 +1113,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
   {
     apiKey: 56,
     name: 'AlterPartition',
-    minVersion: 0,
+    minVersion: 2,
     maxVersion: 3,
     flexibleMin: 0,
     latestVersionUnstable: false,
@@ -1195,7 +1162,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 60,
     name: 'DescribeCluster',
     minVersion: 0,
-    maxVersion: 1,
+    maxVersion: 2,
     flexibleMin: 0,
     latestVersionUnstable: false,
     readRequest: readDescribeClusterRequest,
@@ -1231,7 +1198,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 63,
     name: 'BrokerHeartbeat',
     minVersion: 0,
-    maxVersion: 1,
+    maxVersion: 2,
     flexibleMin: 0,
     latestVersionUnstable: false,
     readRequest: readBrokerHeartbeatRequest,
@@ -1267,7 +1234,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 66,
     name: 'ListTransactions',
     minVersion: 0,
-    maxVersion: 1,
+    maxVersion: 2,
     flexibleMin: 0,
     latestVersionUnstable: false,
     readRequest: readListTransactionsRequest,
@@ -1303,7 +1270,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 69,
     name: 'ConsumerGroupDescribe',
     minVersion: 0,
-    maxVersion: 0,
+    maxVersion: 1,
     flexibleMin: 0,
     latestVersionUnstable: false,
     readRequest: readConsumerGroupDescribeRequest,
@@ -1361,15 +1328,15 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
   },
   {
     apiKey: 74,
-    name: 'ListClientMetricsResources',
+    name: 'ListConfigResources',
     minVersion: 0,
-    maxVersion: 0,
+    maxVersion: 1,
     flexibleMin: 0,
     latestVersionUnstable: false,
-    readRequest: readListClientMetricsResourcesRequest,
-    writeRequest: writeListClientMetricsResourcesRequest,
-    readResponse: readListClientMetricsResourcesResponse,
-    writeResponse: writeListClientMetricsResourcesResponse,
+    readRequest: readListConfigResourcesRequest,
+    writeRequest: writeListConfigResourcesRequest,
+    readResponse: readListConfigResourcesResponse,
+    writeResponse: writeListConfigResourcesResponse,
   },
   {
     apiKey: 75,
@@ -1386,10 +1353,10 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
   {
     apiKey: 76,
     name: 'ShareGroupHeartbeat',
-    minVersion: 0,
-    maxVersion: 0,
+    minVersion: 1,
+    maxVersion: 1,
     flexibleMin: 0,
-    latestVersionUnstable: true,
+    latestVersionUnstable: false,
     readRequest: readShareGroupHeartbeatRequest,
     writeRequest: writeShareGroupHeartbeatRequest,
     readResponse: readShareGroupHeartbeatResponse,
@@ -1398,10 +1365,10 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
   {
     apiKey: 77,
     name: 'ShareGroupDescribe',
-    minVersion: 0,
-    maxVersion: 0,
+    minVersion: 1,
+    maxVersion: 1,
     flexibleMin: 0,
-    latestVersionUnstable: true,
+    latestVersionUnstable: false,
     readRequest: readShareGroupDescribeRequest,
     writeRequest: writeShareGroupDescribeRequest,
     readResponse: readShareGroupDescribeResponse,
@@ -1410,10 +1377,10 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
   {
     apiKey: 78,
     name: 'ShareFetch',
-    minVersion: 0,
-    maxVersion: 0,
+    minVersion: 1,
+    maxVersion: 2,
     flexibleMin: 0,
-    latestVersionUnstable: true,
+    latestVersionUnstable: false,
     readRequest: readShareFetchRequest,
     writeRequest: writeShareFetchRequest,
     readResponse: readShareFetchResponse,
@@ -1422,10 +1389,10 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
   {
     apiKey: 79,
     name: 'ShareAcknowledge',
-    minVersion: 0,
-    maxVersion: 0,
+    minVersion: 1,
+    maxVersion: 2,
     flexibleMin: 0,
-    latestVersionUnstable: true,
+    latestVersionUnstable: false,
     readRequest: readShareAcknowledgeRequest,
     writeRequest: writeShareAcknowledgeRequest,
     readResponse: readShareAcknowledgeResponse,
@@ -1435,7 +1402,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 80,
     name: 'AddRaftVoter',
     minVersion: 0,
-    maxVersion: 0,
+    maxVersion: 1,
     flexibleMin: 0,
     latestVersionUnstable: false,
     readRequest: readAddRaftVoterRequest,
@@ -1473,7 +1440,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     minVersion: 0,
     maxVersion: 0,
     flexibleMin: 0,
-    latestVersionUnstable: true,
+    latestVersionUnstable: false,
     readRequest: readInitializeShareGroupStateRequest,
     writeRequest: writeInitializeShareGroupStateRequest,
     readResponse: readInitializeShareGroupStateResponse,
@@ -1485,7 +1452,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     minVersion: 0,
     maxVersion: 0,
     flexibleMin: 0,
-    latestVersionUnstable: true,
+    latestVersionUnstable: false,
     readRequest: readReadShareGroupStateRequest,
     writeRequest: writeReadShareGroupStateRequest,
     readResponse: readReadShareGroupStateResponse,
@@ -1495,9 +1462,9 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 85,
     name: 'WriteShareGroupState',
     minVersion: 0,
-    maxVersion: 0,
+    maxVersion: 1,
     flexibleMin: 0,
-    latestVersionUnstable: true,
+    latestVersionUnstable: false,
     readRequest: readWriteShareGroupStateRequest,
     writeRequest: writeWriteShareGroupStateRequest,
     readResponse: readWriteShareGroupStateResponse,
@@ -1509,7 +1476,7 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     minVersion: 0,
     maxVersion: 0,
     flexibleMin: 0,
-    latestVersionUnstable: true,
+    latestVersionUnstable: false,
     readRequest: readDeleteShareGroupStateRequest,
     writeRequest: writeDeleteShareGroupStateRequest,
     readResponse: readDeleteShareGroupStateResponse,
@@ -1519,19 +1486,105 @@ export const API_KEYS: ReadonlyArray<ApiKeyInfo | undefined> = apiKeyTable([
     apiKey: 87,
     name: 'ReadShareGroupStateSummary',
     minVersion: 0,
-    maxVersion: 0,
+    maxVersion: 1,
     flexibleMin: 0,
-    latestVersionUnstable: true,
+    latestVersionUnstable: false,
     readRequest: readReadShareGroupStateSummaryRequest,
     writeRequest: writeReadShareGroupStateSummaryRequest,
     readResponse: readReadShareGroupStateSummaryResponse,
     writeResponse: writeReadShareGroupStateSummaryResponse,
   },
+  {
+    apiKey: 88,
+    name: 'StreamsGroupHeartbeat',
+    minVersion: 0,
+    maxVersion: 1,
+    flexibleMin: 0,
+    latestVersionUnstable: false,
+    readRequest: readStreamsGroupHeartbeatRequest,
+    writeRequest: writeStreamsGroupHeartbeatRequest,
+    readResponse: readStreamsGroupHeartbeatResponse,
+    writeResponse: writeStreamsGroupHeartbeatResponse,
+  },
+  {
+    apiKey: 89,
+    name: 'StreamsGroupDescribe',
+    minVersion: 0,
+    maxVersion: 1,
+    flexibleMin: 0,
+    latestVersionUnstable: false,
+    readRequest: readStreamsGroupDescribeRequest,
+    writeRequest: writeStreamsGroupDescribeRequest,
+    readResponse: readStreamsGroupDescribeResponse,
+    writeResponse: writeStreamsGroupDescribeResponse,
+  },
+  {
+    apiKey: 90,
+    name: 'DescribeShareGroupOffsets',
+    minVersion: 0,
+    maxVersion: 1,
+    flexibleMin: 0,
+    latestVersionUnstable: false,
+    readRequest: readDescribeShareGroupOffsetsRequest,
+    writeRequest: writeDescribeShareGroupOffsetsRequest,
+    readResponse: readDescribeShareGroupOffsetsResponse,
+    writeResponse: writeDescribeShareGroupOffsetsResponse,
+  },
+  {
+    apiKey: 91,
+    name: 'AlterShareGroupOffsets',
+    minVersion: 0,
+    maxVersion: 0,
+    flexibleMin: 0,
+    latestVersionUnstable: false,
+    readRequest: readAlterShareGroupOffsetsRequest,
+    writeRequest: writeAlterShareGroupOffsetsRequest,
+    readResponse: readAlterShareGroupOffsetsResponse,
+    writeResponse: writeAlterShareGroupOffsetsResponse,
+  },
+  {
+    apiKey: 92,
+    name: 'DeleteShareGroupOffsets',
+    minVersion: 0,
+    maxVersion: 0,
+    flexibleMin: 0,
+    latestVersionUnstable: false,
+    readRequest: readDeleteShareGroupOffsetsRequest,
+    writeRequest: writeDeleteShareGroupOffsetsRequest,
+    readResponse: readDeleteShareGroupOffsetsResponse,
+    writeResponse: writeDeleteShareGroupOffsetsResponse,
+  },
+  {
+    apiKey: 93,
+    name: 'StreamsGroupTopologyDescriptionUpdate',
+    minVersion: 0,
+    maxVersion: 0,
+    flexibleMin: 0,
+    latestVersionUnstable: false,
+    readRequest: readStreamsGroupTopologyDescriptionUpdateRequest,
+    writeRequest: writeStreamsGroupTopologyDescriptionUpdateRequest,
+    readResponse: readStreamsGroupTopologyDescriptionUpdateResponse,
+    writeResponse: writeStreamsGroupTopologyDescriptionUpdateResponse,
+  },
+  {
+    apiKey: 94,
+    name: 'UnregisterController',
+    minVersion: 0,
+    maxVersion: 0,
+    flexibleMin: 0,
+    latestVersionUnstable: false,
+    readRequest: readUnregisterControllerRequest,
+    writeRequest: writeUnregisterControllerRequest,
+    readResponse: readUnregisterControllerResponse,
+    writeResponse: writeUnregisterControllerResponse,
+  },
 ]);
 
-/** Request header version for an API version: 2 when flexible, else 1 (ControlledShutdown v0 uses 0). */
+/**
+ * Request header version for an API version: 2 when flexible, else 1. (Header v0 was ControlledShutdown v0's
+ * alone; Kafka 4 retired that API.)
+ */
 export function requestHeaderVersion(apiKey: number, version: number): number {
-  if (apiKey === ApiKey.ControlledShutdown && version === 0) return 0;
   const api = API_KEYS[apiKey];
   return api !== undefined && version >= api.flexibleMin ? 2 : 1;
 }

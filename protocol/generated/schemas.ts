@@ -14,7 +14,7 @@ export interface FieldSchema {
 
 export interface MessageSchema {
   readonly name: string;
-  readonly type: 'request' | 'response' | 'header' | 'data';
+  readonly type: 'request' | 'response' | 'header' | 'data' | 'coordinator-key' | 'coordinator-value' | 'metadata';
   readonly apiKey?: number;
   readonly validVersions: string;
   readonly flexibleVersions: string;
@@ -104,7 +104,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'AddRaftVoterRequest',
     type: 'request',
     apiKey: 80,
-    validVersions: '0',
+    validVersions: '0-1',
     flexibleVersions: '0+',
     fields: [
       { name: 'ClusterId', type: 'string', versions: '0+', nullableVersions: '0+' },
@@ -116,13 +116,14 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
         { name: 'Host', type: 'string', versions: '0+' },
         { name: 'Port', type: 'uint16', versions: '0+' },
       ]},
+      { name: 'AckWhenCommitted', type: 'bool', versions: '1+', default: 'true' },
     ],
   },
   {
     name: 'AddRaftVoterResponse',
     type: 'response',
     apiKey: 80,
-    validVersions: '0',
+    validVersions: '0-1',
     flexibleVersions: '0+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
@@ -231,10 +232,11 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'AlterPartitionReassignmentsRequest',
     type: 'request',
     apiKey: 45,
-    validVersions: '0',
+    validVersions: '0-1',
     flexibleVersions: '0+',
     fields: [
       { name: 'TimeoutMs', type: 'int32', versions: '0+', default: '60000' },
+      { name: 'AllowReplicationFactorChange', type: 'bool', versions: '1+', default: 'true' },
       { name: 'Topics', type: '[]ReassignableTopic', versions: '0+', fields: [
         { name: 'Name', type: 'string', versions: '0+' },
         { name: 'Partitions', type: '[]ReassignablePartition', versions: '0+', fields: [
@@ -248,10 +250,11 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'AlterPartitionReassignmentsResponse',
     type: 'response',
     apiKey: 45,
-    validVersions: '0',
+    validVersions: '0-1',
     flexibleVersions: '0+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
+      { name: 'AllowReplicationFactorChange', type: 'bool', versions: '1+', default: 'true' },
       { name: 'ErrorCode', type: 'int16', versions: '0+' },
       { name: 'ErrorMessage', type: 'string', versions: '0+', nullableVersions: '0+' },
       { name: 'Responses', type: '[]ReassignableTopicResponse', versions: '0+', fields: [
@@ -268,13 +271,12 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'AlterPartitionRequest',
     type: 'request',
     apiKey: 56,
-    validVersions: '0-3',
+    validVersions: '2-3',
     flexibleVersions: '0+',
     fields: [
       { name: 'BrokerId', type: 'int32', versions: '0+' },
       { name: 'BrokerEpoch', type: 'int64', versions: '0+', default: '-1' },
       { name: 'Topics', type: '[]TopicData', versions: '0+', fields: [
-        { name: 'TopicName', type: 'string', versions: '0-1' },
         { name: 'TopicId', type: 'uuid', versions: '2+' },
         { name: 'Partitions', type: '[]PartitionData', versions: '0+', fields: [
           { name: 'PartitionIndex', type: 'int32', versions: '0+' },
@@ -294,13 +296,12 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'AlterPartitionResponse',
     type: 'response',
     apiKey: 56,
-    validVersions: '0-3',
+    validVersions: '2-3',
     flexibleVersions: '0+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
       { name: 'ErrorCode', type: 'int16', versions: '0+' },
       { name: 'Topics', type: '[]TopicData', versions: '0+', fields: [
-        { name: 'TopicName', type: 'string', versions: '0-1' },
         { name: 'TopicId', type: 'uuid', versions: '2+' },
         { name: 'Partitions', type: '[]PartitionData', versions: '0+', fields: [
           { name: 'PartitionIndex', type: 'int32', versions: '0+' },
@@ -318,7 +319,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'AlterReplicaLogDirsRequest',
     type: 'request',
     apiKey: 34,
-    validVersions: '0-2',
+    validVersions: '1-2',
     flexibleVersions: '2+',
     fields: [
       { name: 'Dirs', type: '[]AlterReplicaLogDir', versions: '0+', fields: [
@@ -334,7 +335,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'AlterReplicaLogDirsResponse',
     type: 'response',
     apiKey: 34,
-    validVersions: '0-2',
+    validVersions: '1-2',
     flexibleVersions: '2+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
@@ -343,6 +344,44 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
         { name: 'Partitions', type: '[]AlterReplicaLogDirPartitionResult', versions: '0+', fields: [
           { name: 'PartitionIndex', type: 'int32', versions: '0+' },
           { name: 'ErrorCode', type: 'int16', versions: '0+' },
+        ]},
+      ]},
+    ],
+  },
+  {
+    name: 'AlterShareGroupOffsetsRequest',
+    type: 'request',
+    apiKey: 91,
+    validVersions: '0',
+    flexibleVersions: '0+',
+    fields: [
+      { name: 'GroupId', type: 'string', versions: '0+' },
+      { name: 'Topics', type: '[]AlterShareGroupOffsetsRequestTopic', versions: '0+', fields: [
+        { name: 'TopicName', type: 'string', versions: '0+' },
+        { name: 'Partitions', type: '[]AlterShareGroupOffsetsRequestPartition', versions: '0+', fields: [
+          { name: 'PartitionIndex', type: 'int32', versions: '0+' },
+          { name: 'StartOffset', type: 'int64', versions: '0+' },
+        ]},
+      ]},
+    ],
+  },
+  {
+    name: 'AlterShareGroupOffsetsResponse',
+    type: 'response',
+    apiKey: 91,
+    validVersions: '0',
+    flexibleVersions: '0+',
+    fields: [
+      { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
+      { name: 'ErrorCode', type: 'int16', versions: '0+' },
+      { name: 'ErrorMessage', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
+      { name: 'Responses', type: '[]AlterShareGroupOffsetsResponseTopic', versions: '0+', fields: [
+        { name: 'TopicName', type: 'string', versions: '0+' },
+        { name: 'TopicId', type: 'uuid', versions: '0+' },
+        { name: 'Partitions', type: '[]AlterShareGroupOffsetsResponsePartition', versions: '0+', fields: [
+          { name: 'PartitionIndex', type: 'int32', versions: '0+' },
+          { name: 'ErrorCode', type: 'int16', versions: '0+' },
+          { name: 'ErrorMessage', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
         ]},
       ]},
     ],
@@ -386,18 +425,20 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ApiVersionsRequest',
     type: 'request',
     apiKey: 18,
-    validVersions: '0-4',
+    validVersions: '0-5',
     flexibleVersions: '3+',
     fields: [
       { name: 'ClientSoftwareName', type: 'string', versions: '3+' },
       { name: 'ClientSoftwareVersion', type: 'string', versions: '3+' },
+      { name: 'ClusterId', type: 'string', versions: '5+', nullableVersions: '5+', default: 'null' },
+      { name: 'NodeId', type: 'int32', versions: '5+', default: '-1' },
     ],
   },
   {
     name: 'ApiVersionsResponse',
     type: 'response',
     apiKey: 18,
-    validVersions: '0-4',
+    validVersions: '0-5',
     flexibleVersions: '3+',
     fields: [
       { name: 'ErrorCode', type: 'int16', versions: '0+' },
@@ -515,7 +556,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'BrokerHeartbeatRequest',
     type: 'request',
     apiKey: 63,
-    validVersions: '0-1',
+    validVersions: '0-2',
     flexibleVersions: '0+',
     fields: [
       { name: 'BrokerId', type: 'int32', versions: '0+' },
@@ -524,13 +565,14 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
       { name: 'WantFence', type: 'bool', versions: '0+' },
       { name: 'WantShutDown', type: 'bool', versions: '0+' },
       { name: 'OfflineLogDirs', type: '[]uuid', versions: '1+', taggedVersions: '1+', tag: 0 },
+      { name: 'CordonedLogDirs', type: '[]uuid', versions: '2+', nullableVersions: '2+', taggedVersions: '2+', tag: 1, default: 'null' },
     ],
   },
   {
     name: 'BrokerHeartbeatResponse',
     type: 'response',
     apiKey: 63,
-    validVersions: '0-1',
+    validVersions: '0-2',
     flexibleVersions: '0+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
@@ -583,7 +625,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ConsumerGroupDescribeRequest',
     type: 'request',
     apiKey: 69,
-    validVersions: '0',
+    validVersions: '0-1',
     flexibleVersions: '0+',
     fields: [
       { name: 'GroupIds', type: '[]string', versions: '0+' },
@@ -594,7 +636,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ConsumerGroupDescribeResponse',
     type: 'response',
     apiKey: 69,
-    validVersions: '0',
+    validVersions: '0-1',
     flexibleVersions: '0+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
@@ -629,6 +671,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
               { name: 'Partitions', type: '[]int32', versions: '0+' },
             ]},
           ]},
+          { name: 'MemberType', type: 'int8', versions: '1+', default: '-1' },
         ]},
         { name: 'AuthorizedOperations', type: 'int32', versions: '0+', default: '-2147483648' },
       ]},
@@ -707,31 +750,6 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     ],
   },
   {
-    name: 'ControlledShutdownRequest',
-    type: 'request',
-    apiKey: 7,
-    validVersions: '0-3',
-    flexibleVersions: '3+',
-    fields: [
-      { name: 'BrokerId', type: 'int32', versions: '0+' },
-      { name: 'BrokerEpoch', type: 'int64', versions: '2+', default: '-1' },
-    ],
-  },
-  {
-    name: 'ControlledShutdownResponse',
-    type: 'response',
-    apiKey: 7,
-    validVersions: '0-3',
-    flexibleVersions: '3+',
-    fields: [
-      { name: 'ErrorCode', type: 'int16', versions: '0+' },
-      { name: 'RemainingPartitions', type: '[]RemainingPartition', versions: '0+', fields: [
-        { name: 'TopicName', type: 'string', versions: '0+' },
-        { name: 'PartitionIndex', type: 'int32', versions: '0+' },
-      ]},
-    ],
-  },
-  {
     name: 'ControllerRegistrationRequest',
     type: 'request',
     apiKey: 70,
@@ -802,7 +820,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'CreateDelegationTokenRequest',
     type: 'request',
     apiKey: 38,
-    validVersions: '0-3',
+    validVersions: '1-3',
     flexibleVersions: '2+',
     fields: [
       { name: 'OwnerPrincipalType', type: 'string', versions: '3+', nullableVersions: '3+' },
@@ -818,7 +836,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'CreateDelegationTokenResponse',
     type: 'response',
     apiKey: 38,
-    validVersions: '0-3',
+    validVersions: '1-3',
     flexibleVersions: '2+',
     fields: [
       { name: 'ErrorCode', type: 'int16', versions: '0+' },
@@ -964,7 +982,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'DeleteGroupsRequest',
     type: 'request',
     apiKey: 42,
-    validVersions: '0-2',
+    validVersions: '0-3',
     flexibleVersions: '2+',
     fields: [
       { name: 'GroupsNames', type: '[]string', versions: '0+' },
@@ -974,13 +992,14 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'DeleteGroupsResponse',
     type: 'response',
     apiKey: 42,
-    validVersions: '0-2',
+    validVersions: '0-3',
     flexibleVersions: '2+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
       { name: 'Results', type: '[]DeletableGroupResult', versions: '0+', fields: [
         { name: 'GroupId', type: 'string', versions: '0+' },
         { name: 'ErrorCode', type: 'int16', versions: '0+' },
+        { name: 'ErrorMessage', type: 'string', versions: '3+', nullableVersions: '3+', default: 'null' },
       ]},
     ],
   },
@@ -1016,6 +1035,37 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
           { name: 'LowWatermark', type: 'int64', versions: '0+' },
           { name: 'ErrorCode', type: 'int16', versions: '0+' },
         ]},
+      ]},
+    ],
+  },
+  {
+    name: 'DeleteShareGroupOffsetsRequest',
+    type: 'request',
+    apiKey: 92,
+    validVersions: '0',
+    flexibleVersions: '0+',
+    fields: [
+      { name: 'GroupId', type: 'string', versions: '0+' },
+      { name: 'Topics', type: '[]DeleteShareGroupOffsetsRequestTopic', versions: '0+', fields: [
+        { name: 'TopicName', type: 'string', versions: '0+' },
+      ]},
+    ],
+  },
+  {
+    name: 'DeleteShareGroupOffsetsResponse',
+    type: 'response',
+    apiKey: 92,
+    validVersions: '0',
+    flexibleVersions: '0+',
+    fields: [
+      { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
+      { name: 'ErrorCode', type: 'int16', versions: '0+' },
+      { name: 'ErrorMessage', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
+      { name: 'Responses', type: '[]DeleteShareGroupOffsetsResponseTopic', versions: '0+', fields: [
+        { name: 'TopicName', type: 'string', versions: '0+' },
+        { name: 'TopicId', type: 'uuid', versions: '0+' },
+        { name: 'ErrorCode', type: 'int16', versions: '0+' },
+        { name: 'ErrorMessage', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
       ]},
     ],
   },
@@ -1163,18 +1213,19 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'DescribeClusterRequest',
     type: 'request',
     apiKey: 60,
-    validVersions: '0-1',
+    validVersions: '0-2',
     flexibleVersions: '0+',
     fields: [
       { name: 'IncludeClusterAuthorizedOperations', type: 'bool', versions: '0+' },
       { name: 'EndpointType', type: 'int8', versions: '1+', default: '1' },
+      { name: 'IncludeFencedBrokers', type: 'bool', versions: '2+' },
     ],
   },
   {
     name: 'DescribeClusterResponse',
     type: 'response',
     apiKey: 60,
-    validVersions: '0-1',
+    validVersions: '0-2',
     flexibleVersions: '0+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
@@ -1188,6 +1239,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
         { name: 'Host', type: 'string', versions: '0+' },
         { name: 'Port', type: 'int32', versions: '0+' },
         { name: 'Rack', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
+        { name: 'IsFenced', type: 'bool', versions: '2+' },
       ]},
       { name: 'ClusterAuthorizedOperations', type: 'int32', versions: '0+', default: '-2147483648' },
     ],
@@ -1243,7 +1295,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'DescribeDelegationTokenRequest',
     type: 'request',
     apiKey: 41,
-    validVersions: '0-3',
+    validVersions: '1-3',
     flexibleVersions: '2+',
     fields: [
       { name: 'Owners', type: '[]DescribeDelegationTokenOwner', versions: '0+', nullableVersions: '0+', fields: [
@@ -1256,7 +1308,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'DescribeDelegationTokenResponse',
     type: 'response',
     apiKey: 41,
-    validVersions: '0-3',
+    validVersions: '1-3',
     flexibleVersions: '2+',
     fields: [
       { name: 'ErrorCode', type: 'int16', versions: '0+' },
@@ -1282,7 +1334,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'DescribeGroupsRequest',
     type: 'request',
     apiKey: 15,
-    validVersions: '0-5',
+    validVersions: '0-6',
     flexibleVersions: '5+',
     fields: [
       { name: 'Groups', type: '[]string', versions: '0+' },
@@ -1293,12 +1345,13 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'DescribeGroupsResponse',
     type: 'response',
     apiKey: 15,
-    validVersions: '0-5',
+    validVersions: '0-6',
     flexibleVersions: '5+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '1+' },
       { name: 'Groups', type: '[]DescribedGroup', versions: '0+', fields: [
         { name: 'ErrorCode', type: 'int16', versions: '0+' },
+        { name: 'ErrorMessage', type: 'string', versions: '6+', nullableVersions: '6+', default: 'null' },
         { name: 'GroupId', type: 'string', versions: '0+' },
         { name: 'GroupState', type: 'string', versions: '0+' },
         { name: 'ProtocolType', type: 'string', versions: '0+' },
@@ -1319,7 +1372,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'DescribeLogDirsRequest',
     type: 'request',
     apiKey: 35,
-    validVersions: '0-4',
+    validVersions: '0-5',
     flexibleVersions: '2+',
     fields: [
       { name: 'Topics', type: '[]DescribableLogDirTopic', versions: '0+', nullableVersions: '0+', fields: [
@@ -1332,7 +1385,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'DescribeLogDirsResponse',
     type: 'response',
     apiKey: 35,
-    validVersions: '0-4',
+    validVersions: '0-5',
     flexibleVersions: '2+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
@@ -1351,6 +1404,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
         ]},
         { name: 'TotalBytes', type: 'int64', versions: '4+', default: '-1' },
         { name: 'UsableBytes', type: 'int64', versions: '4+', default: '-1' },
+        { name: 'IsCordoned', type: 'bool', versions: '5+', default: 'false' },
       ]},
     ],
   },
@@ -1449,6 +1503,49 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
           { name: 'Host', type: 'string', versions: '2+' },
           { name: 'Port', type: 'uint16', versions: '2+' },
         ]},
+      ]},
+    ],
+  },
+  {
+    name: 'DescribeShareGroupOffsetsRequest',
+    type: 'request',
+    apiKey: 90,
+    validVersions: '0-1',
+    flexibleVersions: '0+',
+    fields: [
+      { name: 'Groups', type: '[]DescribeShareGroupOffsetsRequestGroup', versions: '0+', fields: [
+        { name: 'GroupId', type: 'string', versions: '0+' },
+        { name: 'Topics', type: '[]DescribeShareGroupOffsetsRequestTopic', versions: '0+', nullableVersions: '0+', fields: [
+          { name: 'TopicName', type: 'string', versions: '0+' },
+          { name: 'Partitions', type: '[]int32', versions: '0+' },
+        ]},
+      ]},
+    ],
+  },
+  {
+    name: 'DescribeShareGroupOffsetsResponse',
+    type: 'response',
+    apiKey: 90,
+    validVersions: '0-1',
+    flexibleVersions: '0+',
+    fields: [
+      { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
+      { name: 'Groups', type: '[]DescribeShareGroupOffsetsResponseGroup', versions: '0+', fields: [
+        { name: 'GroupId', type: 'string', versions: '0+' },
+        { name: 'Topics', type: '[]DescribeShareGroupOffsetsResponseTopic', versions: '0+', fields: [
+          { name: 'TopicName', type: 'string', versions: '0+' },
+          { name: 'TopicId', type: 'uuid', versions: '0+' },
+          { name: 'Partitions', type: '[]DescribeShareGroupOffsetsResponsePartition', versions: '0+', fields: [
+            { name: 'PartitionIndex', type: 'int32', versions: '0+' },
+            { name: 'StartOffset', type: 'int64', versions: '0+' },
+            { name: 'LeaderEpoch', type: 'int32', versions: '0+' },
+            { name: 'Lag', type: 'int64', versions: '1+', default: '-1' },
+            { name: 'ErrorCode', type: 'int16', versions: '0+' },
+            { name: 'ErrorMessage', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
+          ]},
+        ]},
+        { name: 'ErrorCode', type: 'int16', versions: '0+' },
+        { name: 'ErrorMessage', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
       ]},
     ],
   },
@@ -1706,7 +1803,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ExpireDelegationTokenRequest',
     type: 'request',
     apiKey: 40,
-    validVersions: '0-2',
+    validVersions: '1-2',
     flexibleVersions: '2+',
     fields: [
       { name: 'Hmac', type: 'bytes', versions: '0+' },
@@ -1717,7 +1814,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ExpireDelegationTokenResponse',
     type: 'response',
     apiKey: 40,
-    validVersions: '0-2',
+    validVersions: '1-2',
     flexibleVersions: '2+',
     fields: [
       { name: 'ErrorCode', type: 'int16', versions: '0+' },
@@ -1729,7 +1826,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'FetchRequest',
     type: 'request',
     apiKey: 1,
-    validVersions: '0-17',
+    validVersions: '0-18',
     flexibleVersions: '12+',
     fields: [
       { name: 'ClusterId', type: 'string', versions: '12+', nullableVersions: '12+', taggedVersions: '12+', tag: 0, default: 'null' },
@@ -1755,6 +1852,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
           { name: 'LogStartOffset', type: 'int64', versions: '5+', default: '-1' },
           { name: 'PartitionMaxBytes', type: 'int32', versions: '0+' },
           { name: 'ReplicaDirectoryId', type: 'uuid', versions: '17+', taggedVersions: '17+', tag: 0 },
+          { name: 'HighWatermark', type: 'int64', versions: '18+', taggedVersions: '18+', tag: 1, default: '9223372036854775807' },
         ]},
       ]},
       { name: 'ForgottenTopicsData', type: '[]ForgottenTopic', versions: '7+', fields: [
@@ -1769,7 +1867,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'FetchResponse',
     type: 'response',
     apiKey: 1,
-    validVersions: '0-17',
+    validVersions: '0-18',
     flexibleVersions: '12+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '1+' },
@@ -1997,26 +2095,30 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'InitProducerIdRequest',
     type: 'request',
     apiKey: 22,
-    validVersions: '0-5',
+    validVersions: '0-6',
     flexibleVersions: '2+',
     fields: [
       { name: 'TransactionalId', type: 'string', versions: '0+', nullableVersions: '0+' },
       { name: 'TransactionTimeoutMs', type: 'int32', versions: '0+' },
       { name: 'ProducerId', type: 'int64', versions: '3+', default: '-1' },
       { name: 'ProducerEpoch', type: 'int16', versions: '3+', default: '-1' },
+      { name: 'Enable2Pc', type: 'bool', versions: '6+', default: 'false' },
+      { name: 'KeepPreparedTxn', type: 'bool', versions: '6+', default: 'false' },
     ],
   },
   {
     name: 'InitProducerIdResponse',
     type: 'response',
     apiKey: 22,
-    validVersions: '0-5',
+    validVersions: '0-6',
     flexibleVersions: '2+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
       { name: 'ErrorCode', type: 'int16', versions: '0+' },
       { name: 'ProducerId', type: 'int64', versions: '0+', default: '-1' },
       { name: 'ProducerEpoch', type: 'int16', versions: '0+' },
+      { name: 'OngoingTxnProducerId', type: 'int64', versions: '6+', default: '-1' },
+      { name: 'OngoingTxnProducerEpoch', type: 'int16', versions: '6+', default: '-1' },
     ],
   },
   {
@@ -2097,80 +2199,6 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     ],
   },
   {
-    name: 'LeaderAndIsrRequest',
-    type: 'request',
-    apiKey: 4,
-    validVersions: '0-7',
-    flexibleVersions: '4+',
-    fields: [
-      { name: 'ControllerId', type: 'int32', versions: '0+' },
-      { name: 'isKRaftController', type: 'bool', versions: '7+', default: 'false' },
-      { name: 'ControllerEpoch', type: 'int32', versions: '0+' },
-      { name: 'BrokerEpoch', type: 'int64', versions: '2+', default: '-1' },
-      { name: 'Type', type: 'int8', versions: '5+' },
-      { name: 'UngroupedPartitionStates', type: '[]LeaderAndIsrPartitionState', versions: '0-1', fields: [
-        { name: 'TopicName', type: 'string', versions: '0-1' },
-        { name: 'PartitionIndex', type: 'int32', versions: '0+' },
-        { name: 'ControllerEpoch', type: 'int32', versions: '0+' },
-        { name: 'Leader', type: 'int32', versions: '0+' },
-        { name: 'LeaderEpoch', type: 'int32', versions: '0+' },
-        { name: 'Isr', type: '[]int32', versions: '0+' },
-        { name: 'PartitionEpoch', type: 'int32', versions: '0+' },
-        { name: 'Replicas', type: '[]int32', versions: '0+' },
-        { name: 'AddingReplicas', type: '[]int32', versions: '3+' },
-        { name: 'RemovingReplicas', type: '[]int32', versions: '3+' },
-        { name: 'IsNew', type: 'bool', versions: '1+', default: 'false' },
-        { name: 'LeaderRecoveryState', type: 'int8', versions: '6+', default: '0' },
-      ]},
-      { name: 'TopicStates', type: '[]LeaderAndIsrTopicState', versions: '2+', fields: [
-        { name: 'TopicName', type: 'string', versions: '2+' },
-        { name: 'TopicId', type: 'uuid', versions: '5+' },
-        { name: 'PartitionStates', type: '[]LeaderAndIsrPartitionState', versions: '2+', fields: [
-          { name: 'TopicName', type: 'string', versions: '0-1' },
-          { name: 'PartitionIndex', type: 'int32', versions: '0+' },
-          { name: 'ControllerEpoch', type: 'int32', versions: '0+' },
-          { name: 'Leader', type: 'int32', versions: '0+' },
-          { name: 'LeaderEpoch', type: 'int32', versions: '0+' },
-          { name: 'Isr', type: '[]int32', versions: '0+' },
-          { name: 'PartitionEpoch', type: 'int32', versions: '0+' },
-          { name: 'Replicas', type: '[]int32', versions: '0+' },
-          { name: 'AddingReplicas', type: '[]int32', versions: '3+' },
-          { name: 'RemovingReplicas', type: '[]int32', versions: '3+' },
-          { name: 'IsNew', type: 'bool', versions: '1+', default: 'false' },
-          { name: 'LeaderRecoveryState', type: 'int8', versions: '6+', default: '0' },
-        ]},
-      ]},
-      { name: 'LiveLeaders', type: '[]LeaderAndIsrLiveLeader', versions: '0+', fields: [
-        { name: 'BrokerId', type: 'int32', versions: '0+' },
-        { name: 'HostName', type: 'string', versions: '0+' },
-        { name: 'Port', type: 'int32', versions: '0+' },
-      ]},
-    ],
-  },
-  {
-    name: 'LeaderAndIsrResponse',
-    type: 'response',
-    apiKey: 4,
-    validVersions: '0-7',
-    flexibleVersions: '4+',
-    fields: [
-      { name: 'ErrorCode', type: 'int16', versions: '0+' },
-      { name: 'PartitionErrors', type: '[]LeaderAndIsrPartitionError', versions: '0-4', fields: [
-        { name: 'TopicName', type: 'string', versions: '0-4' },
-        { name: 'PartitionIndex', type: 'int32', versions: '0+' },
-        { name: 'ErrorCode', type: 'int16', versions: '0+' },
-      ]},
-      { name: 'Topics', type: '[]LeaderAndIsrTopicError', versions: '5+', fields: [
-        { name: 'TopicId', type: 'uuid', versions: '5+' },
-        { name: 'PartitionErrors', type: '[]LeaderAndIsrPartitionError', versions: '5+', fields: [
-          { name: 'TopicName', type: 'string', versions: '0-4' },
-          { name: 'PartitionIndex', type: 'int32', versions: '0+' },
-          { name: 'ErrorCode', type: 'int16', versions: '0+' },
-        ]},
-      ]},
-    ],
-  },
-  {
     name: 'LeaveGroupRequest',
     type: 'request',
     apiKey: 13,
@@ -2203,25 +2231,27 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     ],
   },
   {
-    name: 'ListClientMetricsResourcesRequest',
+    name: 'ListConfigResourcesRequest',
     type: 'request',
     apiKey: 74,
-    validVersions: '0',
+    validVersions: '0-1',
     flexibleVersions: '0+',
     fields: [
+      { name: 'ResourceTypes', type: '[]int8', versions: '1+' },
     ],
   },
   {
-    name: 'ListClientMetricsResourcesResponse',
+    name: 'ListConfigResourcesResponse',
     type: 'response',
     apiKey: 74,
-    validVersions: '0',
+    validVersions: '0-1',
     flexibleVersions: '0+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
       { name: 'ErrorCode', type: 'int16', versions: '0+' },
-      { name: 'ClientMetricsResources', type: '[]ClientMetricsResource', versions: '0+', fields: [
-        { name: 'Name', type: 'string', versions: '0+' },
+      { name: 'ConfigResources', type: '[]ConfigResource', versions: '0+', fields: [
+        { name: 'ResourceName', type: 'string', versions: '0+' },
+        { name: 'ResourceType', type: 'int8', versions: '1+', default: '16' },
       ]},
     ],
   },
@@ -2257,7 +2287,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ListOffsetsRequest',
     type: 'request',
     apiKey: 2,
-    validVersions: '0-10',
+    validVersions: '0-11',
     flexibleVersions: '6+',
     fields: [
       { name: 'ReplicaId', type: 'int32', versions: '0+' },
@@ -2278,7 +2308,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ListOffsetsResponse',
     type: 'response',
     apiKey: 2,
-    validVersions: '0-10',
+    validVersions: '0-11',
     flexibleVersions: '6+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '2+' },
@@ -2334,19 +2364,20 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ListTransactionsRequest',
     type: 'request',
     apiKey: 66,
-    validVersions: '0-1',
+    validVersions: '0-2',
     flexibleVersions: '0+',
     fields: [
       { name: 'StateFilters', type: '[]string', versions: '0+' },
       { name: 'ProducerIdFilters', type: '[]int64', versions: '0+' },
       { name: 'DurationFilter', type: 'int64', versions: '1+', default: '-1' },
+      { name: 'TransactionalIdPattern', type: 'string', versions: '2+', nullableVersions: '2+', default: 'null' },
     ],
   },
   {
     name: 'ListTransactionsResponse',
     type: 'response',
     apiKey: 66,
-    validVersions: '0-1',
+    validVersions: '0-2',
     flexibleVersions: '0+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
@@ -2363,7 +2394,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'MetadataRequest',
     type: 'request',
     apiKey: 3,
-    validVersions: '0-12',
+    validVersions: '0-13',
     flexibleVersions: '9+',
     fields: [
       { name: 'Topics', type: '[]MetadataRequestTopic', versions: '0+', nullableVersions: '1+', fields: [
@@ -2379,7 +2410,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'MetadataResponse',
     type: 'response',
     apiKey: 3,
-    validVersions: '0-12',
+    validVersions: '0-13',
     flexibleVersions: '9+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '3+' },
@@ -2408,13 +2439,14 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
         { name: 'TopicAuthorizedOperations', type: 'int32', versions: '8+', default: '-2147483648' },
       ]},
       { name: 'ClusterAuthorizedOperations', type: 'int32', versions: '8-10', default: '-2147483648' },
+      { name: 'ErrorCode', type: 'int16', versions: '13+' },
     ],
   },
   {
     name: 'OffsetCommitRequest',
     type: 'request',
     apiKey: 8,
-    validVersions: '0-9',
+    validVersions: '0-10',
     flexibleVersions: '8+',
     fields: [
       { name: 'GroupId', type: 'string', versions: '0+' },
@@ -2423,7 +2455,8 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
       { name: 'GroupInstanceId', type: 'string', versions: '7+', nullableVersions: '7+', default: 'null' },
       { name: 'RetentionTimeMs', type: 'int64', versions: '2-4', default: '-1' },
       { name: 'Topics', type: '[]OffsetCommitRequestTopic', versions: '0+', fields: [
-        { name: 'Name', type: 'string', versions: '0+' },
+        { name: 'Name', type: 'string', versions: '0-9' },
+        { name: 'TopicId', type: 'uuid', versions: '10+' },
         { name: 'Partitions', type: '[]OffsetCommitRequestPartition', versions: '0+', fields: [
           { name: 'PartitionIndex', type: 'int32', versions: '0+' },
           { name: 'CommittedOffset', type: 'int64', versions: '0+' },
@@ -2438,12 +2471,13 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'OffsetCommitResponse',
     type: 'response',
     apiKey: 8,
-    validVersions: '0-9',
+    validVersions: '0-10',
     flexibleVersions: '8+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '3+' },
       { name: 'Topics', type: '[]OffsetCommitResponseTopic', versions: '0+', fields: [
-        { name: 'Name', type: 'string', versions: '0+' },
+        { name: 'Name', type: 'string', versions: '0-9' },
+        { name: 'TopicId', type: 'uuid', versions: '10+' },
         { name: 'Partitions', type: '[]OffsetCommitResponsePartition', versions: '0+', fields: [
           { name: 'PartitionIndex', type: 'int32', versions: '0+' },
           { name: 'ErrorCode', type: 'int16', versions: '0+' },
@@ -2489,7 +2523,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'OffsetFetchRequest',
     type: 'request',
     apiKey: 9,
-    validVersions: '0-9',
+    validVersions: '0-10',
     flexibleVersions: '6+',
     fields: [
       { name: 'GroupId', type: 'string', versions: '0-7' },
@@ -2502,7 +2536,8 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
         { name: 'MemberId', type: 'string', versions: '9+', nullableVersions: '9+', default: 'null' },
         { name: 'MemberEpoch', type: 'int32', versions: '9+', default: '-1' },
         { name: 'Topics', type: '[]OffsetFetchRequestTopics', versions: '8+', nullableVersions: '8+', fields: [
-          { name: 'Name', type: 'string', versions: '8+' },
+          { name: 'Name', type: 'string', versions: '8-9' },
+          { name: 'TopicId', type: 'uuid', versions: '10+' },
           { name: 'PartitionIndexes', type: '[]int32', versions: '8+' },
         ]},
       ]},
@@ -2513,7 +2548,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'OffsetFetchResponse',
     type: 'response',
     apiKey: 9,
-    validVersions: '0-9',
+    validVersions: '0-10',
     flexibleVersions: '6+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '3+' },
@@ -2531,7 +2566,8 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
       { name: 'Groups', type: '[]OffsetFetchResponseGroup', versions: '8+', fields: [
         { name: 'GroupId', type: 'string', versions: '8+' },
         { name: 'Topics', type: '[]OffsetFetchResponseTopics', versions: '8+', fields: [
-          { name: 'Name', type: 'string', versions: '8+' },
+          { name: 'Name', type: 'string', versions: '8-9' },
+          { name: 'TopicId', type: 'uuid', versions: '10+' },
           { name: 'Partitions', type: '[]OffsetFetchResponsePartitions', versions: '8+', fields: [
             { name: 'PartitionIndex', type: 'int32', versions: '8+' },
             { name: 'CommittedOffset', type: 'int64', versions: '8+' },
@@ -2585,14 +2621,15 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ProduceRequest',
     type: 'request',
     apiKey: 0,
-    validVersions: '0-12',
+    validVersions: '0-13',
     flexibleVersions: '9+',
     fields: [
       { name: 'TransactionalId', type: 'string', versions: '3+', nullableVersions: '3+', default: 'null' },
       { name: 'Acks', type: 'int16', versions: '0+' },
       { name: 'TimeoutMs', type: 'int32', versions: '0+' },
       { name: 'TopicData', type: '[]TopicProduceData', versions: '0+', fields: [
-        { name: 'Name', type: 'string', versions: '0+' },
+        { name: 'Name', type: 'string', versions: '0-12' },
+        { name: 'TopicId', type: 'uuid', versions: '13+' },
         { name: 'PartitionData', type: '[]PartitionProduceData', versions: '0+', fields: [
           { name: 'Index', type: 'int32', versions: '0+' },
           { name: 'Records', type: 'records', versions: '0+', nullableVersions: '0+' },
@@ -2604,11 +2641,12 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ProduceResponse',
     type: 'response',
     apiKey: 0,
-    validVersions: '0-12',
+    validVersions: '0-13',
     flexibleVersions: '9+',
     fields: [
       { name: 'Responses', type: '[]TopicProduceResponse', versions: '0+', fields: [
-        { name: 'Name', type: 'string', versions: '0+' },
+        { name: 'Name', type: 'string', versions: '0-12' },
+        { name: 'TopicId', type: 'uuid', versions: '13+' },
         { name: 'PartitionResponses', type: '[]PartitionProduceResponse', versions: '0+', fields: [
           { name: 'Index', type: 'int32', versions: '0+' },
           { name: 'ErrorCode', type: 'int16', versions: '0+' },
@@ -2706,7 +2744,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ReadShareGroupStateSummaryRequest',
     type: 'request',
     apiKey: 87,
-    validVersions: '0',
+    validVersions: '0-1',
     flexibleVersions: '0+',
     fields: [
       { name: 'GroupId', type: 'string', versions: '0+' },
@@ -2723,7 +2761,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ReadShareGroupStateSummaryResponse',
     type: 'response',
     apiKey: 87,
-    validVersions: '0',
+    validVersions: '0-1',
     flexibleVersions: '0+',
     fields: [
       { name: 'Results', type: '[]ReadStateSummaryResult', versions: '0+', fields: [
@@ -2733,7 +2771,9 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
           { name: 'ErrorCode', type: 'int16', versions: '0+' },
           { name: 'ErrorMessage', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
           { name: 'StateEpoch', type: 'int32', versions: '0+' },
+          { name: 'LeaderEpoch', type: 'int32', versions: '0+' },
           { name: 'StartOffset', type: 'int64', versions: '0+' },
+          { name: 'DeliveryCompleteCount', type: 'int32', versions: '1+', default: '-1' },
         ]},
       ]},
     ],
@@ -2766,7 +2806,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'RenewDelegationTokenRequest',
     type: 'request',
     apiKey: 39,
-    validVersions: '0-2',
+    validVersions: '1-2',
     flexibleVersions: '2+',
     fields: [
       { name: 'Hmac', type: 'bytes', versions: '0+' },
@@ -2777,7 +2817,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'RenewDelegationTokenResponse',
     type: 'response',
     apiKey: 39,
-    validVersions: '0-2',
+    validVersions: '1-2',
     flexibleVersions: '2+',
     fields: [
       { name: 'ErrorCode', type: 'int16', versions: '0+' },
@@ -2788,7 +2828,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
   {
     name: 'RequestHeader',
     type: 'header',
-    validVersions: '0-2',
+    validVersions: '1-2',
     flexibleVersions: '2+',
     fields: [
       { name: 'RequestApiKey', type: 'int16', versions: '0+' },
@@ -2854,12 +2894,13 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ShareAcknowledgeRequest',
     type: 'request',
     apiKey: 79,
-    validVersions: '0',
+    validVersions: '1-2',
     flexibleVersions: '0+',
     fields: [
       { name: 'GroupId', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
       { name: 'MemberId', type: 'string', versions: '0+', nullableVersions: '0+' },
       { name: 'ShareSessionEpoch', type: 'int32', versions: '0+' },
+      { name: 'IsRenewAck', type: 'bool', versions: '2+', default: 'false' },
       { name: 'Topics', type: '[]AcknowledgeTopic', versions: '0+', fields: [
         { name: 'TopicId', type: 'uuid', versions: '0+' },
         { name: 'Partitions', type: '[]AcknowledgePartition', versions: '0+', fields: [
@@ -2877,12 +2918,13 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ShareAcknowledgeResponse',
     type: 'response',
     apiKey: 79,
-    validVersions: '0',
+    validVersions: '1-2',
     flexibleVersions: '0+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
       { name: 'ErrorCode', type: 'int16', versions: '0+' },
       { name: 'ErrorMessage', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
+      { name: 'AcquisitionLockTimeoutMs', type: 'int32', versions: '2+' },
       { name: 'Responses', type: '[]ShareAcknowledgeTopicResponse', versions: '0+', fields: [
         { name: 'TopicId', type: 'uuid', versions: '0+' },
         { name: 'Partitions', type: '[]PartitionData', versions: '0+', fields: [
@@ -2907,7 +2949,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ShareFetchRequest',
     type: 'request',
     apiKey: 78,
-    validVersions: '0',
+    validVersions: '1-2',
     flexibleVersions: '0+',
     fields: [
       { name: 'GroupId', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
@@ -2916,11 +2958,15 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
       { name: 'MaxWaitMs', type: 'int32', versions: '0+' },
       { name: 'MinBytes', type: 'int32', versions: '0+' },
       { name: 'MaxBytes', type: 'int32', versions: '0+', default: '0x7fffffff' },
+      { name: 'MaxRecords', type: 'int32', versions: '1+' },
+      { name: 'BatchSize', type: 'int32', versions: '1+' },
+      { name: 'ShareAcquireMode', type: 'int8', versions: '2+', default: '0' },
+      { name: 'IsRenewAck', type: 'bool', versions: '2+', default: 'false' },
       { name: 'Topics', type: '[]FetchTopic', versions: '0+', fields: [
         { name: 'TopicId', type: 'uuid', versions: '0+' },
         { name: 'Partitions', type: '[]FetchPartition', versions: '0+', fields: [
           { name: 'PartitionIndex', type: 'int32', versions: '0+' },
-          { name: 'PartitionMaxBytes', type: 'int32', versions: '0+' },
+          { name: 'PartitionMaxBytes', type: 'int32', versions: '0' },
           { name: 'AcknowledgementBatches', type: '[]AcknowledgementBatch', versions: '0+', fields: [
             { name: 'FirstOffset', type: 'int64', versions: '0+' },
             { name: 'LastOffset', type: 'int64', versions: '0+' },
@@ -2938,12 +2984,13 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ShareFetchResponse',
     type: 'response',
     apiKey: 78,
-    validVersions: '0',
+    validVersions: '1-2',
     flexibleVersions: '0+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
       { name: 'ErrorCode', type: 'int16', versions: '0+' },
       { name: 'ErrorMessage', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
+      { name: 'AcquisitionLockTimeoutMs', type: 'int32', versions: '1+' },
       { name: 'Responses', type: '[]ShareFetchableTopicResponse', versions: '0+', fields: [
         { name: 'TopicId', type: 'uuid', versions: '0+' },
         { name: 'Partitions', type: '[]PartitionData', versions: '0+', fields: [
@@ -2956,7 +3003,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
             { name: 'LeaderId', type: 'int32', versions: '0+' },
             { name: 'LeaderEpoch', type: 'int32', versions: '0+' },
           ]},
-          { name: 'Records', type: 'records', versions: '0+', nullableVersions: '0+' },
+          { name: 'Records', type: 'records', versions: '0+', nullableVersions: '0' },
           { name: 'AcquiredRecords', type: '[]AcquiredRecords', versions: '0+', fields: [
             { name: 'FirstOffset', type: 'int64', versions: '0+' },
             { name: 'LastOffset', type: 'int64', versions: '0+' },
@@ -2976,7 +3023,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ShareGroupDescribeRequest',
     type: 'request',
     apiKey: 77,
-    validVersions: '0',
+    validVersions: '1',
     flexibleVersions: '0+',
     fields: [
       { name: 'GroupIds', type: '[]string', versions: '0+' },
@@ -2987,7 +3034,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ShareGroupDescribeResponse',
     type: 'response',
     apiKey: 77,
-    validVersions: '0',
+    validVersions: '1',
     flexibleVersions: '0+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
@@ -3022,7 +3069,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ShareGroupHeartbeatRequest',
     type: 'request',
     apiKey: 76,
-    validVersions: '0',
+    validVersions: '1',
     flexibleVersions: '0+',
     fields: [
       { name: 'GroupId', type: 'string', versions: '0+' },
@@ -3036,7 +3083,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'ShareGroupHeartbeatResponse',
     type: 'response',
     apiKey: 76,
-    validVersions: '0',
+    validVersions: '1',
     flexibleVersions: '0+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
@@ -3054,48 +3101,335 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     ],
   },
   {
-    name: 'StopReplicaRequest',
+    name: 'StreamsGroupDescribeRequest',
     type: 'request',
-    apiKey: 5,
-    validVersions: '0-4',
-    flexibleVersions: '2+',
+    apiKey: 89,
+    validVersions: '0-1',
+    flexibleVersions: '0+',
     fields: [
-      { name: 'ControllerId', type: 'int32', versions: '0+' },
-      { name: 'isKRaftController', type: 'bool', versions: '4+', default: 'false' },
-      { name: 'ControllerEpoch', type: 'int32', versions: '0+' },
-      { name: 'BrokerEpoch', type: 'int64', versions: '1+', default: '-1' },
-      { name: 'DeletePartitions', type: 'bool', versions: '0-2' },
-      { name: 'UngroupedPartitions', type: '[]StopReplicaPartitionV0', versions: '0', fields: [
-        { name: 'TopicName', type: 'string', versions: '0' },
-        { name: 'PartitionIndex', type: 'int32', versions: '0' },
+      { name: 'GroupIds', type: '[]string', versions: '0+' },
+      { name: 'IncludeAuthorizedOperations', type: 'bool', versions: '0+' },
+      { name: 'IncludeTopologyDescription', type: 'bool', versions: '1+', default: 'false' },
+    ],
+  },
+  {
+    name: 'StreamsGroupDescribeResponse',
+    type: 'response',
+    apiKey: 89,
+    validVersions: '0-1',
+    flexibleVersions: '0+',
+    fields: [
+      { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
+      { name: 'Groups', type: '[]DescribedGroup', versions: '0+', fields: [
+        { name: 'ErrorCode', type: 'int16', versions: '0+' },
+        { name: 'ErrorMessage', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
+        { name: 'GroupId', type: 'string', versions: '0+' },
+        { name: 'GroupState', type: 'string', versions: '0+' },
+        { name: 'GroupEpoch', type: 'int32', versions: '0+' },
+        { name: 'AssignmentEpoch', type: 'int32', versions: '0+' },
+        { name: 'Topology', type: 'Topology', versions: '0+', nullableVersions: '0+', default: 'null', fields: [
+          { name: 'Epoch', type: 'int32', versions: '0+' },
+          { name: 'Subtopologies', type: '[]Subtopology', versions: '0+', nullableVersions: '0+', default: 'null', fields: [
+            { name: 'SubtopologyId', type: 'string', versions: '0+' },
+            { name: 'SourceTopics', type: '[]string', versions: '0+' },
+            { name: 'RepartitionSinkTopics', type: '[]string', versions: '0+' },
+            { name: 'StateChangelogTopics', type: '[]TopicInfo', versions: '0+', fields: [
+              { name: 'Name', type: 'string', versions: '0+' },
+              { name: 'Partitions', type: 'int32', versions: '0+' },
+              { name: 'ReplicationFactor', type: 'int16', versions: '0+' },
+              { name: 'TopicConfigs', type: '[]KeyValue', versions: '0+', fields: [
+                { name: 'Key', type: 'string', versions: '0+' },
+                { name: 'Value', type: 'string', versions: '0+' },
+              ]},
+            ]},
+            { name: 'RepartitionSourceTopics', type: '[]TopicInfo', versions: '0+', fields: [
+              { name: 'Name', type: 'string', versions: '0+' },
+              { name: 'Partitions', type: 'int32', versions: '0+' },
+              { name: 'ReplicationFactor', type: 'int16', versions: '0+' },
+              { name: 'TopicConfigs', type: '[]KeyValue', versions: '0+', fields: [
+                { name: 'Key', type: 'string', versions: '0+' },
+                { name: 'Value', type: 'string', versions: '0+' },
+              ]},
+            ]},
+          ]},
+        ]},
+        { name: 'Members', type: '[]Member', versions: '0+', fields: [
+          { name: 'MemberId', type: 'string', versions: '0+' },
+          { name: 'MemberEpoch', type: 'int32', versions: '0+' },
+          { name: 'InstanceId', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
+          { name: 'RackId', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
+          { name: 'ClientId', type: 'string', versions: '0+' },
+          { name: 'ClientHost', type: 'string', versions: '0+' },
+          { name: 'TopologyEpoch', type: 'int32', versions: '0+' },
+          { name: 'ProcessId', type: 'string', versions: '0+' },
+          { name: 'UserEndpoint', type: 'Endpoint', versions: '0+', nullableVersions: '0+', default: 'null', fields: [
+            { name: 'Host', type: 'string', versions: '0+' },
+            { name: 'Port', type: 'uint16', versions: '0+' },
+          ]},
+          { name: 'ClientTags', type: '[]KeyValue', versions: '0+', fields: [
+            { name: 'Key', type: 'string', versions: '0+' },
+            { name: 'Value', type: 'string', versions: '0+' },
+          ]},
+          { name: 'TaskOffsets', type: '[]TaskOffset', versions: '0+', fields: [
+            { name: 'SubtopologyId', type: 'string', versions: '0+' },
+            { name: 'Partition', type: 'int32', versions: '0+' },
+            { name: 'Offset', type: 'int64', versions: '0+' },
+          ]},
+          { name: 'TaskEndOffsets', type: '[]TaskOffset', versions: '0+', fields: [
+            { name: 'SubtopologyId', type: 'string', versions: '0+' },
+            { name: 'Partition', type: 'int32', versions: '0+' },
+            { name: 'Offset', type: 'int64', versions: '0+' },
+          ]},
+          { name: 'Assignment', type: 'Assignment', versions: '0+', fields: [
+            { name: 'ActiveTasks', type: '[]TaskIds', versions: '0+', fields: [
+              { name: 'SubtopologyId', type: 'string', versions: '0+' },
+              { name: 'Partitions', type: '[]int32', versions: '0+' },
+            ]},
+            { name: 'StandbyTasks', type: '[]TaskIds', versions: '0+', fields: [
+              { name: 'SubtopologyId', type: 'string', versions: '0+' },
+              { name: 'Partitions', type: '[]int32', versions: '0+' },
+            ]},
+            { name: 'WarmupTasks', type: '[]TaskIds', versions: '0+', fields: [
+              { name: 'SubtopologyId', type: 'string', versions: '0+' },
+              { name: 'Partitions', type: '[]int32', versions: '0+' },
+            ]},
+          ]},
+          { name: 'TargetAssignment', type: 'Assignment', versions: '0+', fields: [
+            { name: 'ActiveTasks', type: '[]TaskIds', versions: '0+', fields: [
+              { name: 'SubtopologyId', type: 'string', versions: '0+' },
+              { name: 'Partitions', type: '[]int32', versions: '0+' },
+            ]},
+            { name: 'StandbyTasks', type: '[]TaskIds', versions: '0+', fields: [
+              { name: 'SubtopologyId', type: 'string', versions: '0+' },
+              { name: 'Partitions', type: '[]int32', versions: '0+' },
+            ]},
+            { name: 'WarmupTasks', type: '[]TaskIds', versions: '0+', fields: [
+              { name: 'SubtopologyId', type: 'string', versions: '0+' },
+              { name: 'Partitions', type: '[]int32', versions: '0+' },
+            ]},
+          ]},
+          { name: 'IsClassic', type: 'bool', versions: '0+' },
+        ]},
+        { name: 'AuthorizedOperations', type: 'int32', versions: '0+', default: '-2147483648' },
+        { name: 'TopologyDescription', type: 'TopologyDescription', versions: '1+', nullableVersions: '1+', default: 'null', fields: [
+          { name: 'Subtopologies', type: '[]TopologyDescriptionSubtopology', versions: '1+', fields: [
+            { name: 'SubtopologyId', type: 'string', versions: '1+' },
+            { name: 'Nodes', type: '[]TopologyDescriptionNode', versions: '1+', fields: [
+              { name: 'Name', type: 'string', versions: '1+' },
+              { name: 'NodeType', type: 'int8', versions: '1+' },
+              { name: 'SourceTopics', type: '[]string', versions: '1+' },
+              { name: 'SinkTopic', type: 'string', versions: '1+', nullableVersions: '1+', default: 'null' },
+              { name: 'Stores', type: '[]string', versions: '1+' },
+              { name: 'Successors', type: '[]string', versions: '1+' },
+            ]},
+          ]},
+          { name: 'GlobalStores', type: '[]TopologyDescriptionGlobalStore', versions: '1+', fields: [
+            { name: 'Source', type: 'TopologyDescriptionNode', versions: '1+', fields: [
+              { name: 'Name', type: 'string', versions: '1+' },
+              { name: 'NodeType', type: 'int8', versions: '1+' },
+              { name: 'SourceTopics', type: '[]string', versions: '1+' },
+              { name: 'SinkTopic', type: 'string', versions: '1+', nullableVersions: '1+', default: 'null' },
+              { name: 'Stores', type: '[]string', versions: '1+' },
+              { name: 'Successors', type: '[]string', versions: '1+' },
+            ]},
+            { name: 'Processor', type: 'TopologyDescriptionNode', versions: '1+', fields: [
+              { name: 'Name', type: 'string', versions: '1+' },
+              { name: 'NodeType', type: 'int8', versions: '1+' },
+              { name: 'SourceTopics', type: '[]string', versions: '1+' },
+              { name: 'SinkTopic', type: 'string', versions: '1+', nullableVersions: '1+', default: 'null' },
+              { name: 'Stores', type: '[]string', versions: '1+' },
+              { name: 'Successors', type: '[]string', versions: '1+' },
+            ]},
+          ]},
+        ]},
+        { name: 'TopologyDescriptionStatus', type: 'int8', versions: '1+', default: '0' },
+        { name: 'AssignorName', type: 'string', versions: '1+', nullableVersions: '1+', default: 'null' },
       ]},
-      { name: 'Topics', type: '[]StopReplicaTopicV1', versions: '1-2', fields: [
-        { name: 'Name', type: 'string', versions: '1-2' },
-        { name: 'PartitionIndexes', type: '[]int32', versions: '1-2' },
+    ],
+  },
+  {
+    name: 'StreamsGroupHeartbeatRequest',
+    type: 'request',
+    apiKey: 88,
+    validVersions: '0-1',
+    flexibleVersions: '0+',
+    fields: [
+      { name: 'GroupId', type: 'string', versions: '0+' },
+      { name: 'MemberId', type: 'string', versions: '0+' },
+      { name: 'MemberEpoch', type: 'int32', versions: '0+' },
+      { name: 'EndpointInformationEpoch', type: 'int32', versions: '0+' },
+      { name: 'InstanceId', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
+      { name: 'RackId', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
+      { name: 'RebalanceTimeoutMs', type: 'int32', versions: '0+', default: '-1' },
+      { name: 'Topology', type: 'Topology', versions: '0+', nullableVersions: '0+', default: 'null', fields: [
+        { name: 'Epoch', type: 'int32', versions: '0+' },
+        { name: 'Subtopologies', type: '[]Subtopology', versions: '0+', fields: [
+          { name: 'SubtopologyId', type: 'string', versions: '0+' },
+          { name: 'SourceTopics', type: '[]string', versions: '0+' },
+          { name: 'SourceTopicRegex', type: '[]string', versions: '0+' },
+          { name: 'StateChangelogTopics', type: '[]TopicInfo', versions: '0+', fields: [
+            { name: 'Name', type: 'string', versions: '0+' },
+            { name: 'Partitions', type: 'int32', versions: '0+' },
+            { name: 'ReplicationFactor', type: 'int16', versions: '0+' },
+            { name: 'TopicConfigs', type: '[]KeyValue', versions: '0+', fields: [
+              { name: 'Key', type: 'string', versions: '0+' },
+              { name: 'Value', type: 'string', versions: '0+' },
+            ]},
+          ]},
+          { name: 'RepartitionSinkTopics', type: '[]string', versions: '0+' },
+          { name: 'RepartitionSourceTopics', type: '[]TopicInfo', versions: '0+', fields: [
+            { name: 'Name', type: 'string', versions: '0+' },
+            { name: 'Partitions', type: 'int32', versions: '0+' },
+            { name: 'ReplicationFactor', type: 'int16', versions: '0+' },
+            { name: 'TopicConfigs', type: '[]KeyValue', versions: '0+', fields: [
+              { name: 'Key', type: 'string', versions: '0+' },
+              { name: 'Value', type: 'string', versions: '0+' },
+            ]},
+          ]},
+          { name: 'CopartitionGroups', type: '[]CopartitionGroup', versions: '0+', fields: [
+            { name: 'SourceTopics', type: '[]int16', versions: '0+' },
+            { name: 'SourceTopicRegex', type: '[]int16', versions: '0+' },
+            { name: 'RepartitionSourceTopics', type: '[]int16', versions: '0+' },
+          ]},
+        ]},
       ]},
-      { name: 'TopicStates', type: '[]StopReplicaTopicState', versions: '3+', fields: [
-        { name: 'TopicName', type: 'string', versions: '3+' },
-        { name: 'PartitionStates', type: '[]StopReplicaPartitionState', versions: '3+', fields: [
-          { name: 'PartitionIndex', type: 'int32', versions: '3+' },
-          { name: 'LeaderEpoch', type: 'int32', versions: '3+', default: '-1' },
-          { name: 'DeletePartition', type: 'bool', versions: '3+' },
+      { name: 'ActiveTasks', type: '[]TaskIds', versions: '0+', nullableVersions: '0+', default: 'null', fields: [
+        { name: 'SubtopologyId', type: 'string', versions: '0+' },
+        { name: 'Partitions', type: '[]int32', versions: '0+' },
+      ]},
+      { name: 'StandbyTasks', type: '[]TaskIds', versions: '0+', nullableVersions: '0+', default: 'null', fields: [
+        { name: 'SubtopologyId', type: 'string', versions: '0+' },
+        { name: 'Partitions', type: '[]int32', versions: '0+' },
+      ]},
+      { name: 'WarmupTasks', type: '[]TaskIds', versions: '0+', nullableVersions: '0+', default: 'null', fields: [
+        { name: 'SubtopologyId', type: 'string', versions: '0+' },
+        { name: 'Partitions', type: '[]int32', versions: '0+' },
+      ]},
+      { name: 'ProcessId', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
+      { name: 'UserEndpoint', type: 'Endpoint', versions: '0+', nullableVersions: '0+', default: 'null', fields: [
+        { name: 'Host', type: 'string', versions: '0+' },
+        { name: 'Port', type: 'uint16', versions: '0+' },
+      ]},
+      { name: 'ClientTags', type: '[]KeyValue', versions: '0+', nullableVersions: '0+', default: 'null', fields: [
+        { name: 'Key', type: 'string', versions: '0+' },
+        { name: 'Value', type: 'string', versions: '0+' },
+      ]},
+      { name: 'TaskOffsets', type: '[]TaskOffset', versions: '0+', nullableVersions: '0+', default: 'null', fields: [
+        { name: 'SubtopologyId', type: 'string', versions: '0+' },
+        { name: 'Partition', type: 'int32', versions: '0+' },
+        { name: 'Offset', type: 'int64', versions: '0+' },
+      ]},
+      { name: 'TaskEndOffsets', type: '[]TaskOffset', versions: '0+', nullableVersions: '0+', default: 'null', fields: [
+        { name: 'SubtopologyId', type: 'string', versions: '0+' },
+        { name: 'Partition', type: 'int32', versions: '0+' },
+        { name: 'Offset', type: 'int64', versions: '0+' },
+      ]},
+      { name: 'ShutdownApplication', type: 'bool', versions: '0+', default: 'false' },
+    ],
+  },
+  {
+    name: 'StreamsGroupHeartbeatResponse',
+    type: 'response',
+    apiKey: 88,
+    validVersions: '0-1',
+    flexibleVersions: '0+',
+    fields: [
+      { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
+      { name: 'ErrorCode', type: 'int16', versions: '0+' },
+      { name: 'ErrorMessage', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
+      { name: 'MemberId', type: 'string', versions: '0+' },
+      { name: 'MemberEpoch', type: 'int32', versions: '0+' },
+      { name: 'HeartbeatIntervalMs', type: 'int32', versions: '0+' },
+      { name: 'AcceptableRecoveryLagLegacy', type: 'int32', versions: '0' },
+      { name: 'TaskOffsetIntervalMs', type: 'int32', versions: '0+' },
+      { name: 'AcceptableRecoveryLag', type: 'int64', versions: '1+', default: '-1' },
+      { name: 'Status', type: '[]Status', versions: '0+', nullableVersions: '0+', fields: [
+        { name: 'StatusCode', type: 'int8', versions: '0+' },
+        { name: 'StatusDetail', type: 'string', versions: '0+' },
+      ]},
+      { name: 'ActiveTasks', type: '[]TaskIds', versions: '0+', nullableVersions: '0+', default: 'null', fields: [
+        { name: 'SubtopologyId', type: 'string', versions: '0+' },
+        { name: 'Partitions', type: '[]int32', versions: '0+' },
+      ]},
+      { name: 'StandbyTasks', type: '[]TaskIds', versions: '0+', nullableVersions: '0+', default: 'null', fields: [
+        { name: 'SubtopologyId', type: 'string', versions: '0+' },
+        { name: 'Partitions', type: '[]int32', versions: '0+' },
+      ]},
+      { name: 'WarmupTasks', type: '[]TaskIds', versions: '0+', nullableVersions: '0+', default: 'null', fields: [
+        { name: 'SubtopologyId', type: 'string', versions: '0+' },
+        { name: 'Partitions', type: '[]int32', versions: '0+' },
+      ]},
+      { name: 'TopologyDescriptionRequired', type: 'bool', versions: '1+', default: 'false' },
+      { name: 'EndpointInformationEpoch', type: 'int32', versions: '0+' },
+      { name: 'PartitionsByUserEndpoint', type: '[]EndpointToPartitions', versions: '0+', nullableVersions: '0+', default: 'null', fields: [
+        { name: 'UserEndpoint', type: 'Endpoint', versions: '0+', fields: [
+          { name: 'Host', type: 'string', versions: '0+' },
+          { name: 'Port', type: 'uint16', versions: '0+' },
+        ]},
+        { name: 'ActivePartitions', type: '[]TopicPartition', versions: '0+', fields: [
+          { name: 'Topic', type: 'string', versions: '0+' },
+          { name: 'Partitions', type: '[]int32', versions: '0+' },
+        ]},
+        { name: 'StandbyPartitions', type: '[]TopicPartition', versions: '0+', fields: [
+          { name: 'Topic', type: 'string', versions: '0+' },
+          { name: 'Partitions', type: '[]int32', versions: '0+' },
         ]},
       ]},
     ],
   },
   {
-    name: 'StopReplicaResponse',
-    type: 'response',
-    apiKey: 5,
-    validVersions: '0-4',
-    flexibleVersions: '2+',
+    name: 'StreamsGroupTopologyDescriptionUpdateRequest',
+    type: 'request',
+    apiKey: 93,
+    validVersions: '0',
+    flexibleVersions: '0+',
     fields: [
-      { name: 'ErrorCode', type: 'int16', versions: '0+' },
-      { name: 'PartitionErrors', type: '[]StopReplicaPartitionError', versions: '0+', fields: [
-        { name: 'TopicName', type: 'string', versions: '0+' },
-        { name: 'PartitionIndex', type: 'int32', versions: '0+' },
-        { name: 'ErrorCode', type: 'int16', versions: '0+' },
+      { name: 'GroupId', type: 'string', versions: '0+' },
+      { name: 'MemberId', type: 'string', versions: '0+' },
+      { name: 'TopologyEpoch', type: 'int32', versions: '0+' },
+      { name: 'TopologyDescription', type: 'TopologyDescription', versions: '0+', fields: [
+        { name: 'Subtopologies', type: '[]TopologyDescriptionSubtopology', versions: '0+', fields: [
+          { name: 'SubtopologyId', type: 'string', versions: '0+' },
+          { name: 'Nodes', type: '[]TopologyDescriptionNode', versions: '0+', fields: [
+            { name: 'Name', type: 'string', versions: '0+' },
+            { name: 'NodeType', type: 'int8', versions: '0+' },
+            { name: 'SourceTopics', type: '[]string', versions: '0+' },
+            { name: 'SinkTopic', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
+            { name: 'Stores', type: '[]string', versions: '0+' },
+            { name: 'Successors', type: '[]string', versions: '0+' },
+          ]},
+        ]},
+        { name: 'GlobalStores', type: '[]TopologyDescriptionGlobalStore', versions: '0+', fields: [
+          { name: 'Source', type: 'TopologyDescriptionNode', versions: '0+', fields: [
+            { name: 'Name', type: 'string', versions: '0+' },
+            { name: 'NodeType', type: 'int8', versions: '0+' },
+            { name: 'SourceTopics', type: '[]string', versions: '0+' },
+            { name: 'SinkTopic', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
+            { name: 'Stores', type: '[]string', versions: '0+' },
+            { name: 'Successors', type: '[]string', versions: '0+' },
+          ]},
+          { name: 'Processor', type: 'TopologyDescriptionNode', versions: '0+', fields: [
+            { name: 'Name', type: 'string', versions: '0+' },
+            { name: 'NodeType', type: 'int8', versions: '0+' },
+            { name: 'SourceTopics', type: '[]string', versions: '0+' },
+            { name: 'SinkTopic', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
+            { name: 'Stores', type: '[]string', versions: '0+' },
+            { name: 'Successors', type: '[]string', versions: '0+' },
+          ]},
+        ]},
       ]},
+    ],
+  },
+  {
+    name: 'StreamsGroupTopologyDescriptionUpdateResponse',
+    type: 'response',
+    apiKey: 93,
+    validVersions: '0',
+    flexibleVersions: '0+',
+    fields: [
+      { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
+      { name: 'ErrorCode', type: 'int16', versions: '0+' },
+      { name: 'ErrorMessage', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
     ],
   },
   {
@@ -3135,18 +3469,19 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'TxnOffsetCommitRequest',
     type: 'request',
     apiKey: 28,
-    validVersions: '0-5',
+    validVersions: '0-6',
     flexibleVersions: '3+',
     fields: [
       { name: 'TransactionalId', type: 'string', versions: '0+' },
       { name: 'GroupId', type: 'string', versions: '0+' },
       { name: 'ProducerId', type: 'int64', versions: '0+' },
       { name: 'ProducerEpoch', type: 'int16', versions: '0+' },
-      { name: 'GenerationId', type: 'int32', versions: '3+', default: '-1' },
+      { name: 'GenerationIdOrMemberEpoch', type: 'int32', versions: '3+', default: '-1' },
       { name: 'MemberId', type: 'string', versions: '3+', default: '' },
       { name: 'GroupInstanceId', type: 'string', versions: '3+', nullableVersions: '3+', default: 'null' },
       { name: 'Topics', type: '[]TxnOffsetCommitRequestTopic', versions: '0+', fields: [
-        { name: 'Name', type: 'string', versions: '0+' },
+        { name: 'Name', type: 'string', versions: '0-5' },
+        { name: 'TopicId', type: 'uuid', versions: '6+' },
         { name: 'Partitions', type: '[]TxnOffsetCommitRequestPartition', versions: '0+', fields: [
           { name: 'PartitionIndex', type: 'int32', versions: '0+' },
           { name: 'CommittedOffset', type: 'int64', versions: '0+' },
@@ -3160,12 +3495,13 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'TxnOffsetCommitResponse',
     type: 'response',
     apiKey: 28,
-    validVersions: '0-5',
+    validVersions: '0-6',
     flexibleVersions: '3+',
     fields: [
       { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
       { name: 'Topics', type: '[]TxnOffsetCommitResponseTopic', versions: '0+', fields: [
-        { name: 'Name', type: 'string', versions: '0+' },
+        { name: 'Name', type: 'string', versions: '0-5' },
+        { name: 'TopicId', type: 'uuid', versions: '6+' },
         { name: 'Partitions', type: '[]TxnOffsetCommitResponsePartition', versions: '0+', fields: [
           { name: 'PartitionIndex', type: 'int32', versions: '0+' },
           { name: 'ErrorCode', type: 'int16', versions: '0+' },
@@ -3187,6 +3523,28 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'UnregisterBrokerResponse',
     type: 'response',
     apiKey: 64,
+    validVersions: '0',
+    flexibleVersions: '0+',
+    fields: [
+      { name: 'ThrottleTimeMs', type: 'int32', versions: '0+' },
+      { name: 'ErrorCode', type: 'int16', versions: '0+' },
+      { name: 'ErrorMessage', type: 'string', versions: '0+', nullableVersions: '0+' },
+    ],
+  },
+  {
+    name: 'UnregisterControllerRequest',
+    type: 'request',
+    apiKey: 94,
+    validVersions: '0',
+    flexibleVersions: '0+',
+    fields: [
+      { name: 'ControllerId', type: 'int32', versions: '0+' },
+    ],
+  },
+  {
+    name: 'UnregisterControllerResponse',
+    type: 'response',
+    apiKey: 94,
     validVersions: '0',
     flexibleVersions: '0+',
     fields: [
@@ -3227,68 +3585,6 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
         { name: 'ErrorCode', type: 'int16', versions: '0+' },
         { name: 'ErrorMessage', type: 'string', versions: '0+', nullableVersions: '0+' },
       ]},
-    ],
-  },
-  {
-    name: 'UpdateMetadataRequest',
-    type: 'request',
-    apiKey: 6,
-    validVersions: '0-8',
-    flexibleVersions: '6+',
-    fields: [
-      { name: 'ControllerId', type: 'int32', versions: '0+' },
-      { name: 'isKRaftController', type: 'bool', versions: '8+', default: 'false' },
-      { name: 'Type', type: 'int8', versions: '8+', taggedVersions: '8+', tag: 0, default: '0' },
-      { name: 'ControllerEpoch', type: 'int32', versions: '0+' },
-      { name: 'BrokerEpoch', type: 'int64', versions: '5+', default: '-1' },
-      { name: 'UngroupedPartitionStates', type: '[]UpdateMetadataPartitionState', versions: '0-4', fields: [
-        { name: 'TopicName', type: 'string', versions: '0-4' },
-        { name: 'PartitionIndex', type: 'int32', versions: '0+' },
-        { name: 'ControllerEpoch', type: 'int32', versions: '0+' },
-        { name: 'Leader', type: 'int32', versions: '0+' },
-        { name: 'LeaderEpoch', type: 'int32', versions: '0+' },
-        { name: 'Isr', type: '[]int32', versions: '0+' },
-        { name: 'ZkVersion', type: 'int32', versions: '0+' },
-        { name: 'Replicas', type: '[]int32', versions: '0+' },
-        { name: 'OfflineReplicas', type: '[]int32', versions: '4+' },
-      ]},
-      { name: 'TopicStates', type: '[]UpdateMetadataTopicState', versions: '5+', fields: [
-        { name: 'TopicName', type: 'string', versions: '5+' },
-        { name: 'TopicId', type: 'uuid', versions: '7+' },
-        { name: 'PartitionStates', type: '[]UpdateMetadataPartitionState', versions: '5+', fields: [
-          { name: 'TopicName', type: 'string', versions: '0-4' },
-          { name: 'PartitionIndex', type: 'int32', versions: '0+' },
-          { name: 'ControllerEpoch', type: 'int32', versions: '0+' },
-          { name: 'Leader', type: 'int32', versions: '0+' },
-          { name: 'LeaderEpoch', type: 'int32', versions: '0+' },
-          { name: 'Isr', type: '[]int32', versions: '0+' },
-          { name: 'ZkVersion', type: 'int32', versions: '0+' },
-          { name: 'Replicas', type: '[]int32', versions: '0+' },
-          { name: 'OfflineReplicas', type: '[]int32', versions: '4+' },
-        ]},
-      ]},
-      { name: 'LiveBrokers', type: '[]UpdateMetadataBroker', versions: '0+', fields: [
-        { name: 'Id', type: 'int32', versions: '0+' },
-        { name: 'V0Host', type: 'string', versions: '0' },
-        { name: 'V0Port', type: 'int32', versions: '0' },
-        { name: 'Endpoints', type: '[]UpdateMetadataEndpoint', versions: '1+', fields: [
-          { name: 'Port', type: 'int32', versions: '1+' },
-          { name: 'Host', type: 'string', versions: '1+' },
-          { name: 'Listener', type: 'string', versions: '3+' },
-          { name: 'SecurityProtocol', type: 'int16', versions: '1+' },
-        ]},
-        { name: 'Rack', type: 'string', versions: '2+', nullableVersions: '0+' },
-      ]},
-    ],
-  },
-  {
-    name: 'UpdateMetadataResponse',
-    type: 'response',
-    apiKey: 6,
-    validVersions: '0-8',
-    flexibleVersions: '6+',
-    fields: [
-      { name: 'ErrorCode', type: 'int16', versions: '0+' },
     ],
   },
   {
@@ -3334,7 +3630,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'VoteRequest',
     type: 'request',
     apiKey: 52,
-    validVersions: '0-1',
+    validVersions: '0-2',
     flexibleVersions: '0+',
     fields: [
       { name: 'ClusterId', type: 'string', versions: '0+', nullableVersions: '0+', default: 'null' },
@@ -3343,12 +3639,13 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
         { name: 'TopicName', type: 'string', versions: '0+' },
         { name: 'Partitions', type: '[]PartitionData', versions: '0+', fields: [
           { name: 'PartitionIndex', type: 'int32', versions: '0+' },
-          { name: 'CandidateEpoch', type: 'int32', versions: '0+' },
-          { name: 'CandidateId', type: 'int32', versions: '0+' },
-          { name: 'CandidateDirectoryId', type: 'uuid', versions: '1+' },
+          { name: 'ReplicaEpoch', type: 'int32', versions: '0+' },
+          { name: 'ReplicaId', type: 'int32', versions: '0+' },
+          { name: 'ReplicaDirectoryId', type: 'uuid', versions: '1+' },
           { name: 'VoterDirectoryId', type: 'uuid', versions: '1+' },
           { name: 'LastOffsetEpoch', type: 'int32', versions: '0+' },
           { name: 'LastOffset', type: 'int64', versions: '0+' },
+          { name: 'PreVote', type: 'bool', versions: '2+' },
         ]},
       ]},
     ],
@@ -3357,7 +3654,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'VoteResponse',
     type: 'response',
     apiKey: 52,
-    validVersions: '0-1',
+    validVersions: '0-2',
     flexibleVersions: '0+',
     fields: [
       { name: 'ErrorCode', type: 'int16', versions: '0+' },
@@ -3382,7 +3679,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'WriteShareGroupStateRequest',
     type: 'request',
     apiKey: 85,
-    validVersions: '0',
+    validVersions: '0-1',
     flexibleVersions: '0+',
     fields: [
       { name: 'GroupId', type: 'string', versions: '0+' },
@@ -3393,6 +3690,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
           { name: 'StateEpoch', type: 'int32', versions: '0+' },
           { name: 'LeaderEpoch', type: 'int32', versions: '0+' },
           { name: 'StartOffset', type: 'int64', versions: '0+' },
+          { name: 'DeliveryCompleteCount', type: 'int32', versions: '1+', default: '-1' },
           { name: 'StateBatches', type: '[]StateBatch', versions: '0+', fields: [
             { name: 'FirstOffset', type: 'int64', versions: '0+' },
             { name: 'LastOffset', type: 'int64', versions: '0+' },
@@ -3407,7 +3705,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'WriteShareGroupStateResponse',
     type: 'response',
     apiKey: 85,
-    validVersions: '0',
+    validVersions: '0-1',
     flexibleVersions: '0+',
     fields: [
       { name: 'Results', type: '[]WriteStateResult', versions: '0+', fields: [
@@ -3424,7 +3722,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'WriteTxnMarkersRequest',
     type: 'request',
     apiKey: 27,
-    validVersions: '0-1',
+    validVersions: '0-2',
     flexibleVersions: '1+',
     fields: [
       { name: 'Markers', type: '[]WritableTxnMarker', versions: '0+', fields: [
@@ -3436,6 +3734,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
           { name: 'PartitionIndexes', type: '[]int32', versions: '0+' },
         ]},
         { name: 'CoordinatorEpoch', type: 'int32', versions: '0+' },
+        { name: 'TransactionVersion', type: 'int8', versions: '2+', default: '0' },
       ]},
     ],
   },
@@ -3443,7 +3742,7 @@ export const MESSAGE_SCHEMAS: readonly MessageSchema[] = [
     name: 'WriteTxnMarkersResponse',
     type: 'response',
     apiKey: 27,
-    validVersions: '0-1',
+    validVersions: '0-2',
     flexibleVersions: '1+',
     fields: [
       { name: 'Markers', type: '[]WritableTxnMarkerResult', versions: '0+', fields: [

@@ -44,9 +44,11 @@ export interface ApiKeyInfo<Req = any, Res = any> {
 `;
 
 const HEADERS = `
-/** Request header version for an API version: 2 when flexible, else 1 (ControlledShutdown v0 uses 0). */
+/**
+ * Request header version for an API version: 2 when flexible, else 1. (Header v0 was ControlledShutdown v0's
+ * alone; Kafka 4 retired that API.)
+ */
 export function requestHeaderVersion(apiKey: number, version: number): number {
-  if (apiKey === ApiKey.ControlledShutdown && version === 0) return 0;
   const api = API_KEYS[apiKey];
   return api !== undefined && version >= api.flexibleMin ? 2 : 1;
 }

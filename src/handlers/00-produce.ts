@@ -54,6 +54,9 @@ function requestRecordsError(records: Buffer | null, version: number): { code: n
   return null;
 }
 
+/** Produce v13 (Kafka 4.1+, KIP-516) names topics by id instead of by name. */
+const FIRST_TOPIC_ID_VERSION = 13;
+
 function appendAll(
   request: ProduceRequest, ctx: RequestContext, touched: UnifiedLog[], txnFailures: ReadonlyMap<string, VerificationFailure>,
 ): ProduceResponse['responses'] {
@@ -62,9 +65,13 @@ function appendAll(
   const validAcks = request.acks === 0 || request.acks === 1 || request.acks === -1;
   return request.topicData.map((topicData) => {
     const writable = authorizeTopic(ctx, AclOperation.WRITE, topicData.name);
+    // v13+ names the topic by id alone (decoded below it as the zero uuid); an id of no topic is UNKNOWN_TOPIC_ID.
+    const unknownId = ctx.apiVersion >= FIRST_TOPIC_ID_VERSION && topicData.name === '';
     return {
     name: topicData.name,
+    topicId: topicData.topicId,
     partitionResponses: topicData.partitionData.map((p) => {
+      if (unknownId) return partitionResponse(p.index, ErrorCode.UNKNOWN_TOPIC_ID);
       if (!validAcks) return partitionResponse(p.index, ErrorCode.INVALID_REQUIRED_ACKS);
       if (!writable) return partitionResponse(p.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
       const log = broker.getLog(topicData.name, p.index);
@@ -120,14 +127,19 @@ export const handler: Handler<ProduceRequest, ProduceResponse> = {
   name: 'Produce',
   // v0-2 served for real (issue 13): librdkafka compresses only when ApiVersions lists v0 (KAFKA-18659).
   minVersion: 0,
-  maxVersion: 12,
-  async handle(request, ctx) {
+  maxVersion: 13,
+  async handle(received, ctx) {
     const touched: UnifiedLog[] = [];
+    // Kafka's KafkaApis.handleProduceRequest resolves v13's topic ids to names first; the rest goes by name.
+    const request = ctx.apiVersion < FIRST_TOPIC_ID_VERSION ? received : {
+      ...received,
+      topicData: received.topicData.map((t) => ({ ...t, name: ctx.broker.topics.getById(t.topicId)?.name ?? '' })),
+    };
     // KafkaApis.handleProduceRequest: a transactional producer needs WRITE on its transactional id.
     if (request.transactionalId !== null && !authorizeTransactionalId(ctx, AclOperation.WRITE, request.transactionalId)) {
       if (request.acks === 0) return NO_RESPONSE;
       const responses = request.topicData.map((t) => ({
-        name: t.name, partitionResponses: t.partitionData.map((p) => partitionResponse(p.index, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)),
+        name: t.name, topicId: t.topicId, partitionResponses: t.partitionData.map((p) => partitionResponse(p.index, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)),
       }));
       return { responses, throttleTimeMs: 0, nodeEndpoints: [] };
     }

@@ -202,7 +202,7 @@ export const handler: Handler<FetchRequest, FetchResponse> = {
   name: 'Fetch',
   // v0-3 read message formats v0/v1, converted down from the log's v2 batches (issue 13).
   minVersion: 0,
-  maxVersion: 17,
+  maxVersion: 18,
   async handle(request, ctx: RequestContext) {
     const { broker } = ctx;
     const version = ctx.apiVersion;

@@ -5,11 +5,24 @@ import type { Handler } from './handler.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
 import { AclOperation, authorizeTopic } from '../security/authorization.js';
 
-/** No tiered storage here: the earliest local offset is the earliest, the latest tiered one does not exist. */
+/**
+ * No tiered storage here: the earliest local offset is the earliest, and neither a latest tiered offset nor an
+ * earliest pending upload exists (Kafka answers -1 for them on a topic without remote storage).
+ */
 const EARLIEST_LOCAL_TIMESTAMP = -4;
 const LATEST_TIERED_TIMESTAMP = -5;
+const EARLIEST_PENDING_UPLOAD_TIMESTAMP = -6;
 const EARLIEST_TIMESTAMP = -2;
 const LATEST_TIMESTAMP = -1;
+
+/**
+ * The first version carrying each special timestamp (Kafka's ReplicaManager.isListOffsetsTimestampUnsupported):
+ * MAX_TIMESTAMP (-3) v7, KIP-405's -4 v8, KIP-1005's -5 v9, KIP-1023's -6 v11. Below it, or for any other
+ * negative timestamp, UNSUPPORTED_VERSION, as a Kafka 4.4 node answers.
+ */
+const FIRST_VERSION_OF_TIMESTAMP: ReadonlyMap<number, number> = new Map([
+  [LATEST_TIMESTAMP, 0], [EARLIEST_TIMESTAMP, 0], [-3, 7], [EARLIEST_LOCAL_TIMESTAMP, 8], [LATEST_TIERED_TIMESTAMP, 9], [EARLIEST_PENDING_UPLOAD_TIMESTAMP, 11],
+]);
 /** The replica id of a consumer's request (ListOffsetsRequest.CONSUMER_REPLICA_ID). */
 const CONSUMER_REPLICA_ID = -1;
 /** Kafka's IsolationLevel.READ_COMMITTED: offsets stop at the last stable offset. */
@@ -34,7 +47,7 @@ export const handler: Handler<ListOffsetsRequest, ListOffsetsResponse> = {
   apiKey: 2,
   name: 'ListOffsets',
   minVersion: 0,
-  maxVersion: 10,
+  maxVersion: 11,
   handle(request, ctx) {
     const { broker } = ctx;
     return {
@@ -43,10 +56,14 @@ export const handler: Handler<ListOffsetsRequest, ListOffsetsResponse> = {
         name: t.name,
         partitions: t.partitions.map((p) => {
           if (!authorizeTopic(ctx, AclOperation.DESCRIBE, t.name)) return answer(p.partitionIndex, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+          // Before the partition is looked up, as Kafka does (a missing topic gets UNSUPPORTED_VERSION too).
+          if (ctx.apiVersion > 0 && p.timestamp < 0 && (FIRST_VERSION_OF_TIMESTAMP.get(p.timestamp) ?? Infinity) > ctx.apiVersion) {
+            return answer(p.partitionIndex, ErrorCode.UNSUPPORTED_VERSION);
+          }
           const log = broker.getLog(t.name, p.partitionIndex);
           if (!log) return answer(p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
           if (ctx.apiVersion === 0) return legacyAnswer(p.partitionIndex, log, p.timestamp, p.maxNumOffsets, request.replicaId === CONSUMER_REPLICA_ID);
-          if (p.timestamp === LATEST_TIERED_TIMESTAMP) return answer(p.partitionIndex, ErrorCode.NONE);
+          if (p.timestamp === LATEST_TIERED_TIMESTAMP || p.timestamp === EARLIEST_PENDING_UPLOAD_TIMESTAMP) return answer(p.partitionIndex, ErrorCode.NONE);
           const timestamp = p.timestamp === EARLIEST_LOCAL_TIMESTAMP ? EARLIEST_TIMESTAMP : p.timestamp;
           if (request.isolationLevel === READ_COMMITTED && timestamp === LATEST_TIMESTAMP) return answer(p.partitionIndex, ErrorCode.NONE, log.lastStableOffset);
           let found = log.fetchOffsetByTimestamp(timestamp);

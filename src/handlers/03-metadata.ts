@@ -86,12 +86,13 @@ export const handler: Handler<MetadataRequest, MetadataResponse> = {
   apiKey: 3,
   name: 'Metadata',
   minVersion: 0,
-  maxVersion: 12,
+  maxVersion: 13,
   async handle(request, ctx) {
     const { broker } = ctx;
     const endpoint = broker.endpoints.find((e) => e.listenerName === ctx.listenerName) ?? broker.endpoints[0]!;
     return {
       throttleTimeMs: 0,
+      errorCode: ErrorCode.NONE, // v13+ (KIP-1102): REBOOTSTRAP_REQUIRED is for a cluster a client has lost
       brokers: [{ nodeId: broker.nodeId, host: endpoint.host, port: endpoint.port, rack: null }],
       clusterId: broker.clusterId,
       controllerId: broker.nodeId,

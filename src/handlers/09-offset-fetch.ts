@@ -4,6 +4,10 @@ import type { GroupCoordinator } from '../coordinator/group-coordinator.js';
 import type { Handler, RequestContext } from './handler.js';
 import { ErrorCode } from '../errors.js';
 import { AclOperation, authorizeGroup, authorizeTopic } from '../security/authorization.js';
+import { resolveTopicIds } from './topic-ids.js';
+
+/** v10 names topics by id (KIP-848). */
+const FIRST_TOPIC_ID_VERSION = 10;
 
 type RequestedTopics = ReadonlyArray<{ name: string; partitionIndexes: ReadonlyArray<number> }> | null;
 
@@ -63,11 +67,24 @@ export const handler: Handler<OffsetFetchRequest, OffsetFetchResponse> = {
   apiKey: 9,
   name: 'OffsetFetch',
   minVersion: 0,
-  maxVersion: 9,
+  maxVersion: 10,
   handle(request, ctx) {
     if (ctx.apiVersion >= 8) {
       // v9+ names the consumer group member (KIP-848), whose epoch is checked.
-      const groups = request.groups.map((g) => ({ groupId: g.groupId, ...authorizedFetchGroup(ctx, g.groupId, g.topics, request.requireStable, g) }));
+      // Topics as the request named them (by id from v10, all of them by their ids when none are named); an id of
+      // no topic is UNKNOWN_TOPIC_ID, as on Kafka 4.4.
+      const byId = ctx.apiVersion >= FIRST_TOPIC_ID_VERSION;
+      const groups = request.groups.map((g) => {
+        const ids = resolveTopicIds(g.topics ?? [], ctx.broker.topics, byId);
+        const { errorCode, topics } = authorizedFetchGroup(ctx, g.groupId, g.topics === null ? null : ids.known, request.requireStable, g);
+        const unknown = ids.unknown.map((t) => ({
+          name: t.name, topicId: t.topicId,
+          partitions: t.partitionIndexes.map((partitionIndex) => ({
+            partitionIndex, committedOffset: -1, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNKNOWN_TOPIC_ID,
+          })),
+        }));
+        return { groupId: g.groupId, errorCode, topics: [...topics.map((t) => ({ ...t, ...ids.echo(t.name) })), ...unknown] };
+      });
       return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups };
     }
     const { errorCode, topics } = authorizedFetchGroup(ctx, request.groupId, request.topics, ctx.apiVersion >= 7 && request.requireStable);

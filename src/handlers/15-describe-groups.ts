@@ -3,13 +3,15 @@ import type { DescribeGroupsResponse } from '../../protocol/generated/DescribeGr
 import type { Handler } from './handler.js';
 import { AclOperation, AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations, authorizeGroup, ResourceType } from '../security/authorization.js';
 import { ErrorCode } from '../errors.js';
+import { GroupState } from '../coordinator/group.js';
 
+const FIRST_NOT_FOUND_VERSION = 6;
 
 export const handler: Handler<DescribeGroupsRequest, DescribeGroupsResponse> = {
   apiKey: 15,
   name: 'DescribeGroups',
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 6,
   handle(request, ctx) {
     // DESCRIBE on each group (KafkaApis.handleDescribeGroupsRequest); KIP-430 operations when asked for.
     const allowed = request.groups.filter((g) => authorizeGroup(ctx, AclOperation.DESCRIBE, g));
@@ -18,12 +20,16 @@ export const handler: Handler<DescribeGroupsRequest, DescribeGroupsResponse> = {
       const g = described.get(groupId);
       if (!g) {
         return {
-          errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, groupId, groupState: '', protocolType: '', protocolData: '', members: [],
+          errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: null, groupId, groupState: '', protocolType: '', protocolData: '', members: [],
           authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
         };
       }
       const authorizedOps = request.includeAuthorizedOperations ? authorizedOperations(ctx, ResourceType.GROUP, groupId) : AUTHORIZED_OPERATIONS_OMITTED;
-      return { ...g, authorizedOperations: authorizedOps };
+      // v6 (KIP-1043) answers a group that does not exist GROUP_ID_NOT_FOUND, still Dead, as Kafka 4.4 does.
+      if (ctx.apiVersion >= FIRST_NOT_FOUND_VERSION && g.errorCode === ErrorCode.NONE && g.groupState === GroupState.Dead) {
+        return { ...g, errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.`, authorizedOperations: authorizedOps };
+      }
+      return { ...g, errorMessage: null, authorizedOperations: authorizedOps };
     });
     return { throttleTimeMs: 0, groups };
   },

@@ -2,32 +2,43 @@ import type { ApiVersionsRequest } from '../../protocol/generated/ApiVersionsReq
 import type { ApiVersionsResponse } from '../../protocol/generated/ApiVersionsResponse.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
-import { FINALIZED_TRANSACTION_VERSION } from '../coordinator/transaction/transaction-version.js';
+import { FEATURES } from '../metadata/features.js';
 
-/** Exactly what the handlers implement: clients pick features by it (librdkafka refuses otherwise). */
-function apiVersionsResponse(handlers: Iterable<Handler>): ApiVersionsResponse {
+/** The first version whose SupportedFeatures may carry a MinVersion of 0 (KAFKA-17011). */
+const ZERO_MIN_SUPPORTED_VERSION = 4;
+
+/**
+ * Exactly what the handlers implement: clients pick features by it (librdkafka refuses otherwise). Features
+ * as Kafka's ApiVersionsResponse lists them: finalized only above level 0; below v4, supported features whose
+ * minimum is 0 are left out, since older clients refuse a 0 there. Java clients take KIP-890's transaction
+ * version 2 path only when transaction.version 2 is finalized (v3+ carry features).
+ */
+function apiVersionsResponse(handlers: Iterable<Handler>, errorCode: number, version: number): ApiVersionsResponse {
   return {
-    errorCode: ErrorCode.NONE,
+    errorCode,
     apiKeys: [...handlers]
       .sort((a, b) => a.apiKey - b.apiKey)
       .map((h) => ({ apiKey: h.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion })),
     throttleTimeMs: 0,
-    // transaction.version: the level whose protocol kafkite implements in full; Java clients pick KIP-890's
-    // transaction version 2 path only when it is finalized (v3+ carry features).
-    supportedFeatures: [{ name: 'transaction.version', minVersion: 0, maxVersion: FINALIZED_TRANSACTION_VERSION }],
+    supportedFeatures: FEATURES
+      .filter((f) => f.minSupported > 0 || version >= ZERO_MIN_SUPPORTED_VERSION)
+      .map((f) => ({ name: f.name, minVersion: f.minSupported, maxVersion: f.maxSupported })),
     finalizedFeaturesEpoch: 0,
-    finalizedFeatures: [{ name: 'transaction.version', maxVersionLevel: FINALIZED_TRANSACTION_VERSION, minVersionLevel: FINALIZED_TRANSACTION_VERSION }],
+    finalizedFeatures: FEATURES
+      .filter((f) => f.finalized > 0)
+      .map((f) => ({ name: f.name, maxVersionLevel: f.finalized, minVersionLevel: f.finalized })),
     zkMigrationReady: false,
   };
+}
+
+/** An answer carrying only its error, as Kafka 4.4 sends it: no APIs, no features, features epoch -1. */
+function refused(errorCode: number): ApiVersionsResponse {
+  return { errorCode, apiKeys: [], throttleTimeMs: 0, supportedFeatures: [], finalizedFeaturesEpoch: -1, finalizedFeatures: [], zkMigrationReady: false };
 }
 
 // Kafka's ApiVersionsRequest.isValid (KIP-511): the client's software name and version, v3+.
 const SOFTWARE_NAME_VERSION = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
 const validName = (text: string) => SOFTWARE_NAME_VERSION.test(text);
-/** Kafka answers an invalid name or version with INVALID_REQUEST and nothing else. */
-const INVALID_CLIENT_SOFTWARE: ApiVersionsResponse = {
-  errorCode: ErrorCode.INVALID_REQUEST, apiKeys: [], throttleTimeMs: 0, supportedFeatures: [], finalizedFeaturesEpoch: -1, finalizedFeatures: [], zkMigrationReady: false,
-};
 
 /**
  * The answer to an ApiVersions request newer than `handler`'s: UNSUPPORTED_VERSION with ApiVersions' own range
@@ -37,15 +48,19 @@ const INVALID_CLIENT_SOFTWARE: ApiVersionsResponse = {
  * 2 on that connection, and began its first transaction without KIP-890 part 2.
  */
 export function tooNewApiVersionsResponse(handler: Handler): ApiVersionsResponse {
-  return {
-    errorCode: ErrorCode.UNSUPPORTED_VERSION,
-    apiKeys: [{ apiKey: handler.apiKey, minVersion: handler.minVersion, maxVersion: handler.maxVersion }],
-    throttleTimeMs: 0,
-    supportedFeatures: [],
-    finalizedFeaturesEpoch: -1,
-    finalizedFeatures: [],
-    zkMigrationReady: false,
-  };
+  return { ...refused(ErrorCode.UNSUPPORTED_VERSION), apiKeys: [{ apiKey: handler.apiKey, minVersion: handler.minVersion, maxVersion: handler.maxVersion }] };
+}
+
+/**
+ * v5 (KIP-1242): a client names the cluster and node it means to reach, both or neither (INVALID_REQUEST
+ * otherwise); when either is not this broker's, REBOOTSTRAP_REQUIRED tells it to look its cluster up again.
+ * Checked against a Kafka 4.4 node.
+ */
+function identityError(request: ApiVersionsRequest, clusterId: string, nodeId: number): number {
+  const named = [request.clusterId !== null, request.nodeId !== -1];
+  if (!named[0] && !named[1]) return ErrorCode.NONE;
+  if (!named[0] || !named[1]) return ErrorCode.INVALID_REQUEST;
+  return request.clusterId === clusterId && request.nodeId === nodeId ? ErrorCode.NONE : ErrorCode.REBOOTSTRAP_REQUIRED;
 }
 
 /** The registry lists this handler too, so it hands the handler its table rather than being imported by it. */
@@ -54,9 +69,12 @@ export function apiVersionsHandler(handlers: () => Iterable<Handler>): Handler<A
     apiKey: 18,
     name: 'ApiVersions',
     minVersion: 0,
-    maxVersion: 4,
-    handle: (request, ctx) => (ctx.apiVersion >= 3 && !(validName(request.clientSoftwareName) && validName(request.clientSoftwareVersion))
-      ? INVALID_CLIENT_SOFTWARE
-      : apiVersionsResponse(handlers())),
+    maxVersion: 5,
+    handle: (request, ctx) => {
+      // Kafka answers an invalid name or version with INVALID_REQUEST and nothing else.
+      if (ctx.apiVersion >= 3 && !(validName(request.clientSoftwareName) && validName(request.clientSoftwareVersion))) return refused(ErrorCode.INVALID_REQUEST);
+      const errorCode = identityError(request, ctx.broker.clusterId, ctx.broker.nodeId);
+      return errorCode === ErrorCode.NONE ? apiVersionsResponse(handlers(), ErrorCode.NONE, ctx.apiVersion) : refused(errorCode);
+    },
   };
 }

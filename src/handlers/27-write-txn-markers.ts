@@ -6,12 +6,16 @@ import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
 import { AclOperation, authorizeCluster } from '../security/authorization.js';
 
+/** KIP-1228: v2 carries each marker's transaction version. */
+const FIRST_TRANSACTION_VERSION_VERSION = 2;
+
 /**
- * Versions 0-1 carry no transaction version (KIP-1228 adds it in v2): their markers follow the rules of
- * versions 0/1, as Kafka's KafkaApis.handleWriteTxnMarkersRequest takes them.
+ * Versions 0-1 carry no transaction version: their markers follow the rules of versions 0/1, as Kafka's
+ * KafkaApis.handleWriteTxnMarkersRequest takes them; from v2 a marker follows its own (2: the epoch was bumped).
  */
-function markerOf(m: WriteTxnMarkersRequest['markers'][number]): TxnMarker {
-  return { producerId: m.producerId, producerEpoch: m.producerEpoch, coordinatorEpoch: m.coordinatorEpoch, commit: m.transactionResult, transactionVersion: 0 };
+function markerOf(m: WriteTxnMarkersRequest['markers'][number], version: number): TxnMarker {
+  const transactionVersion = version >= FIRST_TRANSACTION_VERSION_VERSION ? m.transactionVersion : 0;
+  return { producerId: m.producerId, producerEpoch: m.producerEpoch, coordinatorEpoch: m.coordinatorEpoch, commit: m.transactionResult, transactionVersion };
 }
 
 /**
@@ -23,7 +27,7 @@ export const handler: Handler<WriteTxnMarkersRequest, WriteTxnMarkersResponse> =
   apiKey: 27,
   name: 'WriteTxnMarkers',
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   async handle(request, ctx) {
     // The coordinator-to-leader request needs CLUSTER_ACTION (KafkaApis.handleWriteTxnMarkersRequest).
     if (!authorizeCluster(ctx, AclOperation.CLUSTER_ACTION)) {
@@ -41,7 +45,7 @@ export const handler: Handler<WriteTxnMarkersRequest, WriteTxnMarkersResponse> =
       topics: m.topics.map((t) => ({
         name: t.name,
         partitions: t.partitionIndexes.map((partitionIndex) => {
-          const { errorCode, flushed } = writeMarkerToPartition(ctx.broker, t.name, partitionIndex, markerOf(m), now);
+          const { errorCode, flushed } = writeMarkerToPartition(ctx.broker, t.name, partitionIndex, markerOf(m, ctx.apiVersion), now);
           flushes.push(flushed);
           return { partitionIndex, errorCode };
         }),

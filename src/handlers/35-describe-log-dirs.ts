@@ -15,7 +15,7 @@ export const handler: Handler<DescribeLogDirsRequest, DescribeLogDirsResponse> =
   apiKey: 35,
   name: 'DescribeLogDirs',
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   handle(request, ctx) {
     // DESCRIBE on the cluster; without it, an empty answer (KafkaApis.handleDescribeLogDirsRequest).
     if (!authorizeCluster(ctx, AclOperation.DESCRIBE)) return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results: [] };
@@ -26,7 +26,7 @@ export const handler: Handler<DescribeLogDirsRequest, DescribeLogDirsResponse> =
       results: ctx.broker.config.logDirs.map((logDir) => {
         // Kafka lists an offline log dir with KAFKA_STORAGE_ERROR and nothing else.
         if (ctx.broker.logManager.offlineLogDirs.has(logDir)) {
-          return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, logDir, topics: [], totalBytes: -1, usableBytes: -1 };
+          return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, logDir, topics: [], totalBytes: -1, usableBytes: -1, isCordoned: false };
         }
         const byTopic = new Map<string, DescribeLogDirsTopic>();
         // Every partition, loaded or not (an unloaded one by its summary or its files' sizes).
@@ -42,6 +42,7 @@ export const handler: Handler<DescribeLogDirsRequest, DescribeLogDirsResponse> =
           topics: [...byTopic.values()],
           totalBytes: fs.blocks * fs.bsize,
           usableBytes: fs.bavail * fs.bsize,
+          isCordoned: false, // v5+ (KIP-1066): kafkite has no way to cordon a log dir
         };
       }),
     };

@@ -11,14 +11,16 @@ export const handler: Handler<AlterPartitionReassignmentsRequest, AlterPartition
   apiKey: 45,
   name: 'AlterPartitionReassignments',
   minVersion: 0,
-  maxVersion: 0,
+  maxVersion: 1,
   handle(request, ctx) {
     const { broker } = ctx;
     if (!authorizeCluster(ctx, AclOperation.ALTER)) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: 'Cluster authorization failed.', responses: [] };
+      return { throttleTimeMs: 0, allowReplicationFactorChange: request.allowReplicationFactorChange, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: 'Cluster authorization failed.', responses: [] };
     }
     return {
       throttleTimeMs: 0,
+      // v1 (KIP-860) echoes the request's option; the one assignment accepted never changes the replication factor.
+      allowReplicationFactorChange: request.allowReplicationFactorChange,
       errorCode: ErrorCode.NONE,
       // Kafka leaves the message unset, which its generated data classes send as '' (no default of null).
       errorMessage: '',

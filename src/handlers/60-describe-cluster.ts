@@ -10,7 +10,7 @@ export const handler: Handler<DescribeClusterRequest, DescribeClusterResponse> =
   apiKey: 60,
   name: 'DescribeCluster',
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   handle(request, ctx) {
     const { broker } = ctx;
     const endpoint = broker.endpoints.find((e) => e.listenerName === ctx.listenerName) ?? broker.endpoints[0]!;
@@ -27,7 +27,7 @@ export const handler: Handler<DescribeClusterRequest, DescribeClusterResponse> =
       endpointType: BROKERS_ENDPOINT,
       clusterId: broker.clusterId,
       controllerId: broker.nodeId,
-      brokers: [{ brokerId: broker.nodeId, host: endpoint.host, port: endpoint.port, rack: null }],
+      brokers: [{ brokerId: broker.nodeId, host: endpoint.host, port: endpoint.port, rack: null, isFenced: false }],
       clusterAuthorizedOperations: request.includeClusterAuthorizedOperations
         ? authorizedOperations(ctx, ResourceType.CLUSTER, CLUSTER_NAME)
         : AUTHORIZED_OPERATIONS_OMITTED,

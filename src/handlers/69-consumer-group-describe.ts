@@ -9,7 +9,7 @@ export const handler: Handler<ConsumerGroupDescribeRequest, ConsumerGroupDescrib
   apiKey: 69,
   name: 'ConsumerGroupDescribe',
   minVersion: 0,
-  maxVersion: 0,
+  maxVersion: 1,
   handle(request, ctx) {
     // DESCRIBE on each group (KafkaApis.handleConsumerGroupDescribe); KIP-430 operations when asked for.
     const allowed = request.groupIds.filter((g) => authorizeGroup(ctx, AclOperation.DESCRIBE, g));
@@ -23,7 +23,8 @@ export const handler: Handler<ConsumerGroupDescribeRequest, ConsumerGroupDescrib
         };
       }
       const authorizedOps = request.includeAuthorizedOperations ? authorizedOperations(ctx, ResourceType.GROUP, groupId) : AUTHORIZED_OPERATIONS_OMITTED;
-      return { ...g, authorizedOperations: authorizedOps };
+      // MemberType (v1, KIP-1099): 1, a consumer member; kafkite's consumer groups hold no classic members.
+      return { ...g, members: g.members.map((m) => ({ ...m, memberType: 1 })), authorizedOperations: authorizedOps };
     });
     return { throttleTimeMs: 0, groups };
   },

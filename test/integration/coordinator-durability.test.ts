@@ -63,7 +63,7 @@ describe('group coordinator writes are on disk when answered', () => {
     expect((await client.send(25, 3, { transactionalId: 'durable-t', producerId, producerEpoch, groupId: 'durable-tg' })).errorCode).toBe(0);
     const before = await flushes();
     const res = await client.send(28, 3, {
-      transactionalId: 'durable-t', groupId: 'durable-tg', producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null, topics: partitionsOf(11),
+      transactionalId: 'durable-t', groupId: 'durable-tg', producerId, producerEpoch, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, topics: partitionsOf(11),
     });
     expect(res.topics[0].partitions[0].errorCode).toBe(0);
     expect(await flushes()).toBeGreaterThan(before);

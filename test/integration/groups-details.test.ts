@@ -64,14 +64,15 @@ describe('OffsetCommit to a topic that does not exist', () => {
       groups: [{ groupId: 'commit-missing', memberId: null, memberEpoch: -1, topics: null }],
     });
     // Only the existing partition was stored.
-    expect(fetched.groups[0].topics).toEqual([{ name: 'present', partitions: [
+    // topicId (OffsetFetch v10, not served) reads as the zero uuid.
+    expect(fetched.groups[0].topics).toEqual([{ name: 'present', topicId: '0'.repeat(32), partitions: [
       { partitionIndex: 0, committedOffset: 42, committedLeaderEpoch: -1, metadata: '', errorCode: 0 },
     ] }]);
   });
 
   it('stores nothing when every partition is unknown', async () => {
     const res = await commit('commit-none', [{ name: 'absent', partitions: [0] }]);
-    expect(res.topics).toEqual([{ name: 'absent', partitions: [{ partitionIndex: 0, errorCode: 3 }] }]);
+    expect(res.topics).toEqual([{ name: 'absent', topicId: '0'.repeat(32), partitions: [{ partitionIndex: 0, errorCode: 3 }] }]);
     const listed = await client.send(ApiKey.ListGroups, 4, { statesFilter: [] });
     expect(listed.groups.map((g: any) => g.groupId)).not.toContain('commit-none');
   });

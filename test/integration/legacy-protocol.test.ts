@@ -54,7 +54,7 @@ describe('protocol versions older than Kafka 4 baseline', () => {
     const versions = await client.send(18, 0, { clientSoftwareName: '', clientSoftwareVersion: '' });
     const range = (key: number): number[] => { const k = versions.apiKeys.find((a: { apiKey: number }) => a.apiKey === key); return [k.minVersion, k.maxVersion]; };
     expect(range(0)[0]).toBe(0);
-    expect(range(1)).toEqual([0, 17]);
+    expect(range(1)).toEqual([0, 18]);
   });
 
   for (const [version, magic] of [[0, 0], [1, 0], [2, 1]] as const) {

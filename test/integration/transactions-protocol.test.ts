@@ -245,7 +245,7 @@ describe('transaction coordinator over the wire', () => {
     expect(stale.errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
     expect((await fetchPartitionState('tx-b', 0)).highWatermark).toBe(hw + 1); // only the fence's ABORT marker
     const commit = await client.send(28, 3, {
-      transactionalId: 'wire-bad', groupId: 'wire-bad-group', producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+      transactionalId: 'wire-bad', groupId: 'wire-bad-group', producerId, producerEpoch, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
       topics: [{ name: 'tx-b', partitions: [{ partitionIndex: 0, committedOffset: 42, committedLeaderEpoch: -1, committedMetadata: null }] }],
     });
     expect(commit.topics[0].partitions[0].errorCode).toBe(E.INVALID_PRODUCER_EPOCH);
@@ -262,7 +262,7 @@ describe('transaction coordinator over the wire', () => {
     const group = 'wire-offsets-group';
     // TxnOffsetCommit before AddOffsetsToTxn: the group's partition is not in the transaction.
     const commitReq = (offset: number) => ({
-      transactionalId: 'wire-offsets', groupId: group, producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+      transactionalId: 'wire-offsets', groupId: group, producerId, producerEpoch, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
       topics: [{ name: 'tx-a', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: 'm' }] }],
     });
     expect((await client.send(28, 3, commitReq(7))).topics[0].partitions[0].errorCode).toBe(E.INVALID_TXN_STATE);
@@ -293,7 +293,7 @@ describe('transaction coordinator over the wire', () => {
         // Transaction version 1 adds the group's partition with AddOffsetsToTxn; TxnOffsetCommit v5 adds it itself.
         if (commitVersion < 5) expect((await client.send(25, 3, { transactionalId, producerId, producerEpoch, groupId: group })).errorCode).toBe(E.NONE);
         const commit = client.send(28, commitVersion, {
-          transactionalId, groupId: group, producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+          transactionalId, groupId: group, producerId, producerEpoch, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
           topics: [{ name: 'tx-a', partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' }] }],
         });
         const end = endTxn(transactionalId, producerId, producerEpoch, true, endVersion);
@@ -392,12 +392,32 @@ describe('transaction coordinator over the wire', () => {
     await endTxn('wire-markers', producerId, producerEpoch, false);
   });
 
+  it('WriteTxnMarkers v2 applies the marker\'s own transaction version (KIP-1228): a version 2 marker needs a bumped epoch', async () => {
+    const { producerId, producerEpoch } = await initProducerId('wire-markers-v2');
+    await addPartitions('wire-markers-v2', producerId, producerEpoch, [{ name: 'tx-b', partitions: [1] }]);
+    expect((await produce('wire-markers-v2', 'tx-b', 1, txnBatch(producerId, producerEpoch, 0, ['m']))).errorCode).toBe(E.NONE);
+    const before = await fetchPartitionState('tx-b', 1);
+    const marker = (epoch: number, transactionVersion: number) => client.send(27, 2, {
+      markers: [{ producerId, producerEpoch: epoch, transactionResult: false, coordinatorEpoch: 0, transactionVersion, topics: [{ name: 'tx-b', partitionIndexes: [1] }] }],
+    });
+    // At the open transaction's own epoch a version 2 marker is refused (v1 would take it), and nothing is written.
+    expect((await marker(producerEpoch, 2)).markers[0].topics[0].partitions[0].errorCode).not.toBe(E.NONE);
+    expect(await fetchPartitionState('tx-b', 1)).toMatchObject({ highWatermark: before.highWatermark, lastStableOffset: before.lastStableOffset });
+    expect((await marker(producerEpoch + 1, 2)).markers[0].topics[0].partitions[0].errorCode).toBe(E.NONE);
+    const after = await fetchPartitionState('tx-b', 1);
+    expect(after.highWatermark).toBe(before.highWatermark + 1);
+    expect(after.lastStableOffset).toBe(after.highWatermark);
+    await endTxn('wire-markers-v2', producerId, producerEpoch, false);
+  });
+
   it('advertises the transaction APIs and the finalized transaction.version', async () => {
     const res = await client.send(18, 3, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
     const versions = Object.fromEntries(res.apiKeys.map((k: any) => [k.apiKey, [k.minVersion, k.maxVersion]]));
-    expect(versions).toMatchObject({ 0: [0, 12], 22: [0, 5], 24: [0, 5], 25: [0, 4], 26: [0, 5], 27: [0, 1], 28: [0, 5], 65: [0, 0], 66: [0, 1] });
-    expect(res.supportedFeatures).toEqual([{ name: 'transaction.version', minVersion: 0, maxVersion: 2 }]);
-    expect(res.finalizedFeatures).toEqual([{ name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 }]);
+    expect(versions).toMatchObject({ 0: [0, 13], 22: [0, 5], 24: [0, 5], 25: [0, 4], 26: [0, 5], 27: [0, 2], 28: [0, 6], 65: [0, 0], 66: [0, 2] });
+    // v3 omits supported features whose minimum is 0 (KAFKA-17011); the finalized level is what clients go by.
+    expect(res.finalizedFeatures).toContainEqual({ name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 });
+    const v4 = await client.send(18, 4, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
+    expect(v4.supportedFeatures).toContainEqual({ name: 'transaction.version', minVersion: 0, maxVersion: 2 });
   });
 
   it('transaction version 2 (KIP-890 part 2): implicit adds by Produce v12 and TxnOffsetCommit v5, an epoch bump per EndTxn v5', async () => {
@@ -407,7 +427,7 @@ describe('transaction coordinator over the wire', () => {
     // No AddPartitionsToTxn: Produce v12 adds the partition, TxnOffsetCommit v5 the group's offsets partition.
     expect((await produce('wire-tv2', 'tx-b', 1, txnBatch(producerId, e0, 0, ['t1', 't2']), 12)).errorCode).toBe(E.NONE);
     const offsetsReq = (epoch: number, offset: number) => ({
-      transactionalId: 'wire-tv2', groupId: group, producerId, producerEpoch: epoch, generationId: -1, memberId: '', groupInstanceId: null,
+      transactionalId: 'wire-tv2', groupId: group, producerId, producerEpoch: epoch, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
       topics: [{ name: 'tx-b', partitions: [{ partitionIndex: 1, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: null }] }],
     });
     expect((await client.send(28, 5, offsetsReq(e0, 2))).topics[0].partitions[0].errorCode).toBe(E.NONE);
@@ -539,7 +559,7 @@ describe('transaction state across restarts', () => {
     expect((await client.send(25, 3, { transactionalId: 'wire-restart', producerId, producerEpoch, groupId: 'wire-restart-group' })).errorCode).toBe(E.NONE);
     expect((await produce('wire-restart', 'tx-restart', 0, txnBatch(producerId, producerEpoch, 0, ['r1']))).errorCode).toBe(E.NONE);
     const commit = await client.send(28, 3, {
-      transactionalId: 'wire-restart', groupId: 'wire-restart-group', producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+      transactionalId: 'wire-restart', groupId: 'wire-restart-group', producerId, producerEpoch, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
       topics: [{ name: 'tx-restart', partitions: [{ partitionIndex: 0, committedOffset: 11, committedLeaderEpoch: -1, committedMetadata: null }] }],
     });
     expect(commit.topics[0].partitions[0].errorCode).toBe(E.NONE);

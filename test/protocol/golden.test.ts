@@ -46,7 +46,8 @@ describe('golden request frames', () => {
       0b ${ascii('librdkafka')} 06 ${ascii('2.3.0')} 00`);
     const { header, body } = roundTripRequest(frame);
     expect(header).toEqual({ requestApiKey: 18, requestApiVersion: 3, correlationId: 1, clientId: 'rdkafka' });
-    expect(body).toEqual({ clientSoftwareName: 'librdkafka', clientSoftwareVersion: '2.3.0' });
+    // ClusterId and NodeId are v5's (Kafka 4.4, KIP-1242): v3 reads them as their defaults.
+    expect(body).toEqual({ clientSoftwareName: 'librdkafka', clientSoftwareVersion: '2.3.0', clusterId: null, nodeId: -1 });
   });
 
   it('Metadata v1 for one topic, and for all topics (null array)', () => {
@@ -80,7 +81,8 @@ describe('golden request frames', () => {
       transactionalId: null,
       acks: -1,
       timeoutMs: 30000,
-      topicData: [{ name: 'foo', partitionData: [{ index: 0, records: hex('deadbeef') }] }],
+      // topicId is v13's (Kafka 4.1+, topic ids instead of names): the zero uuid below it.
+      topicData: [{ name: 'foo', topicId: '0'.repeat(32), partitionData: [{ index: 0, records: hex('deadbeef') }] }],
     });
     // Records are a view into the request buffer, not a copy.
     const records = (body as { topicData: { partitionData: { records: Buffer }[] }[] }).topicData[0].partitionData[0].records;
@@ -90,7 +92,7 @@ describe('golden request frames', () => {
   it('skips unknown tagged fields', () => {
     const body = hex(`02 ${ascii('x')} 02 ${ascii('1')} 01 05 02 aabb`);
     const r = new Reader(body);
-    expect(readApiVersionsRequest(r, 3)).toEqual({ clientSoftwareName: 'x', clientSoftwareVersion: '1' });
+    expect(readApiVersionsRequest(r, 3)).toEqual({ clientSoftwareName: 'x', clientSoftwareVersion: '1', clusterId: null, nodeId: -1 });
     expect(r.remaining).toBe(0);
   });
 
@@ -127,19 +129,20 @@ describe('golden response frames', () => {
 });
 
 describe('header versions', () => {
-  it('follows flexible versions, with Kafka\'s two exceptions', () => {
+  it('follows flexible versions, with ApiVersions\' exception', () => {
     expect(requestHeaderVersion(ApiKey.Fetch, 11)).toBe(1);
     expect(requestHeaderVersion(ApiKey.Fetch, 12)).toBe(2);
-    expect(requestHeaderVersion(ApiKey.ControlledShutdown, 0)).toBe(0);
-    expect(requestHeaderVersion(ApiKey.ControlledShutdown, 1)).toBe(1);
     expect(responseHeaderVersion(ApiKey.Metadata, 8)).toBe(0);
     expect(responseHeaderVersion(ApiKey.Metadata, 9)).toBe(1);
     expect(responseHeaderVersion(ApiKey.ApiVersions, 3)).toBe(0);
   });
 
   it('indexes API_KEYS by api key with Kafka\'s version ranges', () => {
-    expect(API_KEYS[0]).toMatchObject({ apiKey: 0, name: 'Produce', minVersion: 0, maxVersion: 12, flexibleMin: 9 }); // 12: Kafka 4.0 GA (ga-patches.ts)
-    expect(API_KEYS[ApiKey.ControlledShutdown]).toMatchObject({ flexibleMin: 3 });
+    // Kafka 4.4's Produce is 3-13; kafkite's codecs keep v0-2 (protocol/generator/legacy-versions.ts).
+    expect(API_KEYS[0]).toMatchObject({ apiKey: 0, name: 'Produce', minVersion: 0, maxVersion: 13, flexibleMin: 9 });
+    expect(API_KEYS[ApiKey.Fetch]).toMatchObject({ minVersion: 0, maxVersion: 18, flexibleMin: 12 });
+    // ControlledShutdown (7), whose v0 alone used request header v0, is retired in Kafka 4 ("validVersions": "none").
+    expect(API_KEYS[7]).toBeUndefined();
     expect(API_KEYS[-1]).toBeUndefined();
     API_KEYS.forEach((api, key) => expect(api?.apiKey).toBe(key));
   });

@@ -1,4 +1,4 @@
-// Every message at every valid version: random value → write → read → the same value (fields the
+// Every message and every record body at every valid version: random value → write → read → the same value (fields the
 // version does not carry read back as their defaults), reading consumes exactly what was written,
 // and writing the decoded value again gives the same bytes.
 import fc from 'fast-check';
@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { Reader, Writer } from '../../protocol/primitives.js';
 import { API_KEYS } from '../../protocol/generated/index.js';
 import { MESSAGE_SCHEMAS } from '../../protocol/generated/schemas.js';
+import { RECORD_CODECS } from '../../protocol/generated/records/index.js';
+import { RECORD_SCHEMAS } from '../../protocol/generated/records/schemas.js';
 import {
   readConsumerProtocolAssignment,
   writeConsumerProtocolAssignment,
@@ -37,15 +39,17 @@ function codecs(): Map<string, { read: Read; write: Write }> {
 }
 
 const CODECS = codecs();
+const RECORDS = new Map(RECORD_CODECS.map((c) => [c.name, c]));
 
 describe('generated codecs round-trip', () => {
   it('has a codec for every schema', () => {
     expect([...CODECS.keys()].sort()).toEqual(MESSAGE_SCHEMAS.map((s) => s.name).sort());
+    expect([...RECORDS.keys()].sort()).toEqual(RECORD_SCHEMAS.map((s) => s.name).sort());
   });
 
-  for (const schema of MESSAGE_SCHEMAS) {
+  for (const schema of [...MESSAGE_SCHEMAS, ...RECORD_SCHEMAS]) {
     it(`${schema.name} v${schema.validVersions}`, () => {
-      const { read, write } = CODECS.get(schema.name)!;
+      const { read, write } = CODECS.get(schema.name) ?? RECORDS.get(schema.name)!;
       for (const version of versionsOf(schema)) {
         fc.assert(
           fc.property(messageArbitrary(schema, version), (value) => {

@@ -117,7 +117,7 @@ class Pipeline {
     this.sequences.set(partition, baseSequence + values.length);
     this.phase = 'TxnOffsetCommit';
     const offsets = await client.send(28, 3, {
-      transactionalId: TXN_ID, groupId: GROUP, producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+      transactionalId: TXN_ID, groupId: GROUP, producerId, producerEpoch, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
       topics: [{ name: 'eos-in', partitions: [{ partitionIndex: partition, committedOffset: committed[partition]! + values.length, committedLeaderEpoch: -1, committedMetadata: null }] }],
     });
     check('TxnOffsetCommit', offsets.topics[0].partitions[0].errorCode);

@@ -1,0 +1,34 @@
+// The feature levels ApiVersions advertises (KIP-584), the same features a Kafka 4.4 combined node lists, at
+// the levels that are true of kafkite. Kafka's org.apache.kafka.server.common.Feature and MetadataVersion
+// define the levels; a feature kafkite does not implement is supported at level 0 only and not finalized, as
+// Kafka leaves a disabled feature out of the finalized list. None can change: kafkite has no UpdateFeatures.
+import { FINALIZED_TRANSACTION_VERSION } from '../coordinator/transaction/transaction-version.js';
+
+interface FeatureLevels {
+  readonly name: string;
+  readonly minSupported: number;
+  readonly maxSupported: number;
+  /** 0: not finalized (disabled). */
+  readonly finalized: number;
+}
+
+/**
+ * metadata.version 26 (4.1-IV0): the highest level whose replica Fetch (v17) and ListOffsets (v10) versions
+ * kafkite serves (MetadataVersion.fetchRequestVersion/listOffsetRequestVersion: 4.1-IV1 moves to Fetch v18,
+ * 4.2-IV1 to ListOffsets v11); at least 4.0-IV2, which transaction.version 2 needs, and 4.0-IV0, group.version
+ * 1's; below 4.3-IV0 (cordoned log dirs) and 4.4-IV1 (CIDR ACLs), which kafkite lacks.
+ */
+const METADATA_VERSION = 26;
+
+export const FEATURES: readonly FeatureLevels[] = [
+  { name: 'metadata.version', minSupported: METADATA_VERSION, maxSupported: METADATA_VERSION, finalized: METADATA_VERSION },
+  // No KRaft quorum: level 1 (KIP-853 dynamic voters) means nothing on one node without a controller.
+  { name: 'kraft.version', minSupported: 0, maxSupported: 0, finalized: 0 },
+  { name: 'transaction.version', minSupported: 0, maxSupported: FINALIZED_TRANSACTION_VERSION, finalized: FINALIZED_TRANSACTION_VERSION },
+  // Level 1: KIP-848 consumer groups (ConsumerGroupHeartbeat, ConsumerGroupDescribe).
+  { name: 'group.version', minSupported: 0, maxSupported: 1, finalized: 1 },
+  // Not implemented: share groups (KIP-932), streams groups (KIP-1071), eligible leader replicas (KIP-966).
+  { name: 'share.version', minSupported: 0, maxSupported: 0, finalized: 0 },
+  { name: 'streams.version', minSupported: 0, maxSupported: 0, finalized: 0 },
+  { name: 'eligible.leader.replicas.version', minSupported: 0, maxSupported: 0, finalized: 0 },
+];
