@@ -19,6 +19,8 @@ const MEMBER_KEYED = new Set([
   ConsumerGroupRecordType.MemberMetadata, ConsumerGroupRecordType.TargetAssignmentMember, ConsumerGroupRecordType.CurrentMemberAssignment,
 ]);
 const VALUE_VERSION = 0;
+/** A nullable struct's null in a tagged field (Kafka's generated writers): unsigned varint 0. */
+const CLASSIC_MEMBER_METADATA_NULL = Buffer.from([0]);
 
 export interface ConsumerGroupKey {
   type: ConsumerGroupRecordType;
@@ -95,10 +97,15 @@ export function groupEpochRecord(groupId: string, epoch: number): CoordinatorRec
   return { key: consumerGroupKey(ConsumerGroupRecordType.Metadata, groupId), value: value().int32(epoch).taggedFields().toBuffer() };
 }
 
+/**
+ * ConsumerGroupPartitionMetadataValue as Kafka 3.8 to 4.0 wrote it: the topics, without the int32 epoch Kafka
+ * dropped in 3.8 (in version 0 still). Kafka 4.1+ writes no such record (KIP-1101: a hash in the group's
+ * metadata record instead); it still loads this one and writes its tombstone at the group's next heartbeat.
+ */
 export function subscriptionMetadataRecord(groupId: string, topics: Iterable<TopicMetadata>): CoordinatorRecord {
   const list = [...topics];
-  // Epoch is not set by Kafka either (it stays 0); racks are unknown on one node.
-  const w = value().int32(0).arrayLength(list.length, true);
+  // Racks are unknown on one node.
+  const w = value().arrayLength(list.length, true);
   for (const t of list) w.uuid(t.topicId).string(t.name, true).int32(t.numPartitions).arrayLength(0, true).taggedFields();
   return { key: consumerGroupKey(ConsumerGroupRecordType.PartitionMetadata, groupId), value: w.taggedFields().toBuffer() };
 }
@@ -111,7 +118,10 @@ export function memberMetadataRecord(groupId: string, memberId: string, m: Membe
     .string(m.clientHost, true)
     .arrayLength(m.subscribedTopicNames.length, true);
   for (const t of m.subscribedTopicNames) w.string(t, true);
-  w.nullableString(m.subscribedTopicRegex, true).int32(m.rebalanceTimeoutMs).nullableString(m.serverAssignor, true).taggedFields();
+  // Tagged field 0, ClassicMemberMetadata, written as an explicit null as Kafka's generated writer does (its
+  // default is an empty struct, not null): a reader that finds no tag 0 takes the member for a classic one.
+  w.nullableString(m.subscribedTopicRegex, true).int32(m.rebalanceTimeoutMs).nullableString(m.serverAssignor, true)
+    .taggedFields([[0, CLASSIC_MEMBER_METADATA_NULL]]);
   return { key: consumerGroupKey(ConsumerGroupRecordType.MemberMetadata, groupId, memberId), value: w.toBuffer() };
 }
 
@@ -143,7 +153,9 @@ export function decodeEpoch(buf: Buffer): number {
 
 export function decodeSubscriptionMetadata(buf: Buffer): TopicMetadata[] {
   const r = readValueHeader(buf);
-  r.int32();
+  // Older kafkite wrote a leading int32 epoch, always 0: its first byte 0 would be a null topics array, which
+  // Kafka's format never holds (a compact array's length is at least 1).
+  if (buf[2] === 0) r.int32();
   const topics: TopicMetadata[] = [];
   const n = r.arrayLength(true, false);
   for (let i = 0; i < n; i++) {

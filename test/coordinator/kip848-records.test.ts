@@ -29,6 +29,10 @@ describe('consumer group records (__consumer_offsets types 3-8)', () => {
 
     const topics = [{ topicId: TOPIC_ID, name: 't', numPartitions: 3 }];
     expect(decodeSubscriptionMetadata(subscriptionMetadataRecord('g', topics).value!)).toEqual(topics);
+    // Kafka's layout since 3.8: the topics array right after the version; older kafkite's, an int32 epoch first.
+    const value = subscriptionMetadataRecord('g', topics).value!;
+    expect(value[2]).toBe(2);
+    expect(decodeSubscriptionMetadata(Buffer.concat([value.subarray(0, 2), Buffer.alloc(4), value.subarray(2)]))).toEqual(topics);
 
     const metadata = {
       instanceId: 'i', rackId: null, clientId: 'c', clientHost: '/127.0.0.1', subscribedTopicNames: ['t', 'u'],
