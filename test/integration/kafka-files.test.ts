@@ -51,7 +51,8 @@ beforeAll(async () => {
   }
   // A clean stop writes each log's producer snapshot, as Kafka's does at close.
   expect(await broker.stop()).toBe(0);
-  files = await runJsonClient('java', javaArgs('KafkaFiles', [broker.dataDir], kafkaFiles));
+  // The KIP-848 group (JavaClient's java-g-consumer) subscribes to java-gzip: Kafka's hash of its metadata.
+  files = await runJsonClient('java', javaArgs('KafkaFiles', [broker.dataDir, 'java-gzip'], kafkaFiles));
 }, 180_000);
 
 afterAll(() => broker?.cleanup());
@@ -61,11 +62,19 @@ describe("a kafkite data dir read by Kafka 4.4's classes", () => {
     const { types, errors } = files.consumerOffsets;
     expect(errors).toEqual([]);
     for (const type of [
-      'OffsetCommitValue', 'ConsumerGroupMetadataValue', 'ConsumerGroupPartitionMetadataValue', 'ConsumerGroupMemberMetadataValue',
+      'OffsetCommitValue', 'ConsumerGroupMetadataValue', 'ConsumerGroupMemberMetadataValue',
       'ConsumerGroupTargetAssignmentMetadataValue', 'ConsumerGroupTargetAssignmentMemberValue', 'ConsumerGroupCurrentMemberAssignmentValue',
     ]) {
       expect(types[type], type).toBeGreaterThan(0);
     }
+  });
+
+  it("the group's metadata hash is Kafka's (KIP-1101), with no ConsumerGroupPartitionMetadata record, as Kafka 4.4 writes", () => {
+    const { types, groupMetadataHashes } = files.consumerOffsets;
+    expect(types.ConsumerGroupPartitionMetadataValue).toBeUndefined();
+    expect(files.metadataHash).not.toBe('0');
+    // Joined (java-gzip's hash), then left: the last member gone, no subscribed topic, hash 0.
+    expect(groupMetadataHashes).toEqual([files.metadataHash, '0']);
   });
 
   it('consumer-protocol members carry an explicit null ClassicMemberMetadata (a missing tag reads as a classic member)', () => {

@@ -2,7 +2,9 @@
 // Kafka): every record of every __consumer_offsets partition through the group coordinator's record serde (as
 // its loader reads them), each partition's latest producer snapshot beside the producer state Kafka's
 // LogSegment.recover() builds from the same segments, and __cluster_metadata-0's partition.metadata.
-// Usage: java KafkaFiles <log dir>; prints one JSON object.
+// Usage: java KafkaFiles <log dir> [topic...]; prints one JSON object. With topics, also Kafka's KIP-1101 metadata
+// hash of a group subscribed to them (Utils.computeGroupHash over computeTopicHash), their ids and partition
+// counts read from the dir.
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.nio.file.Files;
@@ -20,9 +22,17 @@ import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.common.metadata.PartitionRecord;
+import org.apache.kafka.common.metadata.TopicRecord;
 import org.apache.kafka.coordinator.common.runtime.CoordinatorRecord;
+import org.apache.kafka.coordinator.common.runtime.KRaftCoordinatorMetadataImage;
 import org.apache.kafka.coordinator.group.GroupCoordinatorRecordSerde;
+import org.apache.kafka.coordinator.group.Utils;
 import org.apache.kafka.coordinator.group.generated.ConsumerGroupMemberMetadataValue;
+import org.apache.kafka.coordinator.group.generated.ConsumerGroupMetadataValue;
+import org.apache.kafka.image.MetadataDelta;
+import org.apache.kafka.image.MetadataImage;
+import org.apache.kafka.image.MetadataProvenance;
 import org.apache.kafka.server.util.KafkaScheduler;
 import org.apache.kafka.storage.internals.checkpoint.LeaderEpochCheckpointFile;
 import org.apache.kafka.storage.internals.checkpoint.PartitionMetadataFile;
@@ -42,6 +52,7 @@ public class KafkaFiles {
     out.put("consumerOffsets", consumerOffsets(logDir));
     out.put("producerSnapshots", producerSnapshots(logDir));
     out.put("clusterMetadata", clusterMetadata(logDir));
+    if (args.length > 1) out.put("metadataHash", String.valueOf(metadataHash(logDir, Arrays.copyOfRange(args, 1, args.length))));
     System.out.println(new ObjectMapper().writeValueAsString(out));
   }
 
@@ -63,6 +74,7 @@ public class KafkaFiles {
     Map<String, Integer> types = new TreeMap<>();
     List<String> errors = new ArrayList<>();
     List<Map<String, Object>> members = new ArrayList<>();
+    List<String> groupHashes = new ArrayList<>();
     for (File dir : partitionDirs(logDir, "__consumer_offsets")) {
       for (File segment : files(dir, ".log")) {
         try (FileRecords records = FileRecords.open(segment)) {
@@ -76,6 +88,9 @@ public class KafkaFiles {
                     ? record.key().getClass().getSimpleName() + " tombstone"
                     : record.value().message().getClass().getSimpleName();
                 types.merge(type, 1, Integer::sum);
+                if (record.value() != null && record.value().message() instanceof ConsumerGroupMetadataValue g) {
+                  groupHashes.add(String.valueOf(g.metadataHash()));
+                }
                 if (record.value() != null && record.value().message() instanceof ConsumerGroupMemberMetadataValue m) {
                   Map<String, Object> member = new LinkedHashMap<>();
                   member.put("clientId", m.clientId());
@@ -94,6 +109,7 @@ public class KafkaFiles {
     out.put("types", types);
     out.put("errors", errors);
     out.put("members", members);
+    out.put("groupMetadataHashes", groupHashes);
     return out;
   }
 
@@ -164,6 +180,22 @@ public class KafkaFiles {
     }
     out.sort(Comparator.comparingLong(m -> (Long) m.get("producerId")));
     return out;
+  }
+
+  static long metadataHash(File logDir, String[] topics) throws Exception {
+    MetadataDelta delta = new MetadataDelta.Builder().setImage(MetadataImage.EMPTY).build();
+    for (String topic : topics) {
+      File[] dirs = partitionDirs(logDir, topic);
+      Uuid id = new PartitionMetadataFile(new File(dirs[0], "partition.metadata"), new LogDirFailureChannel(1)).read().topicId();
+      delta.replay(new TopicRecord().setName(topic).setTopicId(id));
+      for (int p = 0; p < dirs.length; p++) {
+        delta.replay(new PartitionRecord().setTopicId(id).setPartitionId(p).setReplicas(List.of(1)).setIsr(List.of(1)).setLeader(1));
+      }
+    }
+    KRaftCoordinatorMetadataImage image = new KRaftCoordinatorMetadataImage(delta.apply(MetadataProvenance.EMPTY));
+    Map<String, Long> hashes = new TreeMap<>();
+    for (String topic : topics) hashes.put(topic, Utils.computeTopicHash(topic, image));
+    return Utils.computeGroupHash(hashes);
   }
 
   static Map<String, Object> clusterMetadata(File logDir) {
