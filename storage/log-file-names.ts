@@ -19,6 +19,8 @@ export const LOG_START_OFFSET_CHECKPOINT_FILE = 'log-start-offset-checkpoint';
 export const CLEANER_OFFSET_CHECKPOINT_FILE = 'cleaner-offset-checkpoint';
 /** KRaft's metadata log (Kafka's Topic.CLUSTER_METADATA_TOPIC_NAME): a partition directory that is no topic's. */
 export const CLUSTER_METADATA_TOPIC = '__cluster_metadata';
+/** Its fixed topic id, in its partition.metadata (Kafka's Uuid.METADATA_TOPIC_ID, Uuid(0, 1): AAAAAAAAAAAAAAAAAAAAAQ). */
+export const CLUSTER_METADATA_TOPIC_ID = `${'0'.repeat(31)}1`;
 
 /** The 20-digit zero-padded offset that names segment files. */
 function filenamePrefixFromOffset(offset: number): string {

@@ -206,16 +206,16 @@ export class ProducerStateManager {
       entry.currentTxnFirstOffset = batch.baseOffset;
       this.ongoingTxns.set(batch.baseOffset, batch.producerId);
     }
-    if (batch.baseSequence !== NO_SEQUENCE) {
-      entry.batches.push({
-        firstSeq: batch.baseSequence,
-        lastSeq: lastSequence(batch),
-        firstOffset: batch.baseOffset,
-        lastOffset: batch.baseOffset + batch.lastOffsetDelta,
-        timestamp: batch.maxTimestamp,
-      });
-      if (entry.batches.length > NUM_BATCHES_TO_RETAIN) entry.batches.shift();
-    }
+    // Every data batch, with a sequence or not (the coordinators' transactional offset commits have none), as
+    // Kafka's ProducerAppendInfo.appendDataBatch adds it: its snapshot and the cleaner see its last offset.
+    entry.batches.push({
+      firstSeq: batch.baseSequence,
+      lastSeq: lastSequence(batch),
+      firstOffset: batch.baseOffset,
+      lastOffset: batch.baseOffset + batch.lastOffsetDelta,
+      timestamp: batch.maxTimestamp,
+    });
+    if (entry.batches.length > NUM_BATCHES_TO_RETAIN) entry.batches.shift();
     return null;
   }
 
@@ -282,7 +282,7 @@ export class ProducerStateManager {
       buf.writeInt16BE(e.producerEpoch, pos + 8);
       buf.writeInt32BE(last?.lastSeq ?? NO_SEQUENCE, pos + 10);
       writeInt64(buf, last?.lastOffset ?? -1, pos + 14);
-      buf.writeInt32BE(last ? last.lastSeq - last.firstSeq : 0, pos + 22);
+      buf.writeInt32BE(last ? last.lastOffset - last.firstOffset : 0, pos + 22);
       writeInt64(buf, e.lastTimestamp, pos + 26);
       buf.writeInt32BE(e.coordinatorEpoch, pos + 34);
       writeInt64(buf, e.currentTxnFirstOffset, pos + 38);
@@ -306,7 +306,8 @@ export class ProducerStateManager {
       const lastOffset = readInt64(buf, pos + 14);
       const offsetDelta = buf.readInt32BE(pos + 22);
       const timestamp = readInt64(buf, pos + 26);
-      const batches = lastSeq === NO_SEQUENCE ? [] : [{ firstSeq: lastSeq - offsetDelta, lastSeq, firstOffset: lastOffset - offsetDelta, lastOffset, timestamp }];
+      const firstSeq = lastSeq === NO_SEQUENCE ? NO_SEQUENCE : lastSeq - offsetDelta;
+      const batches = lastOffset < 0 ? [] : [{ firstSeq, lastSeq, firstOffset: lastOffset - offsetDelta, lastOffset, timestamp }];
       const currentTxnFirstOffset = readInt64(buf, pos + 38);
       this.producers.set(producerId, {
         producerId,

@@ -15,10 +15,11 @@ import {
   ConsumerGroupMember, LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, MemberState, type MemberAssignmentState,
 } from './consumer-group-member.js';
 import {
-  ConsumerGroupRecordType as T, currentAssignmentRecord, groupEpochRecord, memberMetadataRecord, subscriptionMetadataRecord,
+  ConsumerGroupRecordType as T, currentAssignmentRecord, groupEpochRecord, memberMetadataRecord,
   targetAssignmentEpochRecord, targetAssignmentRecord, tombstone, type MemberMetadata,
 } from './consumer-group-records.js';
 import { replayConsumerGroups } from './consumer-group-replay.js';
+import { metadataHash } from './metadata-hash.js';
 import { compileTopicRegex, InvalidRegularExpressionError, resolveTopicRegex } from './topic-regex.js';
 import { FencedMemberEpochError, reconcile, type OwnedTopicPartitions } from './current-assignment-builder.js';
 import { ErrorCode as E } from '../errors.js';
@@ -261,11 +262,16 @@ export class ConsumerGroupCoordinator {
     // 1. The member's subscription; a change in it, or in the subscribed topics, bumps the group epoch.
     let bumpGroupEpoch = this.updateMember(group, member, req, isNew, records);
     if (this.refreshRegexes(group, topics)) bumpGroupEpoch = true;
-    const metadata = this.subscriptionMetadata(group, topics);
-    if (!sameMetadata(metadata, group.subscriptionMetadata)) {
-      group.subscriptionMetadata = metadata;
-      records.push(subscriptionMetadataRecord(group.groupId, metadata.values()));
+    group.subscriptionMetadata = this.subscriptionMetadata(group, topics);
+    const hash = metadataHash(group.subscriptionMetadata.values());
+    if (hash !== group.metadataHash) {
+      group.metadataHash = hash;
       bumpGroupEpoch = true;
+    }
+    if (group.hasSubscriptionMetadataRecord) {
+      // A record from before KIP-1101 goes, as Kafka 4.1+ removes it at the group's next heartbeat.
+      records.push(tombstone(T.PartitionMetadata, group.groupId));
+      group.hasSubscriptionMetadataRecord = false;
     }
     if (bumpGroupEpoch) this.bumpGroupEpoch(group, records);
 
@@ -421,7 +427,7 @@ export class ConsumerGroupCoordinator {
 
   private bumpGroupEpoch(group: ConsumerGroup, records: CoordinatorRecord[]): void {
     group.groupEpoch++;
-    records.push(groupEpochRecord(group.groupId, group.groupEpoch));
+    records.push(groupEpochRecord(group.groupId, group.groupEpoch, group.metadataHash));
     this.log?.info({ group: group.groupId, groupEpoch: group.groupEpoch }, 'bumped consumer group epoch');
   }
 
@@ -523,7 +529,7 @@ export class ConsumerGroupCoordinator {
     const metadata = new Map([...group.subscriptionMetadata].filter(([name]) => remaining.has(name)));
     if (metadata.size !== group.subscriptionMetadata.size) {
       group.subscriptionMetadata = metadata;
-      records.push(subscriptionMetadataRecord(group.groupId, metadata.values()));
+      group.metadataHash = metadataHash(metadata.values());
     }
     this.bumpGroupEpoch(group, records);
     // The last member gone: no assignment to compute, so the assignment epoch catches up with the group's (an
@@ -712,13 +718,4 @@ function sameMemberMetadata(a: MemberMetadata, b: MemberMetadata): boolean {
     a.subscribedTopicRegex === b.subscribedTopicRegex && a.rebalanceTimeoutMs === b.rebalanceTimeoutMs &&
     a.serverAssignor === b.serverAssignor && sameNames(a.subscribedTopicNames, b.subscribedTopicNames) &&
     a.subscribedTopicNames.length === b.subscribedTopicNames.length;
-}
-
-function sameMetadata(a: ReadonlyMap<string, TopicMetadata>, b: ReadonlyMap<string, TopicMetadata>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [name, t] of a) {
-    const other = b.get(name);
-    if (!other || other.topicId !== t.topicId || other.numPartitions !== t.numPartitions) return false;
-  }
-  return true;
 }

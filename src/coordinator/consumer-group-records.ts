@@ -2,7 +2,7 @@
 // ConsumerGroup*Key/Value, record types 3-8): a key is the record type as int16 then non-flexible
 // fields; a value is version 0, flexible. Tagged fields Kafka added later are skipped on read.
 import { Reader, Writer } from '../../protocol/primitives.js';
-import { addPartition, type Assignment, type TopicMetadata } from './assignors/assignor.js';
+import { addPartition, type Assignment } from './assignors/assignor.js';
 import { memberStateOf, type MemberAssignmentState } from './consumer-group-member.js';
 import type { CoordinatorRecord } from './offsets-topic.js';
 
@@ -19,6 +19,8 @@ const MEMBER_KEYED = new Set([
   ConsumerGroupRecordType.MemberMetadata, ConsumerGroupRecordType.TargetAssignmentMember, ConsumerGroupRecordType.CurrentMemberAssignment,
 ]);
 const VALUE_VERSION = 0;
+/** A nullable struct's null in a tagged field (Kafka's generated writers): unsigned varint 0. */
+const CLASSIC_MEMBER_METADATA_NULL = Buffer.from([0]);
 
 export interface ConsumerGroupKey {
   type: ConsumerGroupRecordType;
@@ -91,16 +93,15 @@ function readValueHeader(buf: Buffer): Reader {
 
 // ---- record builders ----
 
-export function groupEpochRecord(groupId: string, epoch: number): CoordinatorRecord {
-  return { key: consumerGroupKey(ConsumerGroupRecordType.Metadata, groupId), value: value().int32(epoch).taggedFields().toBuffer() };
-}
-
-export function subscriptionMetadataRecord(groupId: string, topics: Iterable<TopicMetadata>): CoordinatorRecord {
-  const list = [...topics];
-  // Epoch is not set by Kafka either (it stays 0); racks are unknown on one node.
-  const w = value().int32(0).arrayLength(list.length, true);
-  for (const t of list) w.uuid(t.topicId).string(t.name, true).int32(t.numPartitions).arrayLength(0, true).taggedFields();
-  return { key: consumerGroupKey(ConsumerGroupRecordType.PartitionMetadata, groupId), value: w.taggedFields().toBuffer() };
+/**
+ * ConsumerGroupMetadataValue: the group epoch and, in tag 0, the subscription metadata hash (KIP-1101, Kafka 4.1+;
+ * left out when 0, its default, as Kafka's generated writer does). Kafka 4.1+ writes no ConsumerGroupPartitionMetadata
+ * record any more: it loads one and writes its tombstone at the group's next heartbeat.
+ */
+export function groupEpochRecord(groupId: string, epoch: number, metadataHash: bigint): CoordinatorRecord {
+  const hash = metadataHash === 0n ? [] : [[0, Buffer.alloc(8)]] as Array<[number, Buffer]>;
+  hash[0]?.[1].writeBigInt64BE(metadataHash);
+  return { key: consumerGroupKey(ConsumerGroupRecordType.Metadata, groupId), value: value().int32(epoch).taggedFields(hash).toBuffer() };
 }
 
 export function memberMetadataRecord(groupId: string, memberId: string, m: MemberMetadata): CoordinatorRecord {
@@ -111,7 +112,10 @@ export function memberMetadataRecord(groupId: string, memberId: string, m: Membe
     .string(m.clientHost, true)
     .arrayLength(m.subscribedTopicNames.length, true);
   for (const t of m.subscribedTopicNames) w.string(t, true);
-  w.nullableString(m.subscribedTopicRegex, true).int32(m.rebalanceTimeoutMs).nullableString(m.serverAssignor, true).taggedFields();
+  // Tagged field 0, ClassicMemberMetadata, written as an explicit null as Kafka's generated writer does (its
+  // default is an empty struct, not null): a reader that finds no tag 0 takes the member for a classic one.
+  w.nullableString(m.subscribedTopicRegex, true).int32(m.rebalanceTimeoutMs).nullableString(m.serverAssignor, true)
+    .taggedFields([[0, CLASSIC_MEMBER_METADATA_NULL]]);
   return { key: consumerGroupKey(ConsumerGroupRecordType.MemberMetadata, groupId, memberId), value: w.toBuffer() };
 }
 
@@ -141,26 +145,17 @@ export function decodeEpoch(buf: Buffer): number {
   return readValueHeader(buf).int32();
 }
 
-export function decodeSubscriptionMetadata(buf: Buffer): TopicMetadata[] {
+/** ConsumerGroupMetadataValue: the epoch, and the metadata hash (0 when absent, as in records before Kafka 4.1). */
+export function decodeGroupMetadata(buf: Buffer): { epoch: number; metadataHash: bigint } {
   const r = readValueHeader(buf);
-  r.int32();
-  const topics: TopicMetadata[] = [];
-  const n = r.arrayLength(true, false);
-  for (let i = 0; i < n; i++) {
-    const topicId = r.uuid();
-    const name = r.string(true);
-    const numPartitions = r.int32();
-    const racks = r.arrayLength(true, false);
-    for (let j = 0; j < racks; j++) {
-      r.int32();
-      const count = r.arrayLength(true, false);
-      for (let k = 0; k < count; k++) r.string(true);
-      r.skipTaggedFields();
-    }
-    r.skipTaggedFields();
-    topics.push({ topicId, name, numPartitions });
+  const epoch = r.int32();
+  let metadataHash = 0n;
+  for (let n = r.uvarint(); n > 0; n--) {
+    const tag = r.uvarint();
+    const data = r.raw(r.uvarint());
+    if (tag === 0 && data.length === 8) metadataHash = data.readBigInt64BE(0);
   }
-  return topics;
+  return { epoch, metadataHash };
 }
 
 export function decodeMemberMetadata(buf: Buffer): MemberMetadata {

@@ -3,8 +3,8 @@
 import { ConsumerGroup } from './consumer-group.js';
 import { ConsumerGroupMember } from './consumer-group-member.js';
 import {
-  ConsumerGroupRecordType as T, decodeConsumerGroupKey, decodeCurrentAssignment, decodeEpoch, decodeMemberMetadata,
-  decodeSubscriptionMetadata, decodeTargetAssignment,
+  ConsumerGroupRecordType as T, decodeConsumerGroupKey, decodeCurrentAssignment, decodeEpoch, decodeGroupMetadata, decodeMemberMetadata,
+  decodeTargetAssignment,
 } from './consumer-group-records.js';
 import type { CoordinatorRecord } from './offsets-topic.js';
 
@@ -29,11 +29,12 @@ export function replayConsumerGroups(records: Iterable<CoordinatorRecord>): Map<
           groups.delete(key.groupId);
           members.delete(key.groupId);
         } else {
-          group.groupEpoch = decodeEpoch(value);
+          ({ epoch: group.groupEpoch, metadataHash: group.metadataHash } = decodeGroupMetadata(value));
         }
         break;
       case T.PartitionMetadata:
-        group.subscriptionMetadata = new Map(value === null ? [] : decodeSubscriptionMetadata(value).map((t) => [t.name, t]));
+        // Only its presence counts, as in Kafka 4.1+ (GroupMetadataManager.replay): the hash replaced it.
+        group.hasSubscriptionMetadataRecord = value !== null;
         break;
       case T.TargetAssignmentMetadata:
         group.assignmentEpoch = value === null ? 0 : decodeEpoch(value);

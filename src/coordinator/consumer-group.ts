@@ -28,8 +28,12 @@ export class ConsumerGroup {
   readonly staticMembers = new Map<string, string>();
   /** member id → target assignment. */
   readonly targetAssignment = new Map<string, Assignment>();
-  /** The subscribed topics' metadata the target assignment was computed with, by topic name. */
+  /** The subscribed topics' metadata at the last heartbeat, by topic name (not stored: empty until one after a load). */
   subscriptionMetadata = new Map<string, TopicMetadata>();
+  /** The hash of the subscribed topics' metadata that the group epoch was last bumped for (KIP-1101), stored with it. */
+  metadataHash = 0n;
+  /** A ConsumerGroupPartitionMetadata record (written before KIP-1101) was loaded: its tombstone is due. */
+  hasSubscriptionMetadataRecord = false;
   /** topic id → partition → epoch of the member that holds it (assigned or pending revocation). */
   private readonly partitionEpochs = new Map<string, Map<number, number>>();
 

@@ -11,7 +11,8 @@ import { Reader, Writer } from '../../protocol/primitives.js';
 import { batchesIn } from '../../protocol/records/batch-header.js';
 import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js';
 import type { LogConfig } from '../../storage/log-config.js';
-import { CLUSTER_METADATA_TOPIC, logDirName } from '../../storage/log-file-names.js';
+import { CLUSTER_METADATA_TOPIC, CLUSTER_METADATA_TOPIC_ID, logDirName } from '../../storage/log-file-names.js';
+import { readPartitionMetadata, writePartitionMetadata } from '../../storage/meta-properties.js';
 import { UnifiedLog } from '../../storage/unified-log.js';
 
 /** MetadataRecordSerde's DEFAULT_FRAME_VERSION. */
@@ -68,7 +69,7 @@ export class ClusterMetadataLog {
       dir: join(opts.dir, logDirName(CLUSTER_METADATA_TOPIC, 0)),
       topic: CLUSTER_METADATA_TOPIC,
       partition: 0,
-      topicId: '0'.repeat(32),
+      topicId: CLUSTER_METADATA_TOPIC_ID,
       config: opts.config,
       logger: opts.logger,
       // It has no entry in the log dir's checkpoints: validate every batch on each start (the log is small).
@@ -76,6 +77,8 @@ export class ClusterMetadataLog {
       logStartOffset: 0,
       hadCleanShutdown: false,
     });
+    // Kafka's KafkaMetadataLog opens this log with the metadata topic's fixed id, which its UnifiedLog keeps in partition.metadata.
+    if (readPartitionMetadata(log.dir) !== CLUSTER_METADATA_TOPIC_ID) writePartitionMetadata(log.dir, CLUSTER_METADATA_TOPIC_ID);
     return new ClusterMetadataLog(log);
   }
 

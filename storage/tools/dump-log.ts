@@ -209,7 +209,13 @@ function* dumpProducerSnapshot(file: string, problems: string[]): Generator<stri
       `producerId: ${e.producerId} producerEpoch: ${e.producerEpoch} coordinatorEpoch: ${e.coordinatorEpoch} ` +
       `currentTxnFirstOffset: ${txn} lastTimestamp: ${e.lastTimestamp} `;
     const b = e.batches[0];
-    if (b) line += `firstSequence: ${b.firstSeq} lastSequence: ${b.lastSeq} lastOffset: ${b.lastOffset} offsetDelta: ${b.lastSeq - b.firstSeq} timestamp: ${b.timestamp}`;
+    if (b) {
+      const offsetDelta = b.lastOffset - b.firstOffset;
+      // Kafka's BatchMetadata.firstSeq: DefaultRecordBatch.decrementSequence, which wraps a batch without
+      // sequences (lastSequence -1, a coordinator's transactional write) past Integer.MAX_VALUE.
+      const firstSeq = b.lastSeq < offsetDelta ? 0x7fffffff - (offsetDelta - b.lastSeq) + 1 : b.lastSeq - offsetDelta;
+      line += `firstSequence: ${firstSeq} lastSequence: ${b.lastSeq} lastOffset: ${b.lastOffset} offsetDelta: ${offsetDelta} timestamp: ${b.timestamp}`;
+    }
     yield line;
   }
 }

@@ -2,6 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type {
   ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResult, TopicImageEntry, TopicsImage,
 } from '../../src/coordinator/consumer-group-coordinator.js';
+import {
+  ConsumerGroupRecordType as RecordType, decodeConsumerGroupKey, decodeGroupMetadata, groupEpochRecord, tombstone,
+} from '../../src/coordinator/consumer-group-records.js';
+import { metadataHash } from '../../src/coordinator/metadata-hash.js';
 import { ErrorCode as E } from '../../src/errors.js';
 import type { GroupCoordinator } from '../../src/coordinator/group-coordinator.js';
 import { joinRequest, MemoryOffsetsTopic, sleep, startCoordinator } from './helpers.js';
@@ -334,5 +338,33 @@ describe('consumer groups and the shared group APIs', () => {
     const b2 = await hb({ memberId: b.memberId!, memberEpoch: 2, topicPartitions: [] });
     expect([...partitionsOf(a3), ...partitionsOf(b2)].sort()).toEqual([0, 1, 2, 3]);
     expect(coordinator.fetchOffsets('g', null).topics[0]!.partitions[0]!.committedOffset).toBe(42);
+  });
+
+  it('after a load of records from before KIP-1101, tombstones the partition metadata record and bumps the epoch once for the hash', async () => {
+    setup();
+    const topic = await start();
+    const a = await hb({});
+    const a2 = await hb({ memberId: a.memberId!, memberEpoch: 1, topicPartitions: owning(a) });
+    coordinator.shutdown();
+    // As kafkite wrote them before: no hash in the group's record, and a ConsumerGroupPartitionMetadata record.
+    const [records] = [...topic.partitions.values()].filter((list) => list.some((r) => decodeConsumerGroupKey(r.key)?.groupId === 'g'));
+    for (const r of records!) {
+      if (decodeConsumerGroupKey(r.key)?.type === RecordType.Metadata && r.value) r.value = groupEpochRecord('g', decodeGroupMetadata(r.value).epoch, 0n).value;
+    }
+    const oldPartitionMetadata = Buffer.concat([Buffer.from([0, 0, 0, 0, 0, 0, 2]), Buffer.from(T, 'hex'), Buffer.from([2, 0x74, 0, 0, 0, 4, 1, 0, 0])]);
+    records!.push({ key: tombstone(RecordType.PartitionMetadata, 'g').key, value: oldPartitionMetadata });
+    const loaded = records!.length;
+
+    await start({}, topic);
+    const a3 = await hb({ memberId: a.memberId!, memberEpoch: 1, topicPartitions: owning(a2) });
+    expect(a3).toMatchObject({ errorCode: E.NONE, memberEpoch: 2 });
+    const written = records!.slice(loaded).map((r) => ({ key: decodeConsumerGroupKey(r.key), value: r.value }));
+    expect(written.filter((r) => r.key?.type === RecordType.PartitionMetadata).map((r) => r.value)).toEqual([null]);
+    const epochs = written.filter((r) => r.key?.type === RecordType.Metadata).map((r) => decodeGroupMetadata(r.value!));
+    expect(epochs).toEqual([{ epoch: 2, metadataHash: metadataHash([{ topicId: T, name: 't', numPartitions: 4 }]) }]);
+    // Once: the next heartbeats write neither.
+    const after = records!.length;
+    await hb({ memberId: a.memberId!, memberEpoch: 2, topicPartitions: owning(a3) });
+    expect(records!.slice(after).filter((r) => [RecordType.PartitionMetadata, RecordType.Metadata].includes(decodeConsumerGroupKey(r.key)?.type!))).toEqual([]);
   });
 });

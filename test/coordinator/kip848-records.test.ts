@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemberState } from '../../src/coordinator/consumer-group-member.js';
 import {
-  ConsumerGroupRecordType as T, currentAssignmentRecord, decodeConsumerGroupKey, decodeCurrentAssignment, decodeEpoch,
-  decodeMemberMetadata, decodeSubscriptionMetadata, decodeTargetAssignment, groupEpochRecord, memberMetadataRecord,
-  subscriptionMetadataRecord, targetAssignmentRecord,
+  ConsumerGroupRecordType as T, currentAssignmentRecord, decodeConsumerGroupKey, decodeCurrentAssignment, decodeGroupMetadata,
+  decodeMemberMetadata, decodeTargetAssignment, groupEpochRecord, memberMetadataRecord, targetAssignmentRecord,
 } from '../../src/coordinator/consumer-group-records.js';
 import { decodeKey, offsetCommitKey } from '../../src/coordinator/records.js';
 
@@ -16,19 +15,19 @@ describe('consumer group records (__consumer_offsets types 3-8)', () => {
     });
     expect(key).toEqual(Buffer.from([0, 8, 0, 1, 0x67, 0, 1, 0x6d]));
     expect(decodeConsumerGroupKey(key)).toEqual({ type: T.CurrentMemberAssignment, groupId: 'g', memberId: 'm' });
-    expect(decodeConsumerGroupKey(groupEpochRecord('g', 3).key)).toEqual({ type: T.Metadata, groupId: 'g', memberId: null });
+    expect(decodeConsumerGroupKey(groupEpochRecord('g', 3, 0n).key)).toEqual({ type: T.Metadata, groupId: 'g', memberId: null });
     // The classic coordinator skips them; they skip the classic ones.
-    expect(decodeKey(groupEpochRecord('g', 3).key)).toEqual({ type: 'other', version: 3 });
+    expect(decodeKey(groupEpochRecord('g', 3, 0n).key)).toEqual({ type: 'other', version: 3 });
     expect(decodeConsumerGroupKey(offsetCommitKey('g', 't', 0))).toBeUndefined();
   });
 
   it('round-trips every value, starting with value version 0', () => {
-    const epoch = groupEpochRecord('g', 7).value!;
+    const epoch = groupEpochRecord('g', 7, -5n).value!;
     expect(epoch.readInt16BE(0)).toBe(0);
-    expect(decodeEpoch(epoch)).toBe(7);
-
-    const topics = [{ topicId: TOPIC_ID, name: 't', numPartitions: 3 }];
-    expect(decodeSubscriptionMetadata(subscriptionMetadataRecord('g', topics).value!)).toEqual(topics);
+    expect(decodeGroupMetadata(epoch)).toEqual({ epoch: 7, metadataHash: -5n });
+    // The hash's default, 0, is left out (no tagged field), as Kafka's writer does.
+    expect(groupEpochRecord('g', 7, 0n).value!).toEqual(Buffer.from([0, 0, 0, 0, 0, 7, 0]));
+    expect(decodeGroupMetadata(groupEpochRecord('g', 7, 0n).value!)).toEqual({ epoch: 7, metadataHash: 0n });
 
     const metadata = {
       instanceId: 'i', rackId: null, clientId: 'c', clientHost: '/127.0.0.1', subscribedTopicNames: ['t', 'u'],
