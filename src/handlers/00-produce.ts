@@ -111,7 +111,9 @@ function appendAll(
         else ctx.log.debug(fields, 'produce rejected');
         // Kafka's RecordValidationException lists the rejected records (LogValidator's recordErrors) and is the only
         // append failure ReplicaManager answers with a message (hasCustomErrorMessage); the rest get the code alone.
-        if (!(err instanceof RecordValidationError)) return partitionResponse(p.index, code);
+        // Except, in kafkite, a resource limit (a full disk, the descriptor limit): its retriable KAFKA_STORAGE_ERROR
+        // says which limit and how far, where Kafka would have taken its log dir offline.
+        if (!(err instanceof RecordValidationError)) return partitionResponse(p.index, code, err instanceof StorageResourceError ? err.message : null);
         return {
           ...partitionResponse(p.index, code, err.message),
           recordErrors: err.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message })),

@@ -31,10 +31,30 @@ export function minimalScenarios(advertised: ReadonlyArray<{ apiKey: number; min
   for (const { apiKey, minVersion, maxVersion } of advertised) {
     const body = request(apiKey, MINIMAL_PATCHES[apiKey]);
     for (let version = minVersion; version <= maxVersion; version++) {
-      scenarios.push({ id: `minimal-${apiKey}-v${version}`, api: apiKey, run: async (s) => void (await s.call(apiKey, version, body)) });
+      scenarios.push({
+        id: `minimal-${apiKey}-v${version}`,
+        api: apiKey,
+        run: async (s) => {
+          if (apiKey === LIST_TRANSACTIONS) await untilCoordinatorsLoaded(s, version, body);
+          await s.call(apiKey, version, body);
+        },
+      });
     }
   }
   return scenarios;
+}
+
+const LIST_TRANSACTIONS = 66;
+
+/**
+ * ListTransactions asks every transaction coordinator partition: Kafka answers COORDINATOR_LOAD_IN_PROGRESS while
+ * __transaction_state, which a concurrent scenario may have just created, is loading (clients retry it), so the
+ * scenario waits that out unrecorded first.
+ */
+async function untilCoordinatorsLoaded(s: Session, version: number, body: unknown): Promise<void> {
+  for (let tries = 0; tries < 100 && (await s.setup(LIST_TRANSACTIONS, version, body)).errorCode === 14; tries++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** The first FindCoordinator a fresh broker gets, for a group and for a transaction, before anything created them. */
