@@ -86,7 +86,8 @@ it('a word count and a windowed count, exactly once through instance moves and t
   const base = Math.floor(Date.now() / 10_000) * 10_000;
   for (let round = 0; round < ROUNDS; round++) {
     await produceRound(round, base);
-    await new Promise((r) => setTimeout(r, 1500));
+    // Soon enough that the round is still being processed (and its transactions open) when the broker dies.
+    await new Promise((r) => setTimeout(r, 400));
     if (round === 1 || round === 3 || round === 5) broker = await killAndRestart(broker, { overrides: OVERRIDES });
     if (round === 2) {
       const seen = a.states.length;
@@ -101,13 +102,19 @@ it('a word count and a windowed count, exactly once through instance moves and t
     }
   }
 
-  // Done when the application's committed input offsets (committed in its transactions) reach the input's end.
+  // Done when the application's committed offsets (committed in its transactions) reach the end of the input
+  // and of the repartition topic, which the second sub-topology (the counts) reads.
   const check = kafka().admin();
   await check.connect();
-  const ends = await check.fetchTopicOffsets('text-in');
+  const inputs = ['text-in', `${APP}-words-repartition`];
   await until(async () => {
-    const [committed] = await check.fetchOffsets({ groupId: APP, topics: ['text-in'] }).catch(() => [{ partitions: [] as Array<{ partition: number; offset: string }> }]);
-    return ends.every((e) => committed.partitions.find((p) => p.partition === e.partition)?.offset === e.high);
+    const committed = await check.fetchOffsets({ groupId: APP, topics: inputs }).catch(() => []);
+    for (const topic of inputs) {
+      const ends = await check.fetchTopicOffsets(topic);
+      const offsets = committed.find((t) => t.topic === topic)?.partitions ?? [];
+      if (!ends.every((e) => offsets.find((p) => p.partition === e.partition)?.offset === e.high)) return false;
+    }
+    return true;
   }, 'the application to process all input', 120_000);
 
   // Streams purges what it committed from its repartition topic with DeleteRecords.
