@@ -50,6 +50,12 @@ export async function startBroker(opts: StartOptions = {}): Promise<BrokerProces
   };
 }
 
+/** SIGKILLs the broker and starts another on the same data dir and port, so that its clients reconnect to it. */
+export async function killAndRestart(broker: BrokerProcess, opts: StartOptions = {}): Promise<BrokerProcess> {
+  await broker.kill();
+  return startBroker({ ...opts, dataDir: broker.dataDir, port: broker.port });
+}
+
 /** One broker for a test file: started before its tests, stopped after them (and checked to exit cleanly). */
 export function brokerForFile(opts: StartOptions = {}): () => BrokerProcess {
   let broker: BrokerProcess | undefined;

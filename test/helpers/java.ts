@@ -77,6 +77,21 @@ export class KafkaTools {
     });
   }
 
+  /**
+   * Every record of a topic, read with read_committed by Kafka's console consumer (until 5 s pass without one):
+   * [CreateTime, key, value], the value through `valueDeserializer` (a class of org.apache.kafka.common.serialization).
+   */
+  async consumeCommitted(bootstrap: string, topic: string, valueDeserializer = 'StringDeserializer'): Promise<Array<[number, string, string]>> {
+    const run = await this.run('org.apache.kafka.tools.consumer.ConsoleConsumer',
+      '--bootstrap-server', bootstrap, '--topic', topic, '--from-beginning', '--timeout-ms', '5000',
+      '--isolation-level', 'read_committed', '--value-deserializer', `org.apache.kafka.common.serialization.${valueDeserializer}`,
+      '--property', 'print.timestamp=true', '--property', 'print.key=true');
+    return run.out.split('\n').filter((l) => l.startsWith('CreateTime:')).map((l) => {
+      const [ts, key, value] = l.split('\t');
+      return [Number(ts!.slice('CreateTime:'.length)), key!, value!];
+    });
+  }
+
   /** Ends the JVM (stdin closed) and waits for it. */
   close(): Promise<void> {
     return new Promise((resolve) => {

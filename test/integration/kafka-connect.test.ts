@@ -1,0 +1,200 @@
+// Kafka Connect 4.4 against kafkite: two distributed workers (ConnectDistributed, one JVM each, driven through
+// their REST API) with exactly.once.source.support=enabled run the FileStream connectors (connect-file 4.3.1,
+// the newest Maven serves here): the source moves a growing file into a topic, the sink moves the topic into
+// another file. The workers create their three internal topics as they ask (compacted, with the partition
+// counts configured); the connectors and tasks are spread over both workers; the broker is killed (SIGKILL)
+// and restarted, one worker is stopped, then the other too and started again. The topic then holds every line
+// of the input once (the source is exactly-once: KIP-618, its offsets committed in its transactions), the
+// output file holds every line in order (the sink is at-least-once: a line may be written again after a
+// failure, never lost), and the source's offset, read back through the REST API, is the input file's length.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
+import { afterAll, expect, it } from 'vitest';
+import { freePort } from '../../bench/lib/free-port.js';
+import { killAndRestart, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { compileJava, javaArgs, KafkaTools } from '../helpers/java.js';
+import { until } from '../helpers/poll.js';
+
+const OVERRIDES = ['group.initial.rebalance.delay.ms=0', 'offsets.topic.num.partitions=3', 'transaction.state.log.num.partitions=3'];
+const INTERNAL = { 'connect-configs': 1, 'connect-offsets': 5, 'connect-status': 3 };
+const PHASE_LINES = 400;
+
+let broker: BrokerProcess;
+const dir = mkdtempSync(join(tmpdir(), 'kafkite-connect-'));
+const input = join(dir, 'input.txt');
+const output = join(dir, 'output.txt');
+const workers = new Map<string, Worker>();
+let tools: KafkaTools | undefined;
+
+afterAll(async () => {
+  for (const w of workers.values()) w.child.kill('SIGKILL');
+  await tools?.close();
+  await broker?.kill();
+  broker?.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Worker {
+  url: string;
+  id: string;
+  child: ChildProcessWithoutNullStreams;
+  exited: Promise<number | null>;
+}
+
+async function startWorker(name: string, restPort?: number): Promise<Worker> {
+  const port = restPort ?? (await freePort());
+  const props = join(dir, `${name}.properties`);
+  writeFileSync(props, [
+    `bootstrap.servers=${broker.bootstrap}`,
+    'group.id=connect-test',
+    'key.converter=org.apache.kafka.connect.storage.StringConverter',
+    'value.converter=org.apache.kafka.connect.storage.StringConverter',
+    ...Object.entries(INTERNAL).flatMap(([topic, partitions]) => {
+      const kind = { 'connect-configs': 'config', 'connect-offsets': 'offset', 'connect-status': 'status' }[topic];
+      return [`${kind}.storage.topic=${topic}`, `${kind}.storage.replication.factor=1`, ...(partitions > 1 ? [`${kind}.storage.partitions=${partitions}`] : [])];
+    }),
+    'exactly.once.source.support=enabled',
+    'offset.flush.interval.ms=500',
+    // A departed worker's connectors and tasks go to the others after 1 s instead of 5 minutes (KIP-415).
+    'scheduled.rebalance.max.delay.ms=1000',
+    'heartbeat.interval.ms=500',
+    'session.timeout.ms=6000',
+    'reconnect.backoff.max.ms=500',
+    `listeners=http://127.0.0.1:${port}`,
+    'rest.advertised.host.name=127.0.0.1',
+    `rest.advertised.port=${port}`,
+    '',
+  ].join('\n'));
+  const child = spawn('java', javaArgs('org.apache.kafka.connect.cli.ConnectDistributed', [props], compileJava('AppInfoParser')));
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-20_000)));
+  child.stdout.resume();
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => {
+    if (code !== 0 && signal !== 'SIGTERM' && code !== 143) console.log(`connect worker ${name} exited ${code ?? signal}: ${stderr}`);
+    resolve(code);
+  }));
+  const worker = { url: `http://127.0.0.1:${port}`, id: `127.0.0.1:${port}`, child, exited };
+  workers.set(name, worker);
+  await until(() => {
+    if (child.exitCode !== null) throw new Error(`worker ${name} exited ${child.exitCode}: ${stderr}`);
+    return fetch(`${worker.url}/connectors`).then((r) => r.ok, () => false);
+  }, `worker ${name}'s REST API`);
+  return worker;
+}
+
+async function stopWorker(w: Worker): Promise<void> {
+  w.child.kill('SIGTERM');
+  await w.exited;
+}
+
+async function rest(w: Worker, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${w.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** The workers that run each connector and task, once all of them are RUNNING. */
+async function placement(w: Worker): Promise<string[] | undefined> {
+  const ids: string[] = [];
+  for (const name of ['file-source', 'file-sink']) {
+    const status = await rest(w, 'GET', `/connectors/${name}/status`).catch(() => undefined);
+    const all = status ? [status.connector, ...status.tasks] : [];
+    if (all.length < 2 || all.some((s: any) => s.state !== 'RUNNING')) return undefined;
+    ids.push(...all.map((s: any) => s.worker_id));
+  }
+  return ids;
+}
+
+let written = 0;
+function appendLines(n: number): void {
+  appendFileSync(input, Array.from({ length: n }, () => `line-${written++}\n`).join(''));
+}
+
+function outputLines(): string[] {
+  return existsSync(output) ? readFileSync(output, 'utf8').split('\n').filter((l) => l) : [];
+}
+
+/** The output holds every input line so far (a line written twice by the at-least-once sink counts once). */
+const outputCaughtUp = () => until(() => new Set(outputLines()).size === written, `the sink to write ${written} lines`, 60_000);
+
+
+it('FileStream source and sink on two workers, through a broker SIGKILL and worker restarts', async () => {
+  const started = performance.now();
+  broker = await startBroker({ overrides: OVERRIDES });
+  const kafka = new Kafka({ clientId: 'connect-test', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { initialRetryTime: 100, retries: 20 } });
+  const admin = kafka.admin();
+  await admin.connect();
+  // One partition, so that the sink writes the lines in the source's order.
+  await admin.createTopics({ topics: [{ topic: 'connect-lines', numPartitions: 1 }] });
+  writeFileSync(input, '');
+  appendLines(PHASE_LINES);
+
+  const w1 = await startWorker('w1');
+  const w2 = await startWorker('w2');
+
+  // The internal topics, as the worker created them.
+  const { topics } = await admin.fetchTopicMetadata({ topics: Object.keys(INTERNAL) });
+  expect(Object.fromEntries(topics.map((t) => [t.name, t.partitions.length]))).toEqual(INTERNAL);
+  const { resources } = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: Object.keys(INTERNAL).map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['cleanup.policy'] })),
+  });
+  expect(resources.map((r) => [r.resourceName, r.configEntries[0]?.configValue]).sort()).toEqual(Object.keys(INTERNAL).map((t) => [t, 'compact']));
+
+  await rest(w1, 'POST', '/connectors', {
+    name: 'file-source',
+    config: { 'connector.class': 'FileStreamSource', 'tasks.max': '1', file: input, topic: 'connect-lines', 'exactly.once.support': 'required' },
+  });
+  await rest(w2, 'POST', '/connectors', {
+    name: 'file-sink',
+    config: { 'connector.class': 'FileStreamSink', 'tasks.max': '1', file: output, topics: 'connect-lines' },
+  });
+  await outputCaughtUp();
+  // Two connectors and their two tasks, spread over both workers.
+  let ids: string[] | undefined;
+  await until(async () => new Set((ids = await placement(w1))).size === 2, 'the connectors and tasks on both workers');
+  expect(new Set(ids)).toEqual(new Set([w1.id, w2.id]));
+
+  appendLines(PHASE_LINES);
+  broker = await killAndRestart(broker, { overrides: OVERRIDES });
+  await outputCaughtUp();
+
+  // w2 stops: its share moves to w1, which resumes from the committed offsets.
+  await stopWorker(w2);
+  appendLines(PHASE_LINES);
+  await until(async () => (await placement(w1))?.every((id) => id === w1.id) ?? false, 'w1 to run everything');
+  await outputCaughtUp();
+
+  // Both down, then w1 again on the same port: the offsets come from the broker's topics alone.
+  await stopWorker(w1);
+  appendLines(PHASE_LINES);
+  const again = await startWorker('w1-again', Number(new URL(w1.url).port));
+  await outputCaughtUp();
+
+  const offsets = await rest(again, 'GET', '/connectors/file-source/offsets');
+  expect(offsets.offsets).toEqual([{ partition: { filename: input }, offset: { position: statSync(input).size } }]);
+
+  const expected = Array.from({ length: written }, (_, i) => `line-${i}`);
+  tools = new KafkaTools();
+  // Exactly-once support ran through transactions: the source task's producer and the leader's config producer.
+  const txns = await tools.run('org.apache.kafka.tools.TransactionsCommand', '--bootstrap-server', broker.bootstrap, 'list');
+  expect(txns.code).toBe(0);
+  expect(txns.out).toMatch(/^connect-test-file-source-0\s/m);
+  expect(txns.out).toMatch(/^connect-cluster-connect-test\s/m);
+  // The sink committed past the last line: the topic ends with the source's last commit marker, and Connect
+  // commits the offset after the last record it delivered (WorkerSinkTask), not the consumer's position past it.
+  const [end] = await admin.fetchTopicOffsets('connect-lines');
+  expect((await rest(again, 'GET', '/connectors/file-sink/offsets')).offsets).toEqual([{ partition: { kafka_topic: 'connect-lines', kafka_partition: 0 }, offset: { kafka_offset: Number(end!.high) - 1 } }]);
+  // Exactly once into the topic, read with read_committed.
+  expect((await tools.consumeCommitted(broker.bootstrap, 'connect-lines')).map(([, , v]) => v)).toEqual(expected);
+  // At least once into the file: every line, in order, a line repeated only after a failure replayed it.
+  const out = outputLines();
+  expect(out.filter((l, i) => out.indexOf(l) === i)).toEqual(expected);
+  await admin.disconnect();
+  console.log(`kafka-connect: ${written} lines, ${out.length - written} written twice by the sink, in ${Math.round(performance.now() - started)} ms`);
+  await stopWorker(again);
+}, 300_000);

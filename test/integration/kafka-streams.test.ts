@@ -1,0 +1,163 @@
+// Kafka Streams 4.4 (test/clients/java/StreamsApp.java) against kafkite under group.protocol=classic and
+// exactly_once_v2: a word count and a windowed count with RocksDB stores, two instances, one of them stopped
+// and started again so that its tasks move, and the broker killed with SIGKILL three times while they run.
+// Afterwards the outputs, read with read_committed by Kafka's console consumer, hold exactly the counts computed
+// from the input as stored (no update lost, none applied twice); the changelog topics Streams created are
+// compacted (DescribeConfigs), and the repartition topic was purged by DeleteRecords (its start offset moved).
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
+import { afterAll, expect, it } from 'vitest';
+import { killAndRestart, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { compileJava, javaArgs, KafkaTools } from '../helpers/java.js';
+import { until } from '../helpers/poll.js';
+
+const APP = 'wordcount';
+const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa'];
+const ROUNDS = 7;
+const LINES_PER_ROUND = 60;
+const OVERRIDES = ['group.initial.rebalance.delay.ms=0', 'offsets.topic.num.partitions=3', 'transaction.state.log.num.partitions=3'];
+
+let broker: BrokerProcess;
+const stateRoot = mkdtempSync(join(tmpdir(), 'kafkite-streams-'));
+const instances = new Map<string, StreamsInstance>();
+let tools: KafkaTools | undefined;
+
+afterAll(async () => {
+  for (const i of instances.values()) i.child.kill('SIGKILL');
+  await tools?.close();
+  await broker?.kill();
+  broker?.cleanup();
+  rmSync(stateRoot, { recursive: true, force: true });
+});
+
+interface StreamsInstance {
+  child: ChildProcessWithoutNullStreams;
+  states: string[];
+  exited: Promise<number | null>;
+}
+
+function startInstance(name: string, classes: string): StreamsInstance {
+  const child = spawn('java', javaArgs('StreamsApp', [broker.bootstrap, APP, join(stateRoot, name)], classes));
+  const states: string[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => states.push(line));
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-10_000)));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
+    if (code !== 0) console.log(`streams instance ${name} exited ${code}: ${stderr}`);
+    resolve(code);
+  }));
+  const instance = { child, states, exited };
+  instances.set(name, instance);
+  return instance;
+}
+
+const kafka = () => new Kafka({ clientId: 'streams-test', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { initialRetryTime: 100, retries: 20 } });
+
+async function produceRound(round: number, base: number): Promise<void> {
+  const producer = kafka().producer({ idempotent: true });
+  await producer.connect();
+  const messages = Array.from({ length: LINES_PER_ROUND }, (_, i) => ({
+    value: Array.from({ length: 1 + ((i * 7 + round) % 4) }, (_, j) => WORDS[(i * 3 + j * 5 + round) % WORDS.length]).join(' '),
+    // Two windows per round, 10 s each.
+    timestamp: String(base + round * 20_000 + i * 300),
+  }));
+  await producer.send({ topic: 'text-in', acks: -1, messages });
+  await producer.disconnect();
+}
+
+
+it('a word count and a windowed count, exactly once through instance moves and three SIGKILLs of the broker', async () => {
+  const started = performance.now();
+  broker = await startBroker({ overrides: OVERRIDES });
+  const classes = compileJava('StreamsApp');
+  const admin = kafka().admin();
+  await admin.connect();
+  await admin.createTopics({ topics: ['text-in', 'word-counts-out', 'windowed-counts-out'].map((topic) => ({ topic, numPartitions: 2 })) });
+  await admin.disconnect();
+
+  const a = startInstance('a', classes);
+  let b = startInstance('b', classes);
+  await until(() => a.states.at(-1) === 'STATE RUNNING' && b.states.at(-1) === 'STATE RUNNING', 'both instances running');
+
+  const base = Math.floor(Date.now() / 10_000) * 10_000;
+  for (let round = 0; round < ROUNDS; round++) {
+    await produceRound(round, base);
+    // Soon enough that the round is still being processed (and its transactions open) when the broker dies.
+    await new Promise((r) => setTimeout(r, 400));
+    if (round === 1 || round === 3 || round === 5) broker = await killAndRestart(broker, { overrides: OVERRIDES });
+    if (round === 2) {
+      const seen = a.states.length;
+      b.child.stdin.end();
+      expect(await b.exited).toBe(0);
+      // b left the group: a rebalances and takes over b's tasks.
+      await until(() => a.states.slice(seen).includes('STATE REBALANCING') && a.states.at(-1) === 'STATE RUNNING', 'a to take over b\'s tasks');
+    }
+    if (round === 4) {
+      b = startInstance('b', classes);
+      await until(() => b.states.at(-1) === 'STATE RUNNING', 'b to rejoin');
+    }
+  }
+
+  // Done when the application's committed offsets (committed in its transactions) reach the end of the input
+  // and of the repartition topic, which the second sub-topology (the counts) reads.
+  const check = kafka().admin();
+  await check.connect();
+  const inputs = ['text-in', `${APP}-words-repartition`];
+  await until(async () => {
+    const committed = await check.fetchOffsets({ groupId: APP, topics: inputs }).catch(() => []);
+    for (const topic of inputs) {
+      const ends = await check.fetchTopicOffsets(topic);
+      const offsets = committed.find((t) => t.topic === topic)?.partitions ?? [];
+      if (!ends.every((e) => offsets.find((p) => p.partition === e.partition)?.offset === e.high)) return false;
+    }
+    return true;
+  }, 'the application to process all input', 120_000);
+
+  // Streams purges what it committed from its repartition topic with DeleteRecords.
+  await until(async () => (await check.fetchTopicOffsets(`${APP}-words-repartition`)).some((p) => Number(p.low) > 0), 'the repartition topic purged');
+  const purged = await check.fetchTopicOffsets(`${APP}-words-repartition`);
+  expect(purged.reduce((n, p) => n + Number(p.low), 0)).toBeGreaterThan(0);
+
+  const { resources } = await check.describeConfigs({
+    includeSynonyms: false,
+    resources: ['word-counts', 'windowed-counts'].map((store) => ({ type: ConfigResourceTypes.TOPIC, name: `${APP}-${store}-changelog`, configNames: ['cleanup.policy'] })),
+  });
+  const policies = Object.fromEntries(resources.map((r) => [r.resourceName, r.configEntries[0]?.configValue]));
+  // Kafka Streams asks for compact on a key-value store's changelog, compact,delete on a window store's.
+  expect(policies).toEqual({ [`${APP}-word-counts-changelog`]: 'compact', [`${APP}-windowed-counts-changelog`]: 'compact,delete' });
+  await check.disconnect();
+
+  for (const i of [a, b]) i.child.stdin.end();
+  expect(await Promise.all([a.exited, b.exited])).toEqual([0, 0]);
+
+  tools = new KafkaTools();
+  const input = await tools.consumeCommitted(broker.bootstrap, 'text-in');
+  expect(input).toHaveLength(ROUNDS * LINES_PER_ROUND);
+  const expectedCounts = new Map<string, number>();
+  const expectedWindows = new Map<string, number>();
+  for (const [ts, , line] of input) {
+    for (const word of line.split(' ')) {
+      expectedCounts.set(word, (expectedCounts.get(word) ?? 0) + 1);
+      const key = `${word}@${ts - (ts % 10_000)}`;
+      expectedWindows.set(key, (expectedWindows.get(key) ?? 0) + 1);
+    }
+  }
+  // The last value per key is the count; each update raises it by one or more, never past the final one.
+  const latest = (records: Array<[number, string, string]>) => {
+    const last = new Map<string, number>();
+    for (const [, key, value] of records) {
+      expect(Number(value)).toBeGreaterThan(last.get(key) ?? 0);
+      last.set(key, Number(value));
+    }
+    return last;
+  };
+  const counts = latest(await tools.consumeCommitted(broker.bootstrap, 'word-counts-out', 'LongDeserializer'));
+  expect(Object.fromEntries(counts)).toEqual(Object.fromEntries(expectedCounts));
+  const windows = latest(await tools.consumeCommitted(broker.bootstrap, 'windowed-counts-out', 'LongDeserializer'));
+  expect(Object.fromEntries(windows)).toEqual(Object.fromEntries(expectedWindows));
+  console.log(`kafka-streams: ${input.length} lines, ${expectedWindows.size} windows, in ${Math.round(performance.now() - started)} ms`);
+}, 300_000);
