@@ -1,10 +1,14 @@
 // HTTP basic auth of the schema registry against the broker's SASL/SCRAM users
 // (kafkite.schema.registry.basic.auth.enable): a real broker, users created with AlterUserScramCredentials as
-// kafka-configs creates them, and what a second client finds stored after each refused or accepted request.
+// kafka-configs creates them, and what a second client finds stored after each refused or accepted request;
+// then confluent-kafka-python's serializers with the user's credentials in the registry URL.
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { deleteScramUser, upsertScramUser } from '../../bench/lib/scram-client.js';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { adminAddress, brokerForFile } from '../helpers/broker-process.js';
+import { CLIENTS_VENV } from '../helpers/current-clients.js';
+import { runJsonClient } from '../helpers/json-client.js';
 
 const CT = 'application/vnd.schemaregistry.v1+json';
 const TOKEN = 'sr-basic-token';
@@ -78,3 +82,19 @@ it('takes the SCRAM users\' passwords as basic auth on the registry routes, and 
   const metrics = await (await fetch(`${adminAddress(broker())}/metrics`, { headers: bearer })).text();
   expect(metrics).toMatch(/^kafkite_admin_authentication_failures_total 7$/m);
 });
+
+it('confluent-kafka-python registers, serializes and deserializes with a SCRAM user in the registry URL', async () => {
+  await scram((c) => upsertScramUser(c, 'SCRAM-SHA-256', 'carol', 'carol secret/1'));
+  const url = new URL(adminAddress(broker()));
+  url.username = 'carol';
+  url.password = encodeURIComponent('carol secret/1');
+  const script = join(import.meta.dirname, 'schema_registry_python.py');
+  const out = await runJsonClient(join(CLIENTS_VENV, 'bin', 'python'), [script, broker().bootstrap, url.href.replace(/\/$/, ''), 'payments']);
+  expect(out.consumed).toHaveLength(21);
+  expect(out.incompatible).toEqual({ status: 409, code: 409 });
+  expect((await sr('GET', '/subjects/payments-value/versions', bearer)).body).toEqual([1, 2]);
+  // Without the credentials the same client is refused.
+  const refused = await runJsonClient(join(CLIENTS_VENV, 'bin', 'python'), [script, broker().bootstrap, adminAddress(broker()), 'payments-anonymous'], { allowError: true });
+  expect(String(refused.error)).toContain('401');
+  expect(await subjects()).not.toContain('payments-anonymous-value');
+}, 120_000);
