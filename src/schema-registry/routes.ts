@@ -87,13 +87,19 @@ export async function schemaRegistryRoutes(app: FastifyInstance, opts: SchemaReg
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, json);
 
   const basicAuth = opts.basicAuth;
+  const failureDelayMs = opts.broker.config.connectionFailedAuthenticationDelayMs;
   if (basicAuth) {
     app.addHook('onRequest', async (request, reply) => {
       const header = request.headers.authorization;
       // A bearer token gets here only once the admin guard has accepted it.
       if (opts.tokenChecked && /^Bearer /i.test(header ?? '')) return undefined;
       if ((await basicAuth.verify(header)) !== null) return undefined;
-      if (header !== undefined) opts.authenticationFailed();
+      if (header !== undefined) {
+        opts.authenticationFailed();
+        // A wrong password is answered late, as Kafka's SocketServer delays a failed SASL login
+        // (connection.failed.authentication.delay.ms): guessing costs the guesser time, not only our PBKDF2.
+        if (failureDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, failureDelayMs));
+      }
       // Confluent's registry answers 401 with this body and challenge.
       return reply.code(401).header('www-authenticate', 'Basic realm="kafkite schema registry"').send({ error_code: 401, message: 'Unauthorized' });
     });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { deleteScramUser, upsertScramUser } from '../../bench/lib/scram-client.js';
 import { WireClient } from '../../bench/lib/wire-client.js';
-import { adminAddress, brokerForFile } from '../helpers/broker-process.js';
+import { adminAddress, brokerForFile, startBroker } from '../helpers/broker-process.js';
 import { CLIENTS_VENV } from '../helpers/current-clients.js';
 import { runJsonClient } from '../helpers/json-client.js';
 
@@ -98,3 +98,27 @@ it('confluent-kafka-python registers, serializes and deserializes with a SCRAM u
   expect(String(refused.error)).toContain('401');
   expect(await subjects()).not.toContain('payments-anonymous-value');
 }, 120_000);
+
+it('answers a wrong password after connection.failed.authentication.delay.ms', async () => {
+  const slow = await startBroker({ overrides: ['kafkite.schema.registry.enable=true', 'kafkite.schema.registry.basic.auth.enable=true', 'connection.failed.authentication.delay.ms=600'] });
+  try {
+    const client = await WireClient.connect(slow.port);
+    try {
+      expect((await upsertScramUser(client, 'SCRAM-SHA-512', 'dave', 'dave-secret')).errorCode).toBe(0);
+    } finally {
+      client.close();
+    }
+    const timed = async (password: string) => {
+      const t = performance.now();
+      const res = await fetch(`${adminAddress(slow)}/subjects`, { headers: basic('dave', password) });
+      return { status: res.status, ms: performance.now() - t };
+    };
+    const wrong = await timed('guess');
+    expect(wrong.status).toBe(401);
+    expect(wrong.ms).toBeGreaterThanOrEqual(590);
+    expect((await timed('dave-secret')).status).toBe(200);
+  } finally {
+    expect(await slow.stop()).toBe(0);
+    slow.cleanup();
+  }
+}, 60_000);
