@@ -30,7 +30,7 @@ const SCRIPTS: Array<{ name: string; file: string; env: Record<string, string> }
   { name: 'console', file: 'console.js', env: { BENCH_CONSOLE_MB: FULL ? '1024' : '256', BENCH_CONSOLE_IDLE_SECONDS: FULL ? '20' : '10' } },
   { name: 'startup', file: 'startup.js', env: { BENCH_RUNS: FULL ? '5' : '3' } },
   // ~1 minute: 10,000 registrations take most of it (one durable append each).
-  { name: 'schema-registry', file: 'schema-registry.js', env: { BENCH_RUNS: FULL ? '7' : '5', BENCH_SR_LOOKUP_SECONDS: FULL ? '10' : '5' } },
+  { name: 'schema-registry', file: 'schema-registry.js', env: { BENCH_RUNS: FULL ? '7' : '5', BENCH_SR_LOOKUP_SECONDS: FULL ? '4' : '2' } },
   // 100,000 partitions (1,000 × 100) with BENCH_FULL=1; 10,000 (100 × 100) otherwise, to stay within minutes.
   { name: 'many-partitions', file: 'many-partitions.js', env: { BENCH_MP_TOPICS: FULL ? '1000' : '100', BENCH_MP_PER_TOPIC: '100' } },
   // Half an hour at a fixed rate: only when asked for.

@@ -3,7 +3,8 @@
 //     (each subject's next version adds a field with a default, so BACKWARD, the default level, accepts it),
 //     BENCH_SR_CLIENTS clients, each one connection with one request at a time;
 //   - lookups by id per second (GET /schemas/ids/{id}, a deserializer's cache miss), random ids, same
-//     clients, against a bare node:http server answering the same body in the same run (the HTTP ceiling);
+//     clients, against a bare node:http server answering the same body (the HTTP ceiling), in alternating
+//     rounds so that both see the same load from the machine's other work: medians and per-round ratios;
 //     Each registration is one append to `_schemas` answered once on disk, and they run one at a time, so
 //     the peer is the rate of small appends + fdatasync in the broker's data dir;
 //   - start-up with those schemas in `_schemas` against the same broker with an empty `_schemas`,
@@ -24,7 +25,8 @@ import { createTopic } from './loadgen.js';
 const SCHEMAS = Number(process.env.BENCH_SR_SCHEMAS ?? 10_000);
 const SUBJECTS = Number(process.env.BENCH_SR_SUBJECTS ?? 1000);
 const CLIENTS = Number(process.env.BENCH_SR_CLIENTS ?? 4);
-const LOOKUP_SECONDS = Number(process.env.BENCH_SR_LOOKUP_SECONDS ?? 5);
+const LOOKUP_SECONDS = Number(process.env.BENCH_SR_LOOKUP_SECONDS ?? 2);
+const LOOKUP_ROUNDS = 3;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const CT = 'application/vnd.schemaregistry.v1+json';
 
@@ -131,11 +133,19 @@ const server = require('node:http').createServer((req, res) => {
 server.listen(0, '127.0.0.1', () => console.log(server.address().port));
 `;
 
-async function bareLookups(body: string): Promise<{ perSec: number; p50Ms: number; p99Ms: number }> {
+type Rate = Awaited<ReturnType<typeof lookups>>;
+
+/** LOOKUP_ROUNDS rounds of kafkite then the bare server (answering `body`): median figures and each round's ratio. */
+async function lookupRounds(base: URL, body: string, check: (id: number, body: string) => void): Promise<{ kafkite: Rate; bare: Rate; ratios: number[] }> {
   const child = spawn(process.execPath, ['-e', BARE_HTTP, body], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const port = await new Promise<number>((resolve) => child.stdout!.once('data', (d) => resolve(Number(String(d).trim()))));
-    return await lookups(new URL(`http://127.0.0.1:${port}`), () => {});
+    const rounds: Array<[Rate, Rate]> = [];
+    for (let i = 0; i < LOOKUP_ROUNDS; i++) rounds.push([await lookups(base, check), await lookups(new URL(`http://127.0.0.1:${port}`), () => {})]);
+    const med = (side: 0 | 1): Rate => ({
+      perSec: median(rounds.map((r) => r[side].perSec)), p50Ms: median(rounds.map((r) => r[side].p50Ms)), p99Ms: median(rounds.map((r) => r[side].p99Ms)),
+    });
+    return { kafkite: med(0), bare: med(1), ratios: rounds.map(([k, b]) => round(k.perSec / b.perSec, 2)) };
   } finally {
     child.kill();
   }
@@ -190,8 +200,7 @@ async function main(): Promise<void> {
   const broker = await BenchBroker.start({ overrides: ['kafkite.schema.registry.enable=true', `admin.listener=${base.origin}`] });
   const empty = await BenchBroker.start({ overrides: ['kafkite.schema.registry.enable=true'] });
   let reg;
-  let kafkite;
-  let bare;
+  let looked;
   try {
     // The peer's `_schemas` exists, with nothing in it.
     await createTopic(empty.bootstrap, '_schemas', 1, { 'cleanup.policy': 'compact' });
@@ -200,14 +209,15 @@ async function main(): Promise<void> {
     reg = await register(base);
     const cpuMsPerRegistration = round(((broker.cpuSeconds() - cpuBefore) * 1000) / SCHEMAS, 2);
     const fsyncPeer = fdatasyncPerSec();
-    let sample = '';
-    kafkite = await lookups(base, (id, body) => {
+    const probe = new Client(base);
+    const sample = (await probe.send('GET', `/schemas/ids/${Math.ceil(SCHEMAS / 2)}`)).body;
+    probe.close();
+    looked = await lookupRounds(base, sample, (id, body) => {
       const answer = JSON.parse(body) as { schema: string };
       const want = registration(id - 1);
       if (JSON.parse(answer.schema).name !== JSON.parse(JSON.parse(want.body).schema).name) throw new Error(`id ${id}: ${body.slice(0, 200)}`);
-      sample = body;
     });
-    bare = await bareLookups(sample);
+    const { kafkite, bare } = looked;
     await broker.stop();
 
     const full: Start[] = [];
@@ -222,19 +232,19 @@ async function main(): Promise<void> {
       empty: { readyMs: med(none, 'readyMs'), answerMs: med(none, 'answerMs'), rssMB: med(none, 'rssMB'), runs: none.map((r) => round(r.answerMs, 1)) },
     };
     const answerRatio = round(startup.full.answerMs / startup.empty.answerMs, 2);
-    const lookupRatio = round(kafkite.perSec / bare.perSec, 2);
+    const lookupRatio = median(looked.ratios);
     const regRatio = round(reg.perSec / fsyncPeer, 2);
 
     printTable(`schema registry: ${SCHEMAS.toLocaleString('en-US')} Avro schemas under ${SUBJECTS.toLocaleString('en-US')} subjects, ${CLIENTS} keep-alive clients`, [
       { figure: 'registrations', 'per s': reg.perSec, 'p50 ms': reg.p50Ms, 'p99 ms': reg.p99Ms, peer: `append + fdatasync ${fsyncPeer}/s (${regRatio}×); broker CPU ${cpuMsPerRegistration} ms each` },
-      { figure: 'GET /schemas/ids/{id}', 'per s': kafkite.perSec, 'p50 ms': kafkite.p50Ms, 'p99 ms': kafkite.p99Ms, peer: `bare node:http ${bare.perSec}/s (${lookupRatio}×)` },
+      { figure: 'GET /schemas/ids/{id}', 'per s': kafkite.perSec, 'p50 ms': kafkite.p50Ms, 'p99 ms': kafkite.p99Ms, peer: `bare node:http ${bare.perSec}/s (${lookupRatio}×; rounds ${looked.ratios.join(', ')})` },
     ]);
     printTable(`start-up, alternating, median of ${RUNS}: spawn → 'kafkite started' and → first answer of the registry`, [
       { '_schemas': `${SCHEMAS.toLocaleString('en-US')} schemas`, 'ready ms': startup.full.readyMs, 'answer ms': startup.full.answerMs, 'RSS MB': startup.full.rssMB, runs: startup.full.runs },
       { '_schemas': 'empty', 'ready ms': startup.empty.readyMs, 'answer ms': startup.empty.answerMs, 'RSS MB': startup.empty.rssMB, runs: startup.empty.runs },
     ]);
     console.log(`start-up with ${SCHEMAS} schemas / empty: ${answerRatio}×`);
-    printJson('schema-registry', { schemas: SCHEMAS, subjects: SUBJECTS, clients: CLIENTS, registrations: { ...reg, cpuMsPerRegistration }, fdatasyncPerSec: fsyncPeer, registrationRatio: regRatio, lookups: kafkite, bareLookups: bare, lookupRatio, startup, startupRatio: answerRatio });
+    printJson('schema-registry', { schemas: SCHEMAS, subjects: SUBJECTS, clients: CLIENTS, registrations: { ...reg, cpuMsPerRegistration }, fdatasyncPerSec: fsyncPeer, registrationRatio: regRatio, lookups: kafkite, bareLookups: bare, lookupRatio, lookupRatios: looked.ratios, startup, startupRatio: answerRatio });
   } finally {
     // Both are stopped already unless a step failed.
     await broker.stop();
