@@ -29,6 +29,8 @@ const SCRIPTS: Array<{ name: string; file: string; env: Record<string, string> }
   { name: 'storage-lookup', file: 'storage-lookup.js', env: { STORAGE_BENCH_MAX_MB: '1024', STORAGE_BENCH_READS: FULL ? '5000' : '2000' } },
   { name: 'console', file: 'console.js', env: { BENCH_CONSOLE_MB: FULL ? '1024' : '256', BENCH_CONSOLE_IDLE_SECONDS: FULL ? '20' : '10' } },
   { name: 'startup', file: 'startup.js', env: { BENCH_RUNS: FULL ? '5' : '3' } },
+  // ~1 minute: 10,000 registrations take most of it (one durable append each).
+  { name: 'schema-registry', file: 'schema-registry.js', env: { BENCH_RUNS: FULL ? '7' : '5', BENCH_SR_LOOKUP_SECONDS: FULL ? '4' : '2' } },
   // 100,000 partitions (1,000 × 100) with BENCH_FULL=1; 10,000 (100 × 100) otherwise, to stay within minutes.
   { name: 'many-partitions', file: 'many-partitions.js', env: { BENCH_MP_TOPICS: FULL ? '1000' : '100', BENCH_MP_PER_TOPIC: '100' } },
   // Half an hour at a fixed rate: only when asked for.
@@ -202,6 +204,14 @@ async function main(): Promise<void> {
   }
   const empty = startup?.find((s) => s.segments === 0);
   if (empty) check('idle RSS (empty broker)', empty.idleRssMB, 'MB', '< 100 MB', empty.idleRssMB < 100, `bare node ${limits?.node.idleRssMB} MB`);
+  const sr = r['schema-registry'];
+  if (sr) {
+    // Figures (issue 33 sets no targets), each against its peer in the same run.
+    const figure = (name: string, value: string, ofLimit: string) => targets.push({ figure: name, value, target: '(figure)', verdict: 'n/a', ofLimit });
+    figure(`schema registrations, ${sr.clients} keep-alive clients`, `${sr.registrations.perSec} /s`, `${sr.registrationRatio}× of append + fdatasync (${sr.fdatasyncPerSec}/s); p99 ${sr.registrations.p99Ms} ms; broker CPU ${sr.registrations.cpuMsPerRegistration} ms each`);
+    figure('schema lookups, GET /schemas/ids/{id}', `${sr.lookups.perSec} /s`, `${sr.lookupRatio}× of a bare node:http server (${sr.bareLookups.perSec}/s); p99 ${sr.lookups.p99Ms} ms`);
+    figure(`registry answering, ${sr.schemas.toLocaleString('en-US')} schemas in _schemas`, `${sr.startup.full.answerMs} ms`, `${sr.startupRatio}× of the same start with an empty _schemas (${sr.startup.empty.answerMs} ms)`);
+  }
   const mp = r['many-partitions'];
   if (mp) {
     const n = `${mp.partitions.toLocaleString('en-US')} partitions`;

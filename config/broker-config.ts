@@ -89,6 +89,7 @@ export class BrokerConfig {
   get consoleEnable(): boolean { return this.boolean('kafkite.console.enable'); }
   get consoleReadOnly(): boolean { return this.boolean('kafkite.console.read.only'); }
   get schemaRegistryEnable(): boolean { return this.boolean('kafkite.schema.registry.enable'); }
+  get schemaRegistryBasicAuthEnable(): boolean { return this.boolean('kafkite.schema.registry.basic.auth.enable'); }
   /** Free space each log dir keeps: bytes or a percentage of its filesystem (validated at load). */
   get storageMinFree(): { bytes: number } | { percent: number } { return parseBytesOrPercent(this.values.get('kafkite.storage.min.free.bytes') as string)!; }
   get clusterId(): string | null { return this.values.get('cluster.id') as string | null; }

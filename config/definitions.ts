@@ -28,6 +28,9 @@ const KAFKITE_CONFIG_DEFS: readonly BrokerConfigDef[] = [
   // Confluent's Schema Registry REST API on the admin listener, stored in `_schemas` (issue 33). Off by default:
   // it creates a topic in the user's data and a write API, which a broker should not do unasked.
   { name: 'kafkite.schema.registry.enable', type: 'boolean', default: 'false', validator: null, topicName: null, group: 'kafkite' },
+  // The registry's routes ask for HTTP basic auth of a SASL/SCRAM user (Confluent's authentication.method=BASIC);
+  // kafkite.admin.token still opens them.
+  { name: 'kafkite.schema.registry.basic.auth.enable', type: 'boolean', default: 'false', validator: null, topicName: null, group: 'kafkite' },
   // A partition log unused this long is closed and only its offsets stay in memory (new and background-loaded
   // ones at once); loaded again on its next use. -1 keeps every log loaded, as Kafka does.
   { name: 'kafkite.log.unload.idle.ms', type: 'long', default: '600000', validator: { kind: 'range', min: -1, max: null }, topicName: null, group: 'kafkite' },

@@ -51,6 +51,8 @@ export interface AdminGuardOptions {
   failedAuthenticationDelayMs: number;
   log: Logger;
   authenticationFailed(): void;
+  /** Requests a route authenticates itself (the schema registry's basic auth): no bearer token asked. */
+  authenticatedElsewhere?(request: FastifyRequest): boolean;
 }
 
 export interface AdminGuard {
@@ -110,7 +112,7 @@ export function installAdminGuard(app: FastifyInstance, opts: AdminGuardOptions)
       }
     }
 
-    if (opts.token !== null && !openWithoutToken(request)) {
+    if (opts.token !== null && !openWithoutToken(request) && !opts.authenticatedElsewhere?.(request)) {
       const refused = await failures.check(request);
       if (refused) return refuse(reply.header('www-authenticate', 'Bearer realm="kafkite"'), 401, 'UNAUTHORIZED', 'A valid bearer token is required.');
     }

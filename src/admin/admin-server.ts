@@ -12,7 +12,8 @@ import { ongoingTransactions } from './transaction-views.js';
 import { registerConsoleApi } from './console-api.js';
 import { consoleRoot, KAFKITE_VERSION } from './console-files.js';
 import { KafkiteMetrics } from './metrics.js';
-import { schemaRegistryRoutes } from '../schema-registry/routes.js';
+import { BasicAuthVerifier } from '../schema-registry/basic-auth.js';
+import { isSchemaRegistryPath, schemaRegistryRoutes } from '../schema-registry/routes.js';
 import { topicSummaries, topicView } from './topic-views.js';
 
 export interface AdminServerOptions {
@@ -46,6 +47,7 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
   });
 
   let boundPort = port;
+  const basicAuth = broker.config.schemaRegistryEnable && broker.config.schemaRegistryBasicAuthEnable ? new BasicAuthVerifier(broker.scramCredentials) : null;
   const guard = installAdminGuard(app, {
     listenerHost: host,
     allowedHosts: broker.config.adminAllowedHosts,
@@ -54,6 +56,8 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
     failedAuthenticationDelayMs: broker.config.connectionFailedAuthenticationDelayMs,
     log,
     authenticationFailed: () => metrics.adminAuthenticationFailed(),
+    // With basic auth on, the registry's routes check whatever is not a bearer token themselves (and ask for Basic).
+    authenticatedElsewhere: (request) => basicAuth !== null && !/^Bearer /i.test(request.headers.authorization ?? '') && isSchemaRegistryPath(request.url),
   });
 
   app.get('/health', async () => ({ status: 'ok' }));
@@ -81,7 +85,11 @@ export async function startAdminServer(opts: AdminServerOptions): Promise<AdminS
   });
 
   app.get('/v1/transactions', async () => ({ transactions: ongoingTransactions(broker) }));
-  if (broker.config.schemaRegistryEnable) await app.register(schemaRegistryRoutes, { broker, metrics: metrics.registry });
+  if (broker.config.schemaRegistryEnable) {
+    await app.register(schemaRegistryRoutes, {
+      broker, metrics: metrics.registry, basicAuth, tokenChecked: opts.token != null, authenticationFailed: () => metrics.adminAuthenticationFailed(),
+    });
+  }
 
   let address = '';
   if (broker.config.consoleEnable) {

@@ -3,7 +3,7 @@
 // one at a time, so version numbers and ids are allocated from a state no other write is changing.
 import type { Logger } from 'pino';
 import { parseAvro } from './avro.js';
-import { compatibilityErrors } from './compatibility.js';
+import { checkedVersions, compatibilityErrors } from './compatibility.js';
 import * as E from './errors.js';
 import { parseJsonSchema } from './json-schema.js';
 import { parseProtobuf } from './protobuf.js';
@@ -159,7 +159,7 @@ export class SchemaRegistry {
       if (askedId >= 0 && mode !== 'IMPORT') throw E.operationNotPermitted('Subject is not in import mode');
       if (mode !== 'IMPORT') {
         const level = this.store.compatibility(subject);
-        const errors = compatibilityErrors(level, parsed, live.map((v) => this.parsedVersion(v)));
+        const errors = compatibilityErrors(level, parsed, checkedVersions(level, live).map((v) => this.parsedVersion(v)));
         if (errors.length > 0) throw E.incompatible(subject, errors);
       }
       let id = askedId;
@@ -253,7 +253,7 @@ export class SchemaRegistry {
   checkCompatibility(subject: string, raw: string | null, body: SchemaRequest, normalize: boolean): string[] {
     const { parsed } = this.parse(body, this.normalizeFor(subject, normalize));
     const level = this.store.compatibility(subject);
-    if (raw === null) return compatibilityErrors(level, parsed, this.store.versions(subject, false).map((v) => this.parsedVersion(v)));
+    if (raw === null) return compatibilityErrors(level, parsed, checkedVersions(level, this.store.versions(subject, false)).map((v) => this.parsedVersion(v)));
     const v = this.getVersion(subject, raw, false);
     // One version named: the level's direction against it alone (Confluent's testCompatibility).
     return compatibilityErrors(level.replace('_TRANSITIVE', '') as Compatibility, parsed, [this.parsedVersion(v)]);

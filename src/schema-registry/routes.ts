@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
 import type { CoordinatorHost } from '../coordinator/open-group-coordinator.js';
+import type { BasicAuthVerifier } from './basic-auth.js';
 import * as E from './errors.js';
 import { COMPATIBILITY_LEVELS, MODES, type Compatibility, type Mode, type SchemaValue } from './records.js';
 import { SchemaRegistry, type SchemaRequest } from './registry.js';
@@ -18,6 +19,16 @@ export interface SchemaRegistryRoutesOptions {
   broker: CoordinatorHost;
   /** The admin listener's Prometheus registry, for the request counter. */
   metrics: Registry;
+  /** kafkite.schema.registry.basic.auth.enable: the SCRAM users' check; null when off. */
+  basicAuth: BasicAuthVerifier | null;
+  /** Whether the admin guard has already checked a bearer token (kafkite.admin.token is set). */
+  tokenChecked: boolean;
+  authenticationFailed(): void;
+}
+
+/** The registry's paths, which take basic auth when it is on. */
+export function isSchemaRegistryPath(url: string): boolean {
+  return /^\/(subjects|schemas|config|mode|compatibility)(\/|\?|$)/.test(url);
 }
 
 type Query = Record<string, string | undefined>;
@@ -75,6 +86,24 @@ export async function schemaRegistryRoutes(app: FastifyInstance, opts: SchemaReg
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, json);
 
+  const basicAuth = opts.basicAuth;
+  const failureDelayMs = opts.broker.config.connectionFailedAuthenticationDelayMs;
+  if (basicAuth) {
+    app.addHook('onRequest', async (request, reply) => {
+      const header = request.headers.authorization;
+      // A bearer token gets here only once the admin guard has accepted it.
+      if (opts.tokenChecked && /^Bearer /i.test(header ?? '')) return undefined;
+      if ((await basicAuth.verify(header)) !== null) return undefined;
+      if (header !== undefined) {
+        opts.authenticationFailed();
+        // A wrong password is answered late, as Kafka's SocketServer delays a failed SASL login
+        // (connection.failed.authentication.delay.ms): guessing costs the guesser time, not only our PBKDF2.
+        if (failureDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, failureDelayMs));
+      }
+      // Confluent's registry answers 401 with this body and challenge.
+      return reply.code(401).header('www-authenticate', 'Basic realm="kafkite schema registry"').send({ error_code: 401, message: 'Unauthorized' });
+    });
+  }
   app.addHook('preHandler', async () => {
     await registry.catchUp();
   });

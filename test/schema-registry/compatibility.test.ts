@@ -2,7 +2,7 @@
 // checkers apply (AvroSchema, the JSON Schema diff, the protobuf SchemaDiff) for the cases kafkite covers.
 import { describe, expect, it } from 'vitest';
 import { parseAvro } from '../../src/schema-registry/avro.js';
-import { compatibilityErrors } from '../../src/schema-registry/compatibility.js';
+import { checkedVersions, compatibilityErrors } from '../../src/schema-registry/compatibility.js';
 import { parseJsonSchema } from '../../src/schema-registry/json-schema.js';
 import { parseProtobuf } from '../../src/schema-registry/protobuf.js';
 import type { Compatibility } from '../../src/schema-registry/records.js';
@@ -123,5 +123,17 @@ describe('Protobuf (the incompatible changes of Confluent SchemaDiff)', () => {
     const inv = (t: string) => parseProtobuf(`syntax = "proto3";\npackage p;\nimport "money.proto";\nmessage Inv { ${t} total = 1; }`, [money], false);
     expect([...inv('shop.Money').messages.keys()]).toEqual(['p.Inv']);
     expect(ok('BACKWARD', inv('string'), inv('shop.Money'))).toBe(false);
+  });
+});
+
+describe('the versions a level reads', () => {
+  // What the registry parses before a check: the latest version only, unless the level is transitive.
+  it('is the latest for BACKWARD, FORWARD and FULL, every one for their _TRANSITIVE levels, none for NONE', () => {
+    for (const level of ['BACKWARD', 'FORWARD', 'FULL'] as const) {
+      expect(checkedVersions(level, [1, 2, 3])).toEqual([3]);
+      expect(checkedVersions(`${level}_TRANSITIVE`, [1, 2, 3])).toEqual([1, 2, 3]);
+    }
+    expect(checkedVersions('NONE', [1, 2, 3])).toEqual([]);
+    expect(checkedVersions('BACKWARD', [])).toEqual([]);
   });
 });
