@@ -18,6 +18,8 @@ const SCRIPTS: Array<{ name: string; file: string; env: Record<string, string> }
   { name: 'acks-all', file: 'acks-all.js', env: { BENCH_ACKS_ROUNDS: FULL ? '5' : '3', BENCH_ACKS_SECONDS: FULL ? '3' : '1.5' } },
   { name: 'kcat-throughput', file: 'kcat-throughput.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_KCAT_RECORDS_100: FULL ? '5000000' : '2000000', BENCH_KCAT_RECORDS_1K: FULL ? '1000000' : '400000' } },
   { name: 'produce-vs-mock', file: 'produce-vs-mock.js', env: { BENCH_RUNS: FULL ? '7' : '5', BENCH_PVM_RECORDS_100: FULL ? '4000000' : '2000000', BENCH_PVM_RECORDS_1K: FULL ? '800000' : '400000' } },
+  // Apache Kafka 4.4 beside kafkite (issue 32); needs test/kafka/lib (node scripts/kafka-jars.mjs).
+  { name: 'kafka-vs-kafkite', file: 'kafka-vs-kafkite.js', env: {} },
   { name: 'fetch-cpu', file: 'fetch-cpu.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_FETCH_MB: FULL ? '2000' : '1000' } },
   { name: 'security', file: 'security.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_SEC_CONNECTIONS: FULL ? '2000' : '600' } },
   { name: 'transactions', file: 'transactions.js', env: { BENCH_RUNS: FULL ? '9' : '5', BENCH_TXN_SECONDS: '1' } },
@@ -62,6 +64,16 @@ interface Target {
 }
 
 const pct = (fraction: number) => `${round(fraction * 100, 0)}%`;
+
+/** Issue 32's target for a kafka-vs-kafkite figure (kafkite ÷ Kafka 4.4), if it has one. */
+function kafkaTarget(figure: string): { bound: number; atLeast: boolean } | null {
+  if (figure.includes('default durability') || figure.includes('acks=1 ')) return { bound: 1.0, atLeast: true };
+  if (figure.includes('both durable')) return { bound: 1.5, atLeast: true };
+  if (figure.startsWith('broker CPU-s per GB')) return { bound: 0.5, atLeast: false };
+  if (figure.startsWith('RSS')) return { bound: 0.2, atLeast: false };
+  if (figure.startsWith('start to ready')) return { bound: 0.1, atLeast: false };
+  return null;
+}
 
 async function main(): Promise<void> {
   const r: Record<string, any> = {};
@@ -109,6 +121,13 @@ async function main(): Promise<void> {
       targets.push({ figure: `broker CPU per GB, produce ${size}`, value: `${c.kafkite.produceCpuSecondsPerGb} CPU-s/GB`, target: '(figure)', verdict: 'n/a', ofLimit: `librdkafka mock ${c.mock.produceCpuSecondsPerGb} CPU-s/GB` });
     }
     targets.push({ figure: `broker CPU per GB, consume ${size} (kcat)`, value: `${c.kafkite.consumeCpuSecondsPerGb} CPU-s/GB`, target: '(figure)', verdict: 'n/a', ofLimit: `${c.kafkite.consumeMbPerSec} MB/s` });
+  }
+  // Issue 32's targets, kafkite ÷ Kafka 4.4 in the same run; the other figures of that bench are listed beside them.
+  for (const f of (r['kafka-vs-kafkite']?.results ?? []) as Array<{ figure: string; kafkite: number; kafka: number; ratio: number }>) {
+    const target = kafkaTarget(f.figure);
+    const ofLimit = `kafkite ${f.kafkite.toLocaleString('en-US')}, Kafka 4.4 ${f.kafka.toLocaleString('en-US')}`;
+    if (target) check(`${f.figure.trim()} / Kafka 4.4`, f.ratio, '×', `${target.atLeast ? '≥' : '≤'} ${target.bound}×`, target.atLeast ? f.ratio >= target.bound : f.ratio <= target.bound, ofLimit);
+    else targets.push({ figure: `${f.figure.trim()} / Kafka 4.4`, value: `${f.ratio} ×`, target: '(figure)', verdict: 'n/a', ofLimit });
   }
   const fetch = r['fetch-cpu'];
   if (fetch) {

@@ -8,12 +8,41 @@ import { spawnKafkite } from './kafkite-process.js';
 export { REPO_ROOT } from './kafkite-process.js';
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
-/** User + system CPU seconds process `pid` has used so far (all threads), from /proc/<pid>/stat. */
-export function cpuSecondsOf(pid: number): number {
+/** User and system CPU seconds process `pid` has used so far (all threads: a JVM's too), from /proc/<pid>/stat. */
+export function cpuTimesOf(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime are fields 14 and 15 of /proc/<pid>/stat; fields[0] here is field 3.
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  return { user: Number(fields[11]) / CLOCK_TICKS, system: Number(fields[12]) / CLOCK_TICKS };
+}
+
+/** User + system CPU seconds process `pid` has used so far (all threads). */
+export function cpuSecondsOf(pid: number): number {
+  const { user, system } = cpuTimesOf(pid);
+  return user + system;
+}
+
+/** Resident set size of process `pid` in bytes. */
+export function rssBytesOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /VmRSS:\s+(\d+) kB/.exec(status);
+  return kb ? Number(kb[1]) * 1024 : NaN;
+}
+
+/** Samples process `pid`'s RSS every `intervalMs` until the returned stop() is called; stop() gives the peak. */
+export function sampleRssOf(pid: number, intervalMs = 100): () => number {
+  let peak = rssBytesOf(pid);
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssBytesOf(pid));
+    } catch {
+      // the process exited; keep the last peak
+    }
+  }, intervalMs);
+  return () => {
+    clearInterval(timer);
+    return peak;
+  };
 }
 
 export interface BrokerOptions {
@@ -63,25 +92,12 @@ export class BenchBroker {
 
   /** Resident set size in bytes. */
   rssBytes(): number {
-    const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
-    const kb = /VmRSS:\s+(\d+) kB/.exec(status);
-    return kb ? Number(kb[1]) * 1024 : NaN;
+    return rssBytesOf(this.pid);
   }
 
   /** Samples RSS every `intervalMs` until the returned stop() is called; stop() gives the peak. */
   sampleRss(intervalMs = 100): () => number {
-    let peak = this.rssBytes();
-    const timer = setInterval(() => {
-      try {
-        peak = Math.max(peak, this.rssBytes());
-      } catch {
-        // the broker exited; keep the last peak
-      }
-    }, intervalMs);
-    return () => {
-      clearInterval(timer);
-      return peak;
-    };
+    return sampleRssOf(this.pid, intervalMs);
   }
 
   /** SIGTERM (clean shutdown) and wait for exit. */
