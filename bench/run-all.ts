@@ -6,8 +6,7 @@
 //   BENCH_SOAK=1 npm run bench         adds the soak (BENCH_SOAK_MINUTES, 30 by default: half an hour more)
 //
 // Each script's output is passed through; its last JSON line feeds the summary.
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { runScript } from './lib/run-script.js';
 import { printJson, printTable, round } from './lib/stats.js';
 
 const FULL = process.env.BENCH_FULL === '1';
@@ -38,22 +37,6 @@ const SCRIPTS: Array<{ name: string; file: string; env: Record<string, string> }
   // Half an hour at a fixed rate: only when asked for.
   ...(process.env.BENCH_SOAK === '1' ? [{ name: 'soak', file: 'soak.js', env: {} }] : []),
 ];
-
-function runScript(file: string, env: Record<string, string>): Promise<any> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(import.meta.dirname, file)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      process.stdout.write(d);
-    });
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`${file} exited with ${code}`));
-      const line = out.trim().split('\n').reverse().find((l) => l.startsWith('{'));
-      resolve(line ? JSON.parse(line) : null);
-    });
-  });
-}
 
 interface Target {
   figure: string;

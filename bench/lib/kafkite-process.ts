@@ -6,6 +6,8 @@ import { createInterface } from 'node:readline';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..').replace(/\/dist$/, '');
 const BIN = join(REPO_ROOT, 'bin/kafkite.js');
+/** The node binary the broker runs under: KAFKITE_NODE (bench/node-lines.ts compares Node lines), or this process's. */
+const NODE = process.env.KAFKITE_NODE || process.execPath;
 
 export interface KafkiteProcessOptions {
   dataDir: string;
@@ -52,8 +54,8 @@ export async function spawnKafkite(opts: KafkiteProcessOptions): Promise<Kafkite
   const started = performance.now();
   const [command, argv] =
     opts.openFileLimit === undefined
-      ? [process.execPath, args]
-      : ['/bin/sh', ['-c', `ulimit -n ${opts.openFileLimit} && exec "$0" "$@"`, process.execPath, ...args]];
+      ? [NODE, args]
+      : ['/bin/sh', ['-c', `ulimit -n ${opts.openFileLimit} && exec "$0" "$@"`, NODE, ...args]];
   const child = spawn(command, argv, { cwd: REPO_ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: Array<Record<string, unknown>> = [];
   let stderr = '';
