@@ -25,7 +25,7 @@ async function txnOffsetCommit(client: WireClient, transactionalId: string, comm
   const groupId = `${transactionalId}-group`;
   expect((await client.send(25, 3, { transactionalId, producerId, producerEpoch, groupId })).errorCode).toBe(0);
   const res = await client.send(28, 3, {
-    transactionalId, groupId, producerId, producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+    transactionalId, groupId, producerId, producerEpoch, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
     topics: [{ name: 'java-none', partitions: [{ partitionIndex: 0, committedOffset: 7, committedLeaderEpoch: -1, committedMetadata: null }] }],
   });
   expect(res.topics[0].partitions[0].errorCode).toBe(0);

@@ -419,7 +419,7 @@ export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
       await s.call(24, 3, request(24, { v3AndBelowTransactionalId: 'happy-tx', v3AndBelowProducerId: producerId, v3AndBelowProducerEpoch: producerEpoch, v3AndBelowTopics: [{ name: 'txn', partitions: [0] }] }));
       await s.call(0, 9, produce('txn', batch(['t1', 't2'], { producerId, producerEpoch, baseSequence: 0, isTransactional: true }), { transactionalId: 'happy-tx' }));
       await s.call(25, 3, request(25, { ...ids, groupId: 'txn-group' }));
-      await s.call(28, 3, request(28, { ...ids, groupId: 'txn-group', generationId: -1, memberId: '', topics: [{ name: 'txn', partitions: [{ partitionIndex: 0, committedOffset: 2, committedLeaderEpoch: -1 }] }] }));
+      await s.call(28, 3, request(28, { ...ids, groupId: 'txn-group', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 'txn', partitions: [{ partitionIndex: 0, committedOffset: 2, committedLeaderEpoch: -1 }] }] }));
       await s.call(26, 3, request(26, { ...ids, committed: true }));
       const lastStable = async () => (await s.setup(2, 7, request(2, { replicaId: -1, isolationLevel: 1, topics: [{ name: 'txn', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1 }] }] }))).topics[0].partitions[0].offset;
       s.observe('last stable offset right after EndTxn', await lastStable());
