@@ -1,7 +1,7 @@
 """confluent-kafka-python's SchemaRegistryClient and its serializers against kafkite's schema registry.
 
-Usage: schema_registry_python.py BOOTSTRAP REGISTRY_URL TOPIC [avro|json]
-Produces records with AvroSerializer or JSONSerializer (which registers the schema), consumes them back
+Usage: schema_registry_python.py BOOTSTRAP REGISTRY_URL TOPIC [avro|json|protobuf]
+Produces records with AvroSerializer, JSONSerializer or ProtobufSerializer (which registers the schema), consumes them back
 with a fresh client and the matching deserializer (which fetches the schema by id), then tries an
 incompatible change. Prints one JSON object; `error` when something failed.
 """
@@ -9,10 +9,12 @@ import json
 import sys
 
 from confluent_kafka import Consumer, Producer
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.schema_registry.error import SchemaRegistryError
 from confluent_kafka.schema_registry.json_schema import JSONDeserializer, JSONSerializer
+from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 
 SCHEMA_V1 = json.dumps({"type": "record", "name": "Payment", "namespace": "shop",
@@ -26,6 +28,7 @@ JSON_V1 = json.dumps({"type": "object", "properties": {"sku": {"type": "string"}
                       "required": ["sku"]})
 JSON_BAD = json.dumps({"type": "object", "properties": {"sku": {"type": "string"}, "qty": {"type": "string"}},
                        "required": ["sku"]})
+PROTO_BAD = 'syntax = "proto3";\npackage shop;\nmessage Click { string page = 1; string ms = 2; }'
 RECORDS = 20
 
 
@@ -78,11 +81,44 @@ def json_schema(bootstrap, url, topic):
     return out
 
 
+def click_class():
+    """shop.Click {string page = 1; int64 ms = 2;} without protoc: a FileDescriptorProto built by hand."""
+    field = descriptor_pb2.FieldDescriptorProto
+    proto = descriptor_pb2.FileDescriptorProto(name="shop/click.proto", package="shop", syntax="proto3")
+    message = proto.message_type.add(name="Click")
+    message.field.add(name="page", number=1, type=field.TYPE_STRING, label=field.LABEL_OPTIONAL)
+    message.field.add(name="ms", number=2, type=field.TYPE_INT64, label=field.LABEL_OPTIONAL)
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(proto)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("shop.Click"))
+
+
+def protobuf(bootstrap, url, topic):
+    """ProtobufSerializer registers a base64 FileDescriptorProto; ProtobufDeserializer fetches it with ?format=serialized."""
+    subject = f"{topic}-value"
+    click = click_class()
+    registry = SchemaRegistryClient({"url": url})
+    serializer = ProtobufSerializer(click, registry)
+    producer = Producer({"bootstrap.servers": bootstrap, "acks": "all"})
+    for i in range(RECORDS):
+        value = serializer(click(page=f"/p{i}", ms=i * 10), SerializationContext(topic, MessageField.VALUE))
+        producer.produce(topic, value=value)
+    assert producer.flush(30) == 0, "undelivered records"
+    out = {"schemaIdInRecord": int.from_bytes(value[1:5], "big")}
+    deserializer = ProtobufDeserializer(click, None, SchemaRegistryClient({"url": url}))
+    out["consumed"] = [{"page": m.page, "ms": m.ms} for m in consume(bootstrap, topic, deserializer, RECORDS)]
+    latest = registry.get_latest_version(subject)
+    out["latest"] = {"version": latest.version, "schemaId": latest.schema_id}
+    out["compatibleBad"] = registry.test_compatibility(subject, Schema(PROTO_BAD, "PROTOBUF"))
+    out["incompatible"] = refused(registry, subject, Schema(PROTO_BAD, "PROTOBUF"))
+    return out
+
+
 def main():
     bootstrap, url, topic = sys.argv[1:4]
     kind = sys.argv[4] if len(sys.argv) > 4 else "avro"
-    if kind == "json":
-        print(json.dumps(json_schema(bootstrap, url, topic)))
+    if kind in ("json", "protobuf"):
+        print(json.dumps((json_schema if kind == "json" else protobuf)(bootstrap, url, topic)))
         return
     subject = f"{topic}-value"
     out = {}
