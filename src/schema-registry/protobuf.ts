@@ -5,6 +5,7 @@
 // outside protobuf's wire-compatible groups, FIELD_NAMED_TYPE_CHANGED, FIELD_NUMERIC_LABEL_CHANGED (repeated
 // numeric), REQUIRED_FIELD_ADDED/REMOVED (proto2), ONEOF_FIELD_REMOVED and FIELD_MOVED_TO_EXISTING_ONEOF.
 import protobuf from 'protobufjs';
+import { descriptorToText, isSerializedDescriptor } from './protobuf-descriptor.js';
 import type { ParsedSchema, ResolvedReference } from './schema-type.js';
 
 class ProtobufSchema implements ParsedSchema {
@@ -92,7 +93,8 @@ function collectMessages(ns: protobuf.NamespaceBase, out: Map<string, protobuf.T
 }
 
 /** Parses `text`; its imports are the references' names. Throws with protobufjs's reason. */
-export function parseProtobuf(text: string, references: readonly ResolvedReference[], _normalize: boolean): ProtobufSchema {
+export function parseProtobuf(given: string, references: readonly ResolvedReference[], _normalize: boolean): ProtobufSchema {
+  const text = isSerializedDescriptor(given) ? descriptorToText(given) : given;
   const own = new protobuf.Root();
   const parsed = protobuf.parse(text, own, { keepCase: true, alternateCommentMode: true });
   const known = new Set(references.map((r) => r.name));

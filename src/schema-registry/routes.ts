@@ -8,6 +8,7 @@ import type { BasicAuthVerifier } from './basic-auth.js';
 import * as E from './errors.js';
 import { COMPATIBILITY_LEVELS, MODES, type Compatibility, type Mode, type SchemaValue } from './records.js';
 import { SchemaRegistry, type SchemaRequest } from './registry.js';
+import { textToDescriptor } from './protobuf-descriptor.js';
 import { schemasTopicLog } from './schemas-log.js';
 
 const CONTENT_TYPE = 'application/vnd.schemaregistry.v1+json';
@@ -37,13 +38,18 @@ type Req = FastifyRequest<{ Params: Record<string, string>; Querystring: Query; 
 const flag = (q: Query, name: string) => q[name] === 'true';
 
 /** A version as GET /subjects/{s}/versions/{v} answers it (schemaType left out for AVRO, references when empty). */
-function versionView(v: SchemaValue): Record<string, unknown> {
+/** The schema as stored, or for `?format=serialized` a Protobuf one as a base64 FileDescriptorProto. */
+function schemaView(v: SchemaValue, query: Req['query']): Record<string, unknown> {
+  const serialized = v.schemaType === 'PROTOBUF' && query.format === 'serialized';
   return {
-    subject: v.subject, version: v.version, id: v.id,
     ...(v.schemaType === 'AVRO' ? {} : { schemaType: v.schemaType }),
     ...(v.references.length > 0 ? { references: v.references } : {}),
-    schema: v.schema,
+    schema: serialized ? textToDescriptor(v.schema, `${v.subject}.proto`) : v.schema,
   };
+}
+
+function versionView(v: SchemaValue, query: Req['query'] = {}): Record<string, unknown> {
+  return { subject: v.subject, version: v.version, id: v.id, ...schemaView(v, query) };
 }
 
 function body(request: Req): SchemaRequest {
@@ -142,7 +148,7 @@ export async function schemaRegistryRoutes(app: FastifyInstance, opts: SchemaReg
   });
   route('POST', '/subjects/:subject/versions', (req) => registry.register(req.params.subject!, body(req), flag(req.query, 'normalize')));
   route('GET', '/subjects/:subject/versions/:version', (req) =>
-    versionView(registry.getVersion(req.params.subject!, req.params.version!, flag(req.query, 'deleted'))));
+    versionView(registry.getVersion(req.params.subject!, req.params.version!, flag(req.query, 'deleted')), req.query));
   route('GET', '/subjects/:subject/versions/:version/schema', (req, reply) =>
     reply.send(registry.getVersion(req.params.subject!, req.params.version!, flag(req.query, 'deleted')).schema));
   route('GET', '/subjects/:subject/versions/:version/referencedby', (req) => {
@@ -162,8 +168,7 @@ export async function schemaRegistryRoutes(app: FastifyInstance, opts: SchemaReg
     return versions;
   };
   route('GET', '/schemas/ids/:id', (req) => {
-    const v = byId(req)[0]!;
-    return { ...(v.schemaType === 'AVRO' ? {} : { schemaType: v.schemaType }), ...(v.references.length > 0 ? { references: v.references } : {}), schema: v.schema };
+    return schemaView(byId(req)[0]!, req.query);
   });
   route('GET', '/schemas/ids/:id/schema', (req, reply) => reply.send(byId(req)[0]!.schema));
   route('GET', '/schemas/ids/:id/subjects', (req) =>

@@ -1,6 +1,6 @@
 // Real schema registry clients against kafkite's registry, records produced through kafkite and consumed
 // back: @kafkajs/confluent-schema-registry (npm) with kafkajs, for Avro, JSON Schema and Protobuf; and
-// confluent-kafka-python's SchemaRegistryClient with its Avro serializer and deserializer (PyPI, in the
+// confluent-kafka-python's SchemaRegistryClient with its Avro, JSON Schema and Protobuf serializers and deserializers (PyPI, in the
 // current clients' venv that test/clients/install.sh builds). A fresh client for each read, so every schema comes
 // from the registry by id; an incompatible change is refused to each. And franz-go's pkg/sr (Go module proxy;
 // test/clients/install.sh downloads it) over the registry's API: registration, lookups, config, mode and deletes.
@@ -16,7 +16,7 @@ import { CLIENTS_VENV } from '../helpers/current-clients.js';
 import { runJsonClient } from '../helpers/json-client.js';
 
 const SCRIPT = join(import.meta.dirname, 'schema_registry_python.py');
-/** The current clients' venv (test/clients/install.sh), with confluent-kafka[avro,schemaregistry]. */
+/** The current clients' venv (test/clients/install.sh), with confluent-kafka[avro,json,protobuf,schemaregistry]. */
 const PYTHON = join(CLIENTS_VENV, 'bin', 'python');
 const FRANZ_SOURCE = join(import.meta.dirname, 'franz-sr');
 
@@ -112,6 +112,39 @@ describe('confluent-kafka-python', () => {
     expect(out.missingId).toEqual({ status: 404, code: 40403 });
     // The refused schema left no version behind.
     expect(await (await fetch(`${url}/subjects/payments-value/versions`)).json()).toEqual([1, 2]);
+  });
+
+  it('JSONSerializer validates, registers and produces, JSONDeserializer reads back by id, a narrowed type is refused', async () => {
+    const out = await runJsonClient(PYTHON, [SCRIPT, broker.bootstrap, url, 'stock', 'json']);
+    const subject = await (await fetch(`${url}/subjects/stock-value/versions/1`)).json();
+    expect(subject.schemaType).toBe('JSON');
+    expect(JSON.parse(subject.schema).required).toEqual(['sku']);
+    expect(out.schemaIdInRecord).toBe(subject.id);
+    expect(out.invalid).toBe('SerializationError');
+    expect(out.consumed).toHaveLength(20);
+    expect(out.consumed[7]).toEqual({ sku: 's7', qty: 7 });
+    expect(out.latest).toEqual({ version: 1, schemaId: subject.id });
+    expect(out.compatibleBad).toBe(false);
+    expect(out.incompatible).toEqual({ status: 409, code: 409 });
+    expect(await (await fetch(`${url}/subjects/stock-value/versions`)).json()).toEqual([1]);
+  });
+
+  it('ProtobufSerializer registers a base64 descriptor kept as .proto text, ProtobufDeserializer reads back by id, a kind change is refused', async () => {
+    const out = await runJsonClient(PYTHON, [SCRIPT, broker.bootstrap, url, 'clicks-py', 'protobuf']);
+    const subject = await (await fetch(`${url}/subjects/clicks-py-value/versions/1`)).json();
+    expect(subject.schemaType).toBe('PROTOBUF');
+    expect(subject.schema).toBe('syntax = "proto3";\npackage shop;\nmessage Click {\n  string page = 1;\n  int64 ms = 2;\n}');
+    expect(out.schemaIdInRecord).toBe(subject.id);
+    // What the deserializer fetched: the descriptor again, printed back to the same text.
+    const serialized = await (await fetch(`${url}/schemas/ids/${subject.id}?format=serialized`)).json();
+    expect(serialized.schema).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    expect(Buffer.from(serialized.schema, 'base64').toString('latin1')).toContain('Click');
+    expect(out.consumed).toHaveLength(20);
+    expect(out.consumed[4]).toEqual({ page: '/p4', ms: 40 });
+    expect(out.latest).toEqual({ version: 1, schemaId: subject.id });
+    expect(out.compatibleBad).toBe(false);
+    expect(out.incompatible).toEqual({ status: 409, code: 409 });
+    expect(await (await fetch(`${url}/subjects/clicks-py-value/versions`)).json()).toEqual([1]);
   });
 });
 
