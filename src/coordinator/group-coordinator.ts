@@ -9,11 +9,11 @@ import {
   ConsumerGroupCoordinator, type ConsumerGroupHeartbeatRequest, type ConsumerGroupHeartbeatResult, type DescribedConsumerGroup,
   type ConsumerGroupTimeoutsOf,
   type TopicsImage,
-} from './consumer-group-coordinator.js';
-import { CONSUMER_GROUP_TYPE } from './consumer-group.js';
+} from './consumer/consumer-group-coordinator.js';
+import { CONSUMER_GROUP_TYPE } from './consumer/consumer-group.js';
 import { ErrorCode as E } from '../errors.js';
-import { ClassicGroup, GroupState } from './group.js';
-import { ClassicGroupMember } from './member.js';
+import { ClassicGroup, GroupState } from './classic/classic-group.js';
+import { ClassicGroupMember } from './classic/classic-group-member.js';
 import { OffsetMetadataManager } from './offset-metadata-manager.js';
 import type { TopicPartition } from './offset-store.js';
 import { partitionFor, type OffsetsTopic } from './offsets-topic.js';

@@ -4,7 +4,7 @@
 // computeGroupHash, whose hash4j stream is XXH3-64 (seed 0) over little-endian values, a string being its UTF-16
 // code units then its length as int32.
 import { xxh3 } from '@node-rs/xxhash';
-import type { TopicMetadata } from './assignors/assignor.js';
+import type { TopicMetadata } from './consumer/assignors/assignor.js';
 
 /** Utils.TOPIC_HASH_MAGIC_BYTE. */
 const TOPIC_HASH_MAGIC_BYTE = 0;

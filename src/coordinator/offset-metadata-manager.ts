@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { GroupCoordinatorConfig } from './coordinator-config.js';
 import { ErrorCode as E } from '../errors.js';
-import { GroupState, type ClassicGroup } from './group.js';
+import { GroupState, type ClassicGroup } from './classic/classic-group.js';
 import { OffsetStore, type OffsetAndMetadata, type TopicPartition } from './offset-store.js';
 import { partitionFor, type CoordinatorRecord, type OffsetsTopic, type TransactionalProducer } from './offsets-topic.js';
 import { offsetCommitKey, offsetCommitValue } from './records.js';

@@ -3,7 +3,7 @@ import type { DescribeGroupsResponse } from '../../protocol/generated/DescribeGr
 import type { Handler } from './handler.js';
 import { AclOperation, AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations, authorizeGroup, ResourceType } from '../security/authorization.js';
 import { ErrorCode } from '../errors.js';
-import { GroupState } from '../coordinator/group.js';
+import { GroupState } from '../coordinator/classic/classic-group.js';
 
 const FIRST_NOT_FOUND_VERSION = 6;
 

@@ -4,7 +4,7 @@ import { stateName, stateOfName, TransactionState as S } from '../coordinator/tr
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
 import { AclOperation, authorize, ResourceType } from '../security/authorization.js';
-import { compileTopicRegex, InvalidRegularExpressionError } from '../coordinator/topic-regex.js';
+import { compileTopicRegex, InvalidRegularExpressionError } from '../coordinator/consumer/topic-regex.js';
 import type { RE2JS } from 're2js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { partitionCount, type Assignment, type AssignmentMemberSpec, type TopicMetadata } from '../../src/coordinator/assignors/assignor.js';
-import { RangeAssignor } from '../../src/coordinator/assignors/range.js';
-import { UniformAssignor } from '../../src/coordinator/assignors/uniform.js';
+import { partitionCount, type Assignment, type AssignmentMemberSpec, type TopicMetadata } from '../../src/coordinator/consumer/assignors/assignor.js';
+import { RangeAssignor } from '../../src/coordinator/consumer/assignors/range.js';
+import { UniformAssignor } from '../../src/coordinator/consumer/assignors/uniform.js';
 
 const T1: TopicMetadata = { topicId: 'a'.repeat(32), name: 't1', numPartitions: 6 };
 const T2: TopicMetadata = { topicId: 'b'.repeat(32), name: 't2', numPartitions: 3 };

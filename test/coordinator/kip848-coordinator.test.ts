@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type {
   ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResult, TopicImageEntry, TopicsImage,
-} from '../../src/coordinator/consumer-group-coordinator.js';
+} from '../../src/coordinator/consumer/consumer-group-coordinator.js';
 import {
   ConsumerGroupRecordType as RecordType, decodeConsumerGroupKey, decodeGroupMetadata, groupEpochRecord, tombstone,
-} from '../../src/coordinator/consumer-group-records.js';
+} from '../../src/coordinator/consumer/consumer-group-records.js';
 import { metadataHash } from '../../src/coordinator/metadata-hash.js';
 import { ErrorCode as E } from '../../src/errors.js';
 import type { GroupCoordinator } from '../../src/coordinator/group-coordinator.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Assignment } from '../../src/coordinator/assignors/assignor.js';
-import { MemberState, type MemberAssignmentState } from '../../src/coordinator/consumer-group-member.js';
-import { FencedMemberEpochError, reconcile, type ReconcileInput } from '../../src/coordinator/current-assignment-builder.js';
+import type { Assignment } from '../../src/coordinator/consumer/assignors/assignor.js';
+import { MemberState, type MemberAssignmentState } from '../../src/coordinator/consumer/consumer-group-member.js';
+import { FencedMemberEpochError, reconcile, type ReconcileInput } from '../../src/coordinator/consumer/current-assignment-builder.js';
 
 const T = 'a'.repeat(32);
 const parts = (...p: number[]): Assignment => (p.length === 0 ? new Map() : new Map([[T, new Set(p)]]));

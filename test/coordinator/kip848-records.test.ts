@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { MemberState } from '../../src/coordinator/consumer-group-member.js';
+import { MemberState } from '../../src/coordinator/consumer/consumer-group-member.js';
 import {
   ConsumerGroupRecordType as T, currentAssignmentRecord, decodeConsumerGroupKey, decodeCurrentAssignment, decodeGroupMetadata,
   decodeMemberMetadata, decodeTargetAssignment, groupEpochRecord, memberMetadataRecord, targetAssignmentRecord,
-} from '../../src/coordinator/consumer-group-records.js';
+} from '../../src/coordinator/consumer/consumer-group-records.js';
 import { decodeKey, offsetCommitKey } from '../../src/coordinator/records.js';
 
 const TOPIC_ID = '0123456789abcdef0123456789abcdef';

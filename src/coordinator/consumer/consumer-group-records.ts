@@ -1,10 +1,10 @@
 // The KIP-848 consumer group records of __consumer_offsets, in Kafka's formats (group-coordinator's
 // ConsumerGroup*Key/Value, record types 3-8): a key is the record type as int16 then non-flexible
 // fields; a value is version 0, flexible. Tagged fields Kafka added later are skipped on read.
-import { Reader, Writer } from '../../protocol/primitives.js';
+import { Reader, Writer } from '../../../protocol/primitives.js';
 import { addPartition, type Assignment } from './assignors/assignor.js';
 import { memberStateOf, type MemberAssignmentState } from './consumer-group-member.js';
-import type { CoordinatorRecord } from './offsets-topic.js';
+import type { CoordinatorRecord } from '../offsets-topic.js';
 
 export enum ConsumerGroupRecordType {
   Metadata = 3,

@@ -1,5 +1,5 @@
 // One member of a classic group (Kafka's MemberMetadata).
-import type { JoinGroupResult, Protocol, SyncGroupResult } from './types.js';
+import type { JoinGroupResult, Protocol, SyncGroupResult } from '../types.js';
 
 export class ClassicGroupMember {
   assignment: Buffer = Buffer.alloc(0);

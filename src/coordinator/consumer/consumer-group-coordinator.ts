@@ -9,7 +9,7 @@ import {
 } from './assignors/assignor.js';
 import { RangeAssignor } from './assignors/range.js';
 import { UniformAssignor } from './assignors/uniform.js';
-import type { GroupCoordinatorConfig } from './coordinator-config.js';
+import type { GroupCoordinatorConfig } from '../coordinator-config.js';
 import { ConsumerGroup, CONSUMER_GROUP_TYPE } from './consumer-group.js';
 import {
   ConsumerGroupMember, LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, MemberState, type MemberAssignmentState,
@@ -19,15 +19,15 @@ import {
   targetAssignmentEpochRecord, targetAssignmentRecord, tombstone, type MemberMetadata,
 } from './consumer-group-records.js';
 import { replayConsumerGroups } from './consumer-group-replay.js';
-import { metadataHash } from './metadata-hash.js';
+import { metadataHash } from '../metadata-hash.js';
 import { compileTopicRegex, InvalidRegularExpressionError, resolveTopicRegex } from './topic-regex.js';
 import { FencedMemberEpochError, reconcile, type OwnedTopicPartitions } from './current-assignment-builder.js';
-import { ErrorCode as E } from '../errors.js';
-import { GroupState, type ClassicGroup } from './group.js';
-import type { OffsetMetadataManager } from './offset-metadata-manager.js';
-import { partitionFor, type CoordinatorRecord, type OffsetsTopic } from './offsets-topic.js';
-import { groupMetadataKey } from './records.js';
-import type { ListedGroup } from './types.js';
+import { ErrorCode as E } from '../../errors.js';
+import { GroupState, type ClassicGroup } from '../classic/classic-group.js';
+import type { OffsetMetadataManager } from '../offset-metadata-manager.js';
+import { partitionFor, type CoordinatorRecord, type OffsetsTopic } from '../offsets-topic.js';
+import { groupMetadataKey } from '../records.js';
+import type { ListedGroup } from '../types.js';
 
 /** The broker's topics as the coordinator needs them (the TopicRegistry fits). */
 export interface TopicsImage {

@@ -6,7 +6,7 @@ import {
   ConsumerGroupRecordType as T, decodeConsumerGroupKey, decodeCurrentAssignment, decodeEpoch, decodeGroupMetadata, decodeMemberMetadata,
   decodeTargetAssignment,
 } from './consumer-group-records.js';
-import type { CoordinatorRecord } from './offsets-topic.js';
+import type { CoordinatorRecord } from '../offsets-topic.js';
 
 export function replayConsumerGroups(records: Iterable<CoordinatorRecord>): Map<string, ConsumerGroup> {
   const groups = new Map<string, ConsumerGroup>();

@@ -1,6 +1,6 @@
 // A classic consumer group's membership and rebalance state (Kafka's ClassicGroup / GroupMetadata).
-import type { ClassicGroupMember } from './member.js';
-import type { Protocol } from './types.js';
+import type { ClassicGroupMember } from './classic-group-member.js';
+import type { Protocol } from '../types.js';
 
 export enum GroupState {
   Empty = 'Empty',
