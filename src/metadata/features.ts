@@ -27,8 +27,9 @@ export const FEATURES: readonly FeatureLevels[] = [
   { name: 'transaction.version', minSupported: 0, maxSupported: FINALIZED_TRANSACTION_VERSION, finalized: FINALIZED_TRANSACTION_VERSION },
   // Level 1: KIP-848 consumer groups (ConsumerGroupHeartbeat, ConsumerGroupDescribe).
   { name: 'group.version', minSupported: 0, maxSupported: 1, finalized: 1 },
-  // Not implemented: share groups (KIP-932), streams groups (KIP-1071), eligible leader replicas (KIP-966).
+  // Not implemented: share groups (KIP-932), eligible leader replicas (KIP-966).
   { name: 'share.version', minSupported: 0, maxSupported: 0, finalized: 0 },
-  { name: 'streams.version', minSupported: 0, maxSupported: 0, finalized: 0 },
+  // Level 1: KIP-1071 streams groups (StreamsGroupHeartbeat, StreamsGroupDescribe).
+  { name: 'streams.version', minSupported: 0, maxSupported: 1, finalized: 1 },
   { name: 'eligible.leader.replicas.version', minSupported: 0, maxSupported: 0, finalized: 0 },
 ];

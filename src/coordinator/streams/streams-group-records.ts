@@ -1,0 +1,160 @@
+// The streams group records of __consumer_offsets in Kafka's formats (group-coordinator's StreamsGroup*Key and
+// Value, record types 17-23, Kafka's StreamsCoordinatorRecordHelpers), through the generated codecs: a key is
+// the record type as int16 then its fields; a value is version 0, flexible.
+import { Reader, Writer } from '../../../protocol/primitives.js';
+import {
+  readStreamsGroupCurrentMemberAssignmentValue, writeStreamsGroupCurrentMemberAssignmentValue,
+} from '../../../protocol/generated/records/StreamsGroupCurrentMemberAssignmentValue.js';
+import { readStreamsGroupMemberMetadataValue, writeStreamsGroupMemberMetadataValue } from '../../../protocol/generated/records/StreamsGroupMemberMetadataValue.js';
+import { readStreamsGroupMetadataValue, writeStreamsGroupMetadataValue } from '../../../protocol/generated/records/StreamsGroupMetadataValue.js';
+import {
+  readStreamsGroupTargetAssignmentMemberValue, writeStreamsGroupTargetAssignmentMemberValue,
+} from '../../../protocol/generated/records/StreamsGroupTargetAssignmentMemberValue.js';
+import {
+  readStreamsGroupTargetAssignmentMetadataValue, writeStreamsGroupTargetAssignmentMetadataValue,
+} from '../../../protocol/generated/records/StreamsGroupTargetAssignmentMetadataValue.js';
+import { readStreamsGroupTopologyValue, writeStreamsGroupTopologyValue } from '../../../protocol/generated/records/StreamsGroupTopologyValue.js';
+import type { CoordinatorRecord } from '../offsets-topic.js';
+import type { MemberAssignmentState } from './current-assignment-builder.js';
+import type { StreamsMemberMetadata } from './streams-group-member.js';
+import type { StreamsTopology } from './streams-topology.js';
+import { listOf, tasksOf, type TasksTuple } from './tasks-tuple.js';
+
+export enum StreamsGroupRecordType {
+  Metadata = 17,
+  MemberMetadata = 19,
+  TargetAssignmentMetadata = 20,
+  TargetAssignmentMember = 21,
+  CurrentMemberAssignment = 22,
+  Topology = 23,
+}
+
+const T = StreamsGroupRecordType;
+const MEMBER_KEYED = new Set([T.MemberMetadata, T.TargetAssignmentMember, T.CurrentMemberAssignment]);
+
+export interface StreamsGroupKey {
+  type: StreamsGroupRecordType;
+  groupId: string;
+  memberId: string | null;
+}
+
+function key(type: StreamsGroupRecordType, groupId: string, memberId: string | null = null): Buffer {
+  const w = new Writer(64).int16(type).string(groupId, false);
+  if (MEMBER_KEYED.has(type)) w.string(memberId ?? '', false);
+  return w.toBuffer();
+}
+
+/** The key of a streams group record, or undefined for other record types. */
+export function decodeStreamsGroupKey(buf: Buffer): StreamsGroupKey | undefined {
+  const r = new Reader(buf);
+  const type = r.int16();
+  if (type < StreamsGroupRecordType.Metadata || type > StreamsGroupRecordType.Topology || type === 18 /* not a group record */) return undefined;
+  const groupId = r.string(false);
+  return { type, groupId, memberId: MEMBER_KEYED.has(type) ? r.string(false) : null };
+}
+
+export function streamsTombstone(type: StreamsGroupRecordType, groupId: string, memberId: string | null = null): CoordinatorRecord {
+  return { key: key(type, groupId, memberId), value: null };
+}
+
+function value<M>(write: (w: Writer, version: number, m: M) => void, m: M): Buffer {
+  const w = new Writer(128).int16(0);
+  write(w, 0, m);
+  return w.toBuffer();
+}
+
+function read<M>(buf: Buffer, readFn: (r: Reader, version: number) => M): M {
+  const r = new Reader(buf);
+  return readFn(r, r.int16());
+}
+
+export interface StreamsGroupMetadata {
+  epoch: number;
+  metadataHash: number;
+  validatedTopologyEpoch: number;
+}
+
+export function groupMetadataRecord(groupId: string, m: StreamsGroupMetadata): CoordinatorRecord {
+  return {
+    key: key(T.Metadata, groupId),
+    value: value(writeStreamsGroupMetadataValue, {
+      ...m, lastAssignmentConfigs: null, storedDescriptionTopologyEpoch: -1, failedDescriptionTopologyEpoch: -1,
+    }),
+  };
+}
+
+export function decodeGroupMetadata(buf: Buffer): StreamsGroupMetadata {
+  const v = read(buf, readStreamsGroupMetadataValue);
+  return { epoch: v.epoch, metadataHash: v.metadataHash, validatedTopologyEpoch: v.validatedTopologyEpoch };
+}
+
+export function topologyRecord(groupId: string, topology: StreamsTopology): CoordinatorRecord {
+  return { key: key(T.Topology, groupId), value: value(writeStreamsGroupTopologyValue, topology) };
+}
+
+export function decodeTopology(buf: Buffer): StreamsTopology {
+  return read(buf, readStreamsGroupTopologyValue);
+}
+
+export function memberMetadataRecord(groupId: string, memberId: string, m: StreamsMemberMetadata): CoordinatorRecord {
+  return { key: key(T.MemberMetadata, groupId, memberId), value: value(writeStreamsGroupMemberMetadataValue, m) };
+}
+
+export function decodeMemberMetadata(buf: Buffer): StreamsMemberMetadata {
+  return read(buf, readStreamsGroupMemberMetadataValue);
+}
+
+export function targetAssignmentRecord(groupId: string, memberId: string, t: TasksTuple): CoordinatorRecord {
+  return {
+    key: key(T.TargetAssignmentMember, groupId, memberId),
+    value: value(writeStreamsGroupTargetAssignmentMemberValue, { activeTasks: listOf(t.active), standbyTasks: listOf(t.standby), warmupTasks: listOf(t.warmup) }),
+  };
+}
+
+export function decodeTargetAssignment(buf: Buffer): TasksTuple {
+  const v = read(buf, readStreamsGroupTargetAssignmentMemberValue);
+  return { active: tasksOf(v.activeTasks), standby: tasksOf(v.standbyTasks), warmup: tasksOf(v.warmupTasks) };
+}
+
+export function targetAssignmentEpochRecord(groupId: string, assignmentEpoch: number): CoordinatorRecord {
+  return {
+    key: key(T.TargetAssignmentMetadata, groupId),
+    value: value(writeStreamsGroupTargetAssignmentMetadataValue, { assignmentEpoch, assignmentTimestamp: Date.now() }),
+  };
+}
+
+export function decodeAssignmentEpoch(buf: Buffer): number {
+  return read(buf, readStreamsGroupTargetAssignmentMetadataValue).assignmentEpoch;
+}
+
+const withEpochs = (tasks: TasksTuple['active']) => listOf(tasks).map((t) => ({ ...t, assignmentEpochs: [] }));
+
+export function currentAssignmentRecord(groupId: string, memberId: string, s: MemberAssignmentState): CoordinatorRecord {
+  return {
+    key: key(T.CurrentMemberAssignment, groupId, memberId),
+    value: value(writeStreamsGroupCurrentMemberAssignmentValue, {
+      memberEpoch: s.memberEpoch,
+      previousMemberEpoch: s.previousMemberEpoch,
+      state: s.state,
+      activeTasks: withEpochs(s.assigned.active),
+      standbyTasks: withEpochs(s.assigned.standby),
+      warmupTasks: withEpochs(s.assigned.warmup),
+      activeTasksPendingRevocation: withEpochs(s.pendingRevocation.active),
+      standbyTasksPendingRevocation: withEpochs(s.pendingRevocation.standby),
+      warmupTasksPendingRevocation: withEpochs(s.pendingRevocation.warmup),
+    }),
+  };
+}
+
+export function decodeCurrentAssignment(buf: Buffer): MemberAssignmentState {
+  const v = read(buf, readStreamsGroupCurrentMemberAssignmentValue);
+  return {
+    memberEpoch: v.memberEpoch,
+    previousMemberEpoch: v.previousMemberEpoch,
+    state: v.state,
+    assigned: { active: tasksOf(v.activeTasks), standby: tasksOf(v.standbyTasks), warmup: tasksOf(v.warmupTasks) },
+    pendingRevocation: {
+      active: tasksOf(v.activeTasksPendingRevocation), standby: tasksOf(v.standbyTasksPendingRevocation), warmup: tasksOf(v.warmupTasksPendingRevocation),
+    },
+  };
+}
