@@ -12,7 +12,10 @@ import { GroupState, type ClassicGroup } from '../classic/classic-group.js';
 import type { TopicsImage } from '../consumer/consumer-group-coordinator.js';
 import { metadataHash } from '../metadata-hash.js';
 import type { OffsetMetadataManager } from '../offset-metadata-manager.js';
-import { partitionFor, type CoordinatorRecord, type OffsetsTopic } from '../offsets-topic.js';
+import {
+  appendGroupRecords, deleteEmptyGroup, listModernGroups, scheduleRebalanceTimeout, scheduleSessionTimeout,
+} from '../modern-groups.js';
+import type { CoordinatorRecord, OffsetsTopic } from '../offsets-topic.js';
 import { groupMetadataKey } from '../records.js';
 import type { ListedGroup } from '../types.js';
 import { reconcile } from './current-assignment-builder.js';
@@ -44,7 +47,7 @@ export interface StreamsGroupSettings {
 export type StreamsGroupSettingsOf = (groupId: string) => StreamsGroupSettings;
 
 /** Kafka 4.4's group.streams.* defaults. */
-export const DEFAULT_STREAMS_GROUP_SETTINGS: Readonly<StreamsGroupSettings> = Object.freeze({
+const DEFAULT_STREAMS_GROUP_SETTINGS: Readonly<StreamsGroupSettings> = Object.freeze({
   sessionTimeoutMs: 45000, heartbeatIntervalMs: 5000, numStandbyReplicas: 0, initialRebalanceDelayMs: 3000,
   acceptableRecoveryLag: 10000, taskOffsetIntervalMs: 60000, maxSize: 2147483647,
 });
@@ -346,24 +349,18 @@ export class StreamsGroupCoordinator {
   }
 
   private scheduleSessionTimeout(group: StreamsGroup, member: StreamsGroupMember): void {
-    clearTimeout(member.sessionTimer);
-    member.sessionTimer = setTimeout(() => {
+    scheduleSessionTimeout(member, this.settingsOf(group.groupId).sessionTimeoutMs, () => {
       this.log?.info({ group: group.groupId, member: member.memberId }, 'streams group member session expired');
       this.fenceMember(group, member);
-    }, this.settingsOf(group.groupId).sessionTimeoutMs);
-    member.sessionTimer.unref();
+    });
   }
 
   /** A member that does not revoke its tasks within its rebalance timeout is removed. */
   private scheduleRebalanceTimeout(group: StreamsGroup, member: StreamsGroupMember): void {
-    clearTimeout(member.rebalanceTimer);
-    const epoch = member.memberEpoch;
-    member.rebalanceTimer = setTimeout(() => {
-      if (member.state !== StreamsMemberState.UnrevokedTasks || member.memberEpoch !== epoch) return;
+    scheduleRebalanceTimeout(member, () => member.state === StreamsMemberState.UnrevokedTasks, () => {
       this.log?.info({ group: group.groupId, member: member.memberId }, 'member did not revoke its tasks within the rebalance timeout');
       this.fenceMember(group, member);
-    }, Math.max(member.rebalanceTimeoutMs, 0));
-    member.rebalanceTimer.unref();
+    });
   }
 
   private fenceMember(group: StreamsGroup, member: StreamsGroupMember): void {
@@ -452,42 +449,21 @@ export class StreamsGroupCoordinator {
   }
 
   listGroups(states: ReadonlySet<string>): ListedGroup[] {
-    const listed: ListedGroup[] = [];
-    for (const group of this.groups.values()) {
-      const state = group.state;
-      if (states.size > 0 && !states.has(state.toLowerCase())) continue;
-      listed.push({ groupId: group.groupId, protocolType: STREAMS_GROUP_TYPE, groupState: state, groupType: STREAMS_GROUP_TYPE });
-    }
-    return listed;
+    return listModernGroups(this.groups.values(), states, STREAMS_GROUP_TYPE);
   }
 
   /** DeleteGroups: an empty streams group goes with its offsets and records. */
-  async deleteGroup(groupId: string): Promise<number> {
-    const group = this.groups.get(groupId)!;
-    if (!group.isEmpty()) return E.NON_EMPTY_GROUP;
-    const records = this.offsetManager.tombstonesOf(groupId);
-    for (const memberId of group.targetAssignment.keys()) records.push(streamsTombstone(T.TargetAssignmentMember, groupId, memberId));
-    records.push(
+  deleteGroup(groupId: string): Promise<number> {
+    return deleteEmptyGroup(this.groups, groupId, (group) => [
+      ...[...group.targetAssignment.keys()].map((memberId) => streamsTombstone(T.TargetAssignmentMember, groupId, memberId)),
       streamsTombstone(T.TargetAssignmentMetadata, groupId),
       streamsTombstone(T.Topology, groupId),
       streamsTombstone(T.Metadata, groupId),
-    );
-    try {
-      await this.append(groupId, records);
-    } catch (err) {
-      this.log?.warn({ err, group: groupId }, 'failed to persist streams group deletion');
-      return E.COORDINATOR_NOT_AVAILABLE;
-    }
-    if (this.groups.get(groupId) === group && group.isEmpty()) {
-      this.groups.delete(groupId);
-      this.offsetManager.forgetGroup(groupId);
-    }
-    return E.NONE;
+    ], this.offsetManager, this.offsetsTopic, this.log);
   }
 
-  private async append(groupId: string, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
-    if (records.length === 0) return;
-    await this.offsetsTopic.append(partitionFor(groupId, this.offsetsTopic.numPartitions), records);
+  private append(groupId: string, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
+    return appendGroupRecords(this.offsetsTopic, groupId, records);
   }
 }
 

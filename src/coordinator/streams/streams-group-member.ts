@@ -10,13 +10,6 @@ export enum StreamsMemberState {
   Unknown = 127,
 }
 
-export const STREAMS_MEMBER_STATE_NAMES: Record<number, string> = {
-  [StreamsMemberState.Stable]: 'STABLE',
-  [StreamsMemberState.UnrevokedTasks]: 'UNREVOKED_TASKS',
-  [StreamsMemberState.UnreleasedTasks]: 'UNRELEASED_TASKS',
-  [StreamsMemberState.Unknown]: 'UNKNOWN',
-};
-
 export const LEAVE_GROUP_MEMBER_EPOCH = -1;
 export const LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2;
 

@@ -4,13 +4,12 @@
 // and changelog topic, the internal topics still to create, and the number of tasks of each sub-topology. A
 // topology that cannot be configured yet leaves the group NOT_READY, with Kafka's status for the heartbeat.
 import type {
-  StreamsGroupTopologyValue, Subtopology, TopicInfo,
+  StreamsGroupTopologyValue, TopicInfo,
 } from '../../../protocol/generated/records/StreamsGroupTopologyValue.js';
 import type { TopicMetadata } from '../consumer/assignors/assignor.js';
 import type { TopicsImage } from '../consumer/consumer-group-coordinator.js';
 
 export type StreamsTopology = StreamsGroupTopologyValue;
-export type StreamsSubtopology = Subtopology;
 
 /** StreamsGroupHeartbeatResponse.Status codes (clients' StreamsGroupHeartbeatResponse.Status). */
 export enum StreamsStatus {
@@ -34,7 +33,7 @@ export interface InternalTopicToCreate {
   configs: Record<string, string>;
 }
 
-export interface ConfiguredSubtopology {
+interface ConfiguredSubtopology {
   subtopologyId: string;
   numberOfTasks: number;
   /** Source topics, then repartition source topics: the partitions a task reads. */
@@ -179,7 +178,3 @@ export function configureTopology(topology: StreamsTopology, topics: TopicsImage
   return { topologyEpoch: topology.epoch, subtopologies, ready: true, status: null, internalTopicsToCreate: [], topics: [...used.values()] };
 }
 
-/** The partitions of (source and repartition source) topics that a task of the sub-topology reads. */
-export function taskInputPartitions(s: ConfiguredSubtopology, partition: number): Array<{ topic: string; partition: number }> {
-  return [...s.sourceTopics, ...s.repartitionSourceTopics.keys()].map((topic) => ({ topic, partition }));
-}

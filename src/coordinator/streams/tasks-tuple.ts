@@ -40,7 +40,7 @@ export function* eachTask(tasks: Tasks): Generator<[string, number]> {
   for (const [s, ps] of tasks) for (const p of ps) yield [s, p];
 }
 
-export function countTasks(tasks: Tasks): number {
+function countTasks(tasks: Tasks): number {
   let n = 0;
   for (const ps of tasks.values()) n += ps.size;
   return n;
@@ -53,14 +53,7 @@ export function filterTasks(a: Tasks, b: Tasks, minus = false): Tasks {
   return out;
 }
 
-export function unionTasks(a: Tasks, b: Tasks): Tasks {
-  const out: Tasks = new Map();
-  for (const [s, p] of eachTask(a)) addTask(out, s, p);
-  for (const [s, p] of eachTask(b)) addTask(out, s, p);
-  return out;
-}
-
-export function tasksEqual(a: Tasks, b: Tasks): boolean {
+function tasksEqual(a: Tasks, b: Tasks): boolean {
   return countTasks(a) === countTasks(b) && countTasks(filterTasks(a, b)) === countTasks(a);
 }
 

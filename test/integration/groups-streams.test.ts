@@ -1,0 +1,195 @@
+// Streams groups (KIP-1071) over TCP with the raw protocol client: the topology checked against the topics with
+// Kafka's statuses, internal topics created with the configs the topology asks for (and nothing for a topology
+// whose source is missing), tasks moving between members only once revoked, a stale epoch fenced, group ids of
+// another type refused both ways, offsets checked against the member epoch, ListGroups' type, the group kept
+// across a restart (its records replayed), and DeleteGroups.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKey } from '../../protocol/generated/index.js';
+import { WireClient } from '../../bench/lib/wire-client.js';
+import { ErrorCode as E } from '../../src/errors.js';
+import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+
+const OVERRIDES = ['group.streams.initial.rebalance.delay.ms=0', 'offsets.topic.num.partitions=3'];
+const APP = 'streams-app';
+const CHANGELOG = `${APP}-counts-changelog`;
+const REPARTITION = `${APP}-words-repartition`;
+
+let broker: BrokerProcess;
+let wire: WireClient;
+
+beforeAll(async () => {
+  broker = await startBroker({ overrides: OVERRIDES });
+  wire = await WireClient.connect(broker.port);
+  const created = await wire.send(ApiKey.CreateTopics, 7, {
+    topics: [{ name: 'text-in', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false,
+  });
+  expect(created.topics[0].errorCode).toBe(0);
+});
+
+afterAll(async () => {
+  wire?.close();
+  await broker?.stop();
+  broker?.cleanup();
+});
+
+const topicInfo = (name: string, configs: Record<string, string> = {}) => ({
+  name, partitions: 0, replicationFactor: 0, topicConfigs: Object.entries(configs).map(([key, value]) => ({ key, value })),
+});
+
+/** A word count's topology as Kafka Streams sends it: words re-keyed through a repartition topic, then counted into a store. */
+function topology(source = 'text-in') {
+  return {
+    epoch: 0,
+    subtopologies: [
+      { subtopologyId: '0', sourceTopics: [source], sourceTopicRegex: [], stateChangelogTopics: [], repartitionSinkTopics: [REPARTITION], repartitionSourceTopics: [], copartitionGroups: [] },
+      {
+        subtopologyId: '1', sourceTopics: [], sourceTopicRegex: [], stateChangelogTopics: [topicInfo(CHANGELOG, { 'cleanup.policy': 'compact' })],
+        repartitionSinkTopics: [], repartitionSourceTopics: [topicInfo(REPARTITION, { 'cleanup.policy': 'delete', 'retention.ms': '-1' })], copartitionGroups: [],
+      },
+    ],
+  };
+}
+
+interface Tasks { subtopologyId: string; partitions: number[] }
+
+function heartbeat(groupId: string, memberId: string, memberEpoch: number, extra: Record<string, unknown> = {}) {
+  const joining = memberEpoch === 0;
+  return wire.send(ApiKey.StreamsGroupHeartbeat, 1, {
+    groupId, memberId, memberEpoch, endpointInformationEpoch: -1, instanceId: null, rackId: null,
+    rebalanceTimeoutMs: joining ? 30_000 : -1, topology: joining ? topology() : null,
+    activeTasks: joining ? [] : null, standbyTasks: joining ? [] : null, warmupTasks: joining ? [] : null,
+    processId: joining ? `process-${memberId}` : null, userEndpoint: null, clientTags: joining ? [] : null,
+    taskOffsets: null, taskEndOffsets: null, shutdownApplication: false, ...extra,
+  });
+}
+
+async function topicPartitions(name: string): Promise<number | undefined> {
+  const md = await wire.send(ApiKey.Metadata, 12, { topics: [{ topicId: '00000000000000000000000000000000', name }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+  const t = md.topics[0];
+  return t.errorCode === 0 ? t.partitions.length : undefined;
+}
+
+const count = (tasks: Tasks[] | null) => (tasks ?? []).reduce((n, t) => n + t.partitions.length, 0);
+
+describe('streams groups over the wire', () => {
+  it('a topology whose source topic is missing gets MISSING_SOURCE_TOPICS, and no internal topic is created', async () => {
+    const res = await heartbeat('missing-source', 'm1', 0, { topology: topology('no-such-topic') });
+    expect(res.errorCode).toBe(0);
+    expect(res.status.map((s: { statusCode: number }) => s.statusCode)).toEqual([1]);
+    expect(res.status[0].statusDetail).toBe('Source topics no-such-topic are missing.');
+    expect(count(res.activeTasks)).toBe(0);
+    expect(await topicPartitions(CHANGELOG)).toBeUndefined();
+    expect(await topicPartitions(REPARTITION)).toBeUndefined();
+    const described = await wire.send(ApiKey.StreamsGroupDescribe, 0, { groupIds: ['missing-source'], includeAuthorizedOperations: false });
+    expect(described.groups[0]).toMatchObject({ errorCode: 0, groupState: 'NotReady', topology: { epoch: 0, subtopologies: null } });
+    expect((await heartbeat('missing-source', 'm1', res.memberEpoch, { memberEpoch: -1 })).errorCode).toBe(0);
+  });
+
+  it('creates the internal topics, assigns every task, and moves tasks only once revoked', async () => {
+    const first = await heartbeat(APP, 'a', 0);
+    expect(first.errorCode).toBe(0);
+    expect(first.status.map((s: { statusCode: number }) => s.statusCode)).toEqual([3]);
+    expect(first.status[0].statusDetail).toMatch(/^Internal topics are missing: \[/);
+    // Created by the broker: the repartition topic with its source's count, the changelog with one partition per task.
+    expect(await topicPartitions(REPARTITION)).toBe(2);
+    expect(await topicPartitions(CHANGELOG)).toBe(2);
+    const configs = await wire.send(ApiKey.DescribeConfigs, 4, {
+      resources: [{ resourceType: 2, resourceName: CHANGELOG, configurationKeys: ['cleanup.policy'] }], includeSynonyms: false, includeDocumentation: false,
+    });
+    expect(configs.results[0].configs[0]).toMatchObject({ name: 'cleanup.policy', value: 'compact' });
+
+    const a1 = await heartbeat(APP, 'a', first.memberEpoch);
+    expect(a1.status).toEqual([]);
+    expect(a1.activeTasks).toEqual([{ subtopologyId: '0', partitions: [0, 1] }, { subtopologyId: '1', partitions: [0, 1] }]);
+    const epochA = a1.memberEpoch;
+
+    // b joins: a must give up half of its tasks before b gets them.
+    const b0 = await heartbeat(APP, 'b', 0);
+    expect(b0.errorCode).toBe(0);
+    expect(count(b0.activeTasks)).toBe(0);
+    const a2 = await heartbeat(APP, 'a', epochA);
+    expect(count(a2.activeTasks)).toBe(2);
+    expect(a2.memberEpoch).toBe(epochA);
+    const b1 = await heartbeat(APP, 'b', b0.memberEpoch);
+    expect(count(b1.activeTasks)).toBe(0);
+    // a reports it holds only what it kept: it moves to the new epoch and b gets the rest.
+    const a3 = await heartbeat(APP, 'a', epochA, { activeTasks: a2.activeTasks, standbyTasks: [], warmupTasks: [] });
+    expect(a3.memberEpoch).toBeGreaterThan(epochA);
+    const b2 = await heartbeat(APP, 'b', b1.memberEpoch);
+    expect(count(b2.activeTasks)).toBe(2);
+    const owned = [...a2.activeTasks, ...b2.activeTasks].flatMap((t: Tasks) => t.partitions.map((p) => `${t.subtopologyId}-${p}`)).sort();
+    expect(owned).toEqual(['0-0', '0-1', '1-0', '1-1']);
+
+    const described = await wire.send(ApiKey.StreamsGroupDescribe, 1, { groupIds: [APP], includeAuthorizedOperations: false, includeTopologyDescription: false });
+    const g = described.groups[0];
+    expect(g).toMatchObject({ errorCode: 0, groupState: 'Stable', groupEpoch: a3.memberEpoch, assignmentEpoch: a3.memberEpoch, assignorName: 'sticky' });
+    expect(g.topology.subtopologies.map((s: { subtopologyId: string }) => s.subtopologyId)).toEqual(['0', '1']);
+    expect(g.members.map((m: { memberId: string; processId: string }) => [m.memberId, m.processId]).sort()).toEqual([['a', 'process-a'], ['b', 'process-b']]);
+  });
+
+  it('fences a stale member epoch and checks offset commits against it', async () => {
+    const described = await wire.send(ApiKey.StreamsGroupDescribe, 0, { groupIds: [APP], includeAuthorizedOperations: false });
+    const a = described.groups[0].members.find((m: { memberId: string }) => m.memberId === 'a');
+    const fenced = await heartbeat(APP, 'a', a.memberEpoch + 5);
+    expect(fenced.errorCode).toBe(E.FENCED_MEMBER_EPOCH);
+    // A lower epoch passes only as a retry of the previous one holding nothing new: all four tasks are not a's.
+    const older = await heartbeat(APP, 'a', a.memberEpoch - 1, { activeTasks: [{ subtopologyId: '0', partitions: [0, 1] }, { subtopologyId: '1', partitions: [0, 1] }] });
+    expect(older.errorCode).toBe(E.FENCED_MEMBER_EPOCH);
+    const commit = (generationIdOrMemberEpoch: number) => wire.send(ApiKey.OffsetCommit, 9, {
+      groupId: APP, generationIdOrMemberEpoch, memberId: 'a', groupInstanceId: null,
+      topics: [{ name: 'text-in', partitions: [{ partitionIndex: 0, committedOffset: 0, committedLeaderEpoch: -1, committedMetadata: null }] }],
+    });
+    expect((await commit(a.memberEpoch - 1)).topics[0].partitions[0].errorCode).toBe(E.STALE_MEMBER_EPOCH);
+    expect((await commit(a.memberEpoch)).topics[0].partitions[0].errorCode).toBe(0);
+  });
+
+  it('refuses a group id of another type both ways', async () => {
+    const consumer = await wire.send(ApiKey.ConsumerGroupHeartbeat, 1, {
+      groupId: APP, memberId: 'c1', memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
+      subscribedTopicNames: ['text-in'], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [],
+    });
+    expect(consumer).toMatchObject({ errorCode: E.GROUP_ID_NOT_FOUND, errorMessage: `Group ${APP} is not a consumer group.` });
+    const join = await wire.send(ApiKey.JoinGroup, 9, {
+      groupId: APP, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId: '', groupInstanceId: null, protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: Buffer.alloc(0) }], reason: null,
+    });
+    expect(join.errorCode).toBe(E.INCONSISTENT_GROUP_PROTOCOL);
+
+    const cg = await wire.send(ApiKey.ConsumerGroupHeartbeat, 1, {
+      groupId: 'a-consumer-group', memberId: 'c1', memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 30_000,
+      subscribedTopicNames: ['text-in'], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [],
+    });
+    expect(cg.errorCode).toBe(0);
+    const streams = await heartbeat('a-consumer-group', 's1', 0);
+    expect(streams).toMatchObject({ errorCode: E.GROUP_ID_NOT_FOUND, errorMessage: 'Group a-consumer-group is not a streams group.' });
+    const describedOther = await wire.send(ApiKey.StreamsGroupDescribe, 0, { groupIds: ['a-consumer-group', 'nope'], includeAuthorizedOperations: false });
+    expect(describedOther.groups.map((g: { errorCode: number }) => g.errorCode)).toEqual([E.GROUP_ID_NOT_FOUND, E.GROUP_ID_NOT_FOUND]);
+  });
+
+  it('lists the group as streams, keeps it across a restart, and deletes it once empty', async () => {
+    const listed = await wire.send(ApiKey.ListGroups, 5, { statesFilter: [], typesFilter: ['streams'] });
+    // The group whose members all left stays, Empty, until deleted (as in Kafka); the consumer group is not listed.
+    expect(listed.groups.map((g: { groupId: string; groupType: string; groupState: string }) => [g.groupId, g.groupType, g.groupState]).sort())
+      .toEqual([['missing-source', 'streams', 'Empty'], [APP, 'streams', 'Stable']]);
+    const before = (await wire.send(ApiKey.StreamsGroupDescribe, 0, { groupIds: [APP], includeAuthorizedOperations: false })).groups[0];
+
+    wire.close();
+    expect(await broker.stop()).toBe(0);
+    broker = await startBroker({ overrides: OVERRIDES, dataDir: broker.dataDir });
+    wire = await WireClient.connect(broker.port);
+    const after = (await wire.send(ApiKey.StreamsGroupDescribe, 0, { groupIds: [APP], includeAuthorizedOperations: false })).groups[0];
+    const summary = (g: typeof before) => ({
+      groupEpoch: g.groupEpoch, assignmentEpoch: g.assignmentEpoch, topologyEpoch: g.topology.epoch,
+      members: g.members.map((m: { memberId: string; memberEpoch: number; processId: string; assignment: unknown }) => [m.memberId, m.memberEpoch, m.processId, m.assignment]).sort(),
+    });
+    expect(summary(after)).toEqual(summary(before));
+
+    expect((await wire.send(ApiKey.DeleteGroups, 2, { groupsNames: [APP] })).results[0].errorCode).toBe(E.NON_EMPTY_GROUP);
+    for (const m of after.members) expect((await heartbeat(APP, m.memberId, -1)).errorCode).toBe(0);
+    expect((await wire.send(ApiKey.DeleteGroups, 2, { groupsNames: [APP] })).results[0].errorCode).toBe(0);
+    const gone = await wire.send(ApiKey.StreamsGroupDescribe, 0, { groupIds: [APP], includeAuthorizedOperations: false });
+    expect(gone.groups[0].errorCode).toBe(E.GROUP_ID_NOT_FOUND);
+    const offsets = await wire.send(ApiKey.OffsetFetch, 8, { groups: [{ groupId: APP, topics: null }], requireStable: false });
+    expect(offsets.groups[0].topics).toEqual([]);
+  });
+});
