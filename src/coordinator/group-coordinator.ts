@@ -795,7 +795,7 @@ export class GroupCoordinator {
 
   async streamsGroupHeartbeat(req: StreamsHeartbeatRequest, topics: TopicsImage): Promise<StreamsHeartbeatResult> {
     const status = this.validateGroupStatus(req.groupId, false);
-    if (status !== E.NONE) return streamsErrorResult(status, null, req.memberId);
+    if (status !== E.NONE) return streamsErrorResult(status, null);
     return this.streamsGroups.heartbeat(req, topics);
   }
 

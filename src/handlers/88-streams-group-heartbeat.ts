@@ -13,7 +13,7 @@ export const handler: Handler<StreamsGroupHeartbeatRequest, StreamsGroupHeartbea
   maxVersion: 1,
   async handle(request, ctx) {
     const failed = (errorCode: number, errorMessage: string): StreamsGroupHeartbeatResponse => {
-      const { internalTopicsToCreate: _, ...result } = streamsErrorResult(errorCode, errorMessage, request.memberId);
+      const { internalTopicsToCreate: _, ...result } = streamsErrorResult(errorCode, errorMessage);
       return { throttleTimeMs: 0, ...result };
     };
     // KafkaApis.handleStreamsGroupHeartbeat: READ on the group; the topology's source topics must be visible (DESCRIBE).

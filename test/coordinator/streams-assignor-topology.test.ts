@@ -82,7 +82,7 @@ describe('topology configuration', () => {
   it('sizes repartition topics from their writers and changelogs from their tasks, and asks for the missing ones', () => {
     const configured = configureTopology(topology(), image({ in: 3 }));
     expect(configured.ready).toBe(false);
-    expect(configured.status).toEqual({ statusCode: StreamsStatus.MISSING_INTERNAL_TOPICS, statusDetail: 'Internal topics are missing: [rep, store-changelog]' });
+    expect(configured.status).toEqual({ statusCode: StreamsStatus.MISSING_INTERNAL_TOPICS, statusDetail: 'Internal topics are missing: rep, store-changelog' });
     expect(configured.internalTopicsToCreate).toEqual([
       { name: 'rep', partitions: 3, configs: { 'cleanup.policy': 'compact' } },
       { name: 'store-changelog', partitions: 3, configs: { 'cleanup.policy': 'compact' } },

@@ -81,7 +81,9 @@ describe('streams groups over the wire', () => {
     expect(await topicPartitions(CHANGELOG)).toBeUndefined();
     expect(await topicPartitions(REPARTITION)).toBeUndefined();
     const described = await wire.send(ApiKey.StreamsGroupDescribe, 0, { groupIds: ['missing-source'], includeAuthorizedOperations: false });
-    expect(described.groups[0]).toMatchObject({ errorCode: 0, groupState: 'NotReady', topology: { epoch: 0, subtopologies: null } });
+    // Described as the member sent it, partition counts unknown (0), as Kafka 4.4 describes a NotReady group.
+    expect(described.groups[0]).toMatchObject({ errorCode: 0, groupState: 'NotReady', topology: { epoch: 0 } });
+    expect(described.groups[0].topology.subtopologies[1].stateChangelogTopics).toEqual([{ ...topicInfo(CHANGELOG, { 'cleanup.policy': 'compact' }) }]);
     expect((await heartbeat('missing-source', 'm1', res.memberEpoch, { memberEpoch: -1 })).errorCode).toBe(0);
   });
 
@@ -89,7 +91,7 @@ describe('streams groups over the wire', () => {
     const first = await heartbeat(APP, 'a', 0);
     expect(first.errorCode).toBe(0);
     expect(first.status.map((s: { statusCode: number }) => s.statusCode)).toEqual([3]);
-    expect(first.status[0].statusDetail).toMatch(/^Internal topics are missing: \[/);
+    expect(first.status[0].statusDetail).toMatch(/^Internal topics are missing: /);
     // Created by the broker: the repartition topic with its source's count, the changelog with one partition per task.
     expect(await topicPartitions(REPARTITION)).toBe(2);
     expect(await topicPartitions(CHANGELOG)).toBe(2);

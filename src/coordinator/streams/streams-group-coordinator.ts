@@ -63,10 +63,11 @@ class StreamsGroupError extends Error {
   }
 }
 
-export function streamsErrorResult(errorCode: number, errorMessage: string | null, memberId = ''): StreamsHeartbeatResult {
+/** A refused heartbeat: Kafka's response with the error and every other field at its default. */
+export function streamsErrorResult(errorCode: number, errorMessage: string | null): StreamsHeartbeatResult {
   return {
-    errorCode, errorMessage, memberId, memberEpoch: -1, heartbeatIntervalMs: 0, acceptableRecoveryLagLegacy: 0, taskOffsetIntervalMs: 0,
-    acceptableRecoveryLag: -1, status: null, activeTasks: null, standbyTasks: null, warmupTasks: null, topologyDescriptionRequired: false,
+    errorCode, errorMessage, memberId: '', memberEpoch: 0, heartbeatIntervalMs: 0, acceptableRecoveryLagLegacy: 0, taskOffsetIntervalMs: 0,
+    acceptableRecoveryLag: -1, status: [], activeTasks: null, standbyTasks: null, warmupTasks: null, topologyDescriptionRequired: false,
     endpointInformationEpoch: 0, partitionsByUserEndpoint: null, internalTopicsToCreate: [],
   };
 }
@@ -119,14 +120,14 @@ export class StreamsGroupCoordinator {
         ? this.leave(req, records)
         : this.memberHeartbeat(req, topics, records);
     } catch (err) {
-      if (err instanceof StreamsGroupError) return streamsErrorResult(err.errorCode, err.message, req.memberId);
+      if (err instanceof StreamsGroupError) return streamsErrorResult(err.errorCode, err.message);
       throw err;
     }
     try {
       await this.append(req.groupId, records);
     } catch (err) {
       this.log?.warn({ err, group: req.groupId }, 'failed to persist streams group heartbeat');
-      return streamsErrorResult(E.COORDINATOR_NOT_AVAILABLE, null, req.memberId);
+      return streamsErrorResult(E.COORDINATOR_NOT_AVAILABLE, null);
     }
     return result;
   }
@@ -170,15 +171,12 @@ export class StreamsGroupCoordinator {
       clientTags: req.clientTags ?? member.clientTags,
     };
     if (isNew || !sameMetadata(metadata, member.metadata())) {
-      if (!isNew && JSON.stringify(metadata.userEndpoint) !== JSON.stringify(member.userEndpoint)) group.endpointInformationEpoch++;
+      if (JSON.stringify(metadata.userEndpoint) !== JSON.stringify(member.userEndpoint)) group.endpointInformationEpoch++;
       Object.assign(member, metadata);
       records.push(memberMetadataRecord(group.groupId, member.memberId, metadata));
       bumpGroupEpoch = true;
     }
-    if (isNew) {
-      group.members.set(member.memberId, member);
-      group.endpointInformationEpoch++;
-    }
+    if (isNew) group.members.set(member.memberId, member);
     if (group.topology !== null && member.topologyEpoch !== group.topology.epoch) {
       statuses.push({
         statusCode: StreamsStatus.STALE_TOPOLOGY,
@@ -201,13 +199,14 @@ export class StreamsGroupCoordinator {
     }
     if (bumpGroupEpoch) this.bumpGroupEpoch(group, records);
 
-    // 4. A new target assignment, after a new group's initial delay.
-    if (group.groupEpoch > group.assignmentEpoch) {
-      if (Date.now() < group.initialDelayUntil) {
-        statuses.push({ statusCode: StreamsStatus.ASSIGNMENT_DELAYED, statusDetail: 'Assignment delayed due to the configured initial rebalance delay.' });
-      } else {
-        this.updateTargetAssignment(group, settings, records);
-      }
+    // 4. A new target assignment. A new group's first one holds no tasks and the group epoch moves on at once; the
+    // assignment with tasks waits for the end of the initial delay (group.streams.initial.rebalance.delay.ms), as
+    // Kafka 4.4 answers it (a NotReady group described at group epoch 2, assignment epoch 1).
+    const delayed = Date.now() < group.initialDelayUntil;
+    if (delayed) statuses.unshift({ statusCode: StreamsStatus.ASSIGNMENT_DELAYED, statusDetail: 'Assignment delayed due to the configured initial rebalance delay.' });
+    if (group.groupEpoch > group.assignmentEpoch && !(delayed && group.assignmentEpoch > 0)) {
+      this.updateTargetAssignment(group, settings.numStandbyReplicas, delayed, records);
+      if (delayed) this.bumpGroupEpoch(group, records);
     }
 
     // 5. The member moves towards its target.
@@ -221,7 +220,7 @@ export class StreamsGroupCoordinator {
     if (next) {
       Object.assign(member, next);
       records.push(currentAssignmentRecord(group.groupId, member.memberId, next));
-      group.endpointInformationEpoch++;
+      if (member.userEndpoint !== null) group.endpointInformationEpoch++;
       if (member.state === StreamsMemberState.UnrevokedTasks) this.scheduleRebalanceTimeout(group, member);
     }
     this.scheduleSessionTimeout(group, member);
@@ -281,8 +280,8 @@ export class StreamsGroupCoordinator {
       records.push({ key: groupMetadataKey(groupId), value: null });
     }
     const created = new StreamsGroup(groupId);
-    created.initialDelayUntil = Date.now() + settings.initialRebalanceDelayMs;
     this.groups.set(groupId, created);
+    created.initialDelayUntil = Date.now() + settings.initialRebalanceDelayMs;
     return created;
   }
 
@@ -294,9 +293,9 @@ export class StreamsGroupCoordinator {
   }
 
   /** Kafka's streams TargetAssignmentBuilder with the sticky assignor; no tasks while the topology is not ready. */
-  private updateTargetAssignment(group: StreamsGroup, settings: StreamsGroupSettings, records: CoordinatorRecord[]): void {
+  private updateTargetAssignment(group: StreamsGroup, numStandbyReplicas: number, delayed: boolean, records: CoordinatorRecord[]): void {
     const subtopologies = new Map<string, number>();
-    if (group.configuredTopology?.ready) for (const s of group.configuredTopology.subtopologies.values()) subtopologies.set(s.subtopologyId, s.numberOfTasks);
+    if (group.configuredTopology?.ready && !delayed) for (const s of group.configuredTopology.subtopologies.values()) subtopologies.set(s.subtopologyId, s.numberOfTasks);
     const target = assignTasks({
       members: [...group.members.values()].map((m) => ({
         memberId: m.memberId, processId: m.processId,
@@ -304,7 +303,7 @@ export class StreamsGroupCoordinator {
         standby: new Map([...m.assigned.standby, ...m.assigned.warmup]),
       })),
       subtopologies,
-      numStandbyReplicas: settings.numStandbyReplicas,
+      numStandbyReplicas,
     });
     for (const [memberId, tasks] of target) {
       const current = group.targetAssignment.get(memberId);
@@ -326,7 +325,7 @@ export class StreamsGroupCoordinator {
     if (!member) throw new StreamsGroupError(E.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${group.groupId}.`);
     this.log?.info({ group: group.groupId, member: member.memberId }, 'member left the streams group');
     this.removeMemberAndBumpEpoch(group, member, records);
-    return { ...streamsErrorResult(E.NONE, null, req.memberId), memberEpoch: req.memberEpoch };
+    return { ...streamsErrorResult(E.NONE, null), memberId: req.memberId, memberEpoch: req.memberEpoch };
   }
 
   private removeMemberAndBumpEpoch(group: StreamsGroup, member: StreamsGroupMember, records: CoordinatorRecord[]): void {
@@ -338,7 +337,7 @@ export class StreamsGroupCoordinator {
     );
     group.members.delete(member.memberId);
     group.targetAssignment.delete(member.memberId);
-    group.endpointInformationEpoch++;
+    if (member.userEndpoint !== null) group.endpointInformationEpoch++;
     this.bumpGroupEpoch(group, records);
     if (group.isEmpty()) {
       // Nothing to assign: the epochs meet, as for consumer groups.
@@ -393,13 +392,17 @@ export class StreamsGroupCoordinator {
       assignmentEpoch: group.assignmentEpoch,
       topology: group.topology === null ? null : {
         epoch: group.topology.epoch,
-        subtopologies: configured?.ready ? group.topology.subtopologies.map((s) => ({
-          subtopologyId: s.subtopologyId,
-          sourceTopics: s.sourceTopics,
-          repartitionSinkTopics: s.repartitionSinkTopics,
-          stateChangelogTopics: s.stateChangelogTopics.map((t) => ({ ...t, partitions: configured.subtopologies.get(s.subtopologyId)?.numberOfTasks ?? 0 })),
-          repartitionSourceTopics: s.repartitionSourceTopics.map((t) => ({ ...t, partitions: configured.subtopologies.get(s.subtopologyId)?.repartitionSourceTopics.get(t.name) ?? t.partitions })),
-        })) : null,
+        // As the member sent it until the topology is configured, then with the partition counts (as Kafka 4.4 describes it).
+        subtopologies: group.topology.subtopologies.map((s) => {
+          const c = configured?.ready ? configured.subtopologies.get(s.subtopologyId) : undefined;
+          return {
+            subtopologyId: s.subtopologyId,
+            sourceTopics: s.sourceTopics,
+            repartitionSinkTopics: s.repartitionSinkTopics,
+            stateChangelogTopics: s.stateChangelogTopics.map((t) => ({ ...t, partitions: c?.numberOfTasks ?? t.partitions })),
+            repartitionSourceTopics: s.repartitionSourceTopics.map((t) => ({ ...t, partitions: c?.repartitionSourceTopics.get(t.name) ?? t.partitions })),
+          };
+        }),
       },
       members: [...group.members.values()].map((m) => ({
         memberId: m.memberId,

@@ -173,7 +173,7 @@ export function configureTopology(topology: StreamsTopology, topics: TopicsImage
   }
   const missing = wanted.filter((t) => partitionsOf(t.name) === undefined);
   if (missing.length > 0) {
-    return notReady(StreamsStatus.MISSING_INTERNAL_TOPICS, `Internal topics are missing: [${missing.map((t) => t.name).join(', ')}]`, missing);
+    return notReady(StreamsStatus.MISSING_INTERNAL_TOPICS, `Internal topics are missing: ${missing.map((t) => t.name).join(', ')}`, missing);
   }
   return { topologyEpoch: topology.epoch, subtopologies, ready: true, status: null, internalTopicsToCreate: [], topics: [...used.values()] };
 }
