@@ -2,12 +2,17 @@
 // Kafka's statuses, internal topics created with the configs the topology asks for (and nothing for a topology
 // whose source is missing), tasks moving between members only once revoked, a stale epoch fenced, group ids of
 // another type refused both ways, offsets checked against the member epoch, ListGroups' type, the group kept
-// across a restart (its records replayed), and DeleteGroups.
+// across a restart (its records replayed), DeleteGroups; and Kafka 4.4's streams-groups tool (StreamsGroupCommand:
+// --list, --describe with --offsets, --state and --members, --reset-offsets, --delete) with what it prints.
+import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey } from '../../protocol/generated/index.js';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { ErrorCode as E } from '../../src/errors.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { KafkaTools } from '../helpers/java.js';
+
+const STREAMS_GROUP_COMMAND = 'org.apache.kafka.tools.streams.StreamsGroupCommand';
 
 const OVERRIDES = ['group.streams.initial.rebalance.delay.ms=0', 'offsets.topic.num.partitions=3'];
 const APP = 'streams-app';
@@ -16,6 +21,7 @@ const REPARTITION = `${APP}-words-repartition`;
 
 let broker: BrokerProcess;
 let wire: WireClient;
+const tools = new KafkaTools();
 
 beforeAll(async () => {
   broker = await startBroker({ overrides: OVERRIDES });
@@ -27,6 +33,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await tools.close();
   wire?.close();
   await broker?.stop();
   broker?.cleanup();
@@ -168,6 +175,30 @@ describe('streams groups over the wire', () => {
     expect(describedOther.groups.map((g: { errorCode: number }) => g.errorCode)).toEqual([E.GROUP_ID_NOT_FOUND, E.GROUP_ID_NOT_FOUND]);
   });
 
+  it('Kafka\'s streams-groups tool lists the group and describes its members, state and lag', async () => {
+    const producer = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).producer();
+    await producer.connect();
+    await producer.send({ topic: 'text-in', acks: -1, messages: Array.from({ length: 5 }, (_, i) => ({ partition: 0, value: `line ${i}` })) });
+    await producer.disconnect();
+    const tool = async (...args: string[]) => {
+      const run = await tools.run(STREAMS_GROUP_COMMAND, '--bootstrap-server', broker.bootstrap, ...args);
+      expect(run.code, run.err).toBe(0);
+      return run.out.trim().split('\n').map((line) => line.trim().split(/\s+/));
+    };
+    expect((await tool('--list')).flat().sort()).toEqual(['missing-source', APP]);
+    // a committed offset 0 of text-in 0 (the test before): its 5 records are its lag.
+    const offsets = await tool('--describe', '--group', APP, '--offsets');
+    expect(offsets[0]).toEqual(['GROUP', 'TOPIC', 'PARTITION', 'OFFSET-LAG']);
+    expect(offsets.find((r) => r[1] === 'text-in' && r[2] === '0')).toEqual([APP, 'text-in', '0', '5']);
+    const state = await tool('--describe', '--group', APP, '--state', '--verbose');
+    expect(state[1]).toEqual([APP, expect.any(String), '(1)', 'sticky', 'Stable', expect.any(String), expect.any(String), '2']);
+    const members = await tool('--describe', '--group', APP, '--members', '--verbose');
+    expect(members.slice(1).map((r) => [r[3], r[4], r[6], r.slice(8).join(' ')]).sort()).toEqual([
+      ['a', 'streams', 'process-a', 'ACTIVE: 0:[0,1]; TARGET-ACTIVE: 0:[0,1];'],
+      ['b', 'streams', 'process-b', 'ACTIVE: 1:[0,1]; TARGET-ACTIVE: 1:[0,1];'],
+    ]);
+  });
+
   it('lists the group as streams, keeps it across a restart, and deletes it once empty', async () => {
     const listed = await wire.send(ApiKey.ListGroups, 5, { statesFilter: [], typesFilter: ['streams'] });
     // The group whose members all left stays, Empty, until deleted (as in Kafka); the consumer group is not listed.
@@ -188,7 +219,13 @@ describe('streams groups over the wire', () => {
 
     expect((await wire.send(ApiKey.DeleteGroups, 2, { groupsNames: [APP] })).results[0].errorCode).toBe(E.NON_EMPTY_GROUP);
     for (const m of after.members) expect((await heartbeat(APP, m.memberId, -1)).errorCode).toBe(0);
-    expect((await wire.send(ApiKey.DeleteGroups, 2, { groupsNames: [APP] })).results[0].errorCode).toBe(0);
+    // Empty now: the tool moves its committed offset of text-in 0 to the end (it resets only partitions with one), then deletes it.
+    const reset = await tools.run(STREAMS_GROUP_COMMAND, '--bootstrap-server', broker.bootstrap, '--reset-offsets', '--group', APP, '--input-topic', 'text-in:0', '--to-latest', '--execute');
+    expect(reset.out.trim().split('\n').map((l) => l.trim().split(/\s+/))).toEqual([['GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET'], [APP, 'text-in', '0', '5']]);
+    const committed = await wire.send(ApiKey.OffsetFetch, 8, { groups: [{ groupId: APP, topics: [{ name: 'text-in', partitionIndexes: [0, 1] }] }], requireStable: false });
+    expect(committed.groups[0].topics[0].partitions.map((p: { committedOffset: number }) => p.committedOffset)).toEqual([5, -1]);
+    const deleted = await tools.run(STREAMS_GROUP_COMMAND, '--bootstrap-server', broker.bootstrap, '--delete', '--group', APP);
+    expect(deleted.out.trim()).toBe(`Deletion of requested streams groups ('${APP}') was successful.`);
     const gone = await wire.send(ApiKey.StreamsGroupDescribe, 0, { groupIds: [APP], includeAuthorizedOperations: false });
     expect(gone.groups[0].errorCode).toBe(E.GROUP_ID_NOT_FOUND);
     const offsets = await wire.send(ApiKey.OffsetFetch, 8, { groups: [{ groupId: APP, topics: null }], requireStable: false });
