@@ -136,6 +136,26 @@ describe('streams groups over the wire', () => {
     expect(g.members.map((m: { memberId: string; processId: string }) => [m.memberId, m.processId]).sort()).toEqual([['a', 'process-a'], ['b', 'process-b']]);
   });
 
+  it('streams.num.standby.replicas, a group config within group.streams.max.standby.replicas, gives each task a standby on the other process', async () => {
+    const alter = (value: string) => wire.send(ApiKey.IncrementalAlterConfigs, 1, {
+      resources: [{ resourceType: 32, resourceName: 'standby-app', configs: [{ name: 'streams.num.standby.replicas', configOperation: 0, value }] }], validateOnly: false,
+    }).then((r: { responses: Array<{ errorCode: number; errorMessage: string | null }> }) => r.responses[0]!);
+    expect(await alter('3')).toMatchObject({ errorCode: E.INVALID_CONFIG, errorMessage: 'streams.num.standby.replicas must be less than or equal to group.streams.max.standby.replicas' });
+    expect((await alter('1')).errorCode).toBe(0);
+    const x0 = await heartbeat('standby-app', 'x', 0);
+    const y0 = await heartbeat('standby-app', 'y', 0);
+    // x held everything: it revokes half, then both settle with their actives and the other's as standbys.
+    let x = await heartbeat('standby-app', 'x', x0.memberEpoch);
+    x = await heartbeat('standby-app', 'x', x.memberEpoch, { activeTasks: x.activeTasks, standbyTasks: x.standbyTasks, warmupTasks: [] });
+    const y = await heartbeat('standby-app', 'y', y0.memberEpoch);
+    const flat = (tasks: Tasks[]) => tasks.flatMap((t) => t.partitions.map((p) => `${t.subtopologyId}-${p}`)).sort();
+    expect(count(x.activeTasks)).toBe(2);
+    expect(count(y.activeTasks)).toBe(2);
+    expect(flat(x.standbyTasks)).toEqual(flat(y.activeTasks));
+    expect(flat(y.standbyTasks)).toEqual(flat(x.activeTasks));
+    for (const m of ['x', 'y']) await heartbeat('standby-app', m, -1);
+  });
+
   it('fences a stale member epoch and checks offset commits against it', async () => {
     const described = await wire.send(ApiKey.StreamsGroupDescribe, 0, { groupIds: [APP], includeAuthorizedOperations: false });
     const a = described.groups[0].members.find((m: { memberId: string }) => m.memberId === 'a');
@@ -185,7 +205,7 @@ describe('streams groups over the wire', () => {
       expect(run.code, run.err).toBe(0);
       return run.out.trim().split('\n').map((line) => line.trim().split(/\s+/));
     };
-    expect((await tool('--list')).flat().sort()).toEqual(['missing-source', APP]);
+    expect((await tool('--list')).flat().sort()).toEqual(['missing-source', 'standby-app', APP]);
     // a committed offset 0 of text-in 0 (the test before): its 5 records are its lag.
     const offsets = await tool('--describe', '--group', APP, '--offsets');
     expect(offsets[0]).toEqual(['GROUP', 'TOPIC', 'PARTITION', 'OFFSET-LAG']);
@@ -201,9 +221,9 @@ describe('streams groups over the wire', () => {
 
   it('lists the group as streams, keeps it across a restart, and deletes it once empty', async () => {
     const listed = await wire.send(ApiKey.ListGroups, 5, { statesFilter: [], typesFilter: ['streams'] });
-    // The group whose members all left stays, Empty, until deleted (as in Kafka); the consumer group is not listed.
+    // The groups whose members all left stay, Empty, until deleted (as in Kafka); the consumer group is not listed.
     expect(listed.groups.map((g: { groupId: string; groupType: string; groupState: string }) => [g.groupId, g.groupType, g.groupState]).sort())
-      .toEqual([['missing-source', 'streams', 'Empty'], [APP, 'streams', 'Stable']]);
+      .toEqual([['missing-source', 'streams', 'Empty'], ['standby-app', 'streams', 'Empty'], [APP, 'streams', 'Stable']]);
     const before = (await wire.send(ApiKey.StreamsGroupDescribe, 0, { groupIds: [APP], includeAuthorizedOperations: false })).groups[0];
 
     wire.close();
