@@ -379,6 +379,8 @@ export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
       await s.call(88, 1, heartbeat('consumer-not-streams', 'streams-member-3', 0), { label: 'streams heartbeat on a consumer group' });
       // One group a request: Kafka answers them in its coordinator shards' order.
       for (const groupId of ['streams-missing', 'consumer-not-streams', 'no-such-group']) await s.call(89, 1, request(89, { groupIds: [groupId] }), { label: `describe ${groupId}` });
+      // DescribeGroups (the classic protocol's) on a streams group, before and after v6's error codes.
+      for (const version of [5, 6]) await s.call(15, version, request(15, { groups: ['streams-app'] }), { label: 'classic describe of a streams group' });
     },
   },
   {
