@@ -654,9 +654,9 @@ export class GroupCoordinator {
       return this.offsetManager.commit(req.groupId, req.topics, req.retentionTimeMs);
     }
     if (this.streamsGroups.has(req.groupId)) {
-      const memberError = this.streamsGroups.validateOffsetCommit(req.groupId, req.memberId, req.generationId);
-      if (memberError !== E.NONE) return allWith(memberError);
-      return this.offsetManager.commit(req.groupId, req.topics, req.retentionTimeMs);
+      const check = this.streamsGroups.validateOffsetCommit(req.groupId, req.memberId, req.generationId);
+      if (check.errorCode !== E.NONE) return allWith(check.errorCode);
+      return this.offsetManager.commit(req.groupId, req.topics, req.retentionTimeMs, undefined, check.partition);
     }
     let group = this.groups.get(req.groupId);
     if (!group) {
@@ -710,11 +710,9 @@ export class GroupCoordinator {
       return this.offsetManager.commit(req.groupId, req.topics, -1, producer);
     }
     if (this.streamsGroups.has(req.groupId)) {
-      if (!unchecked) {
-        const memberError = this.streamsGroups.validateOffsetCommit(req.groupId, req.memberId, req.generationId);
-        if (memberError !== E.NONE) return allWith(memberError);
-      }
-      return this.offsetManager.commit(req.groupId, req.topics, -1, producer);
+      const check = unchecked ? { errorCode: E.NONE } : this.streamsGroups.validateOffsetCommit(req.groupId, req.memberId, req.generationId);
+      if (check.errorCode !== E.NONE) return allWith(check.errorCode);
+      return this.offsetManager.commit(req.groupId, req.topics, -1, producer, check.partition);
     }
     let group = this.groups.get(req.groupId);
     if (!group) {

@@ -21,6 +21,8 @@ const REPARTITION = `${APP}-words-repartition`;
 
 let broker: BrokerProcess;
 let wire: WireClient;
+/** The epoch at which a got its tasks of sub-topology 0. */
+let aTasksSince = 0;
 const tools = new KafkaTools();
 
 beforeAll(async () => {
@@ -111,6 +113,7 @@ describe('streams groups over the wire', () => {
     expect(a1.status).toEqual([]);
     expect(a1.activeTasks).toEqual([{ subtopologyId: '0', partitions: [0, 1] }, { subtopologyId: '1', partitions: [0, 1] }]);
     const epochA = a1.memberEpoch;
+    aTasksSince = epochA;
 
     // b joins: a must give up half of its tasks before b gets them.
     const b0 = await heartbeat(APP, 'b', 0);
@@ -156,7 +159,7 @@ describe('streams groups over the wire', () => {
     for (const m of ['x', 'y']) await heartbeat('standby-app', m, -1);
   });
 
-  it('fences a stale member epoch and checks offset commits against it', async () => {
+  it('fences a stale member epoch and checks offset commits against it, task by task', async () => {
     const described = await wire.send(ApiKey.StreamsGroupDescribe, 0, { groupIds: [APP], includeAuthorizedOperations: false });
     const a = described.groups[0].members.find((m: { memberId: string }) => m.memberId === 'a');
     const fenced = await heartbeat(APP, 'a', a.memberEpoch + 5);
@@ -164,12 +167,21 @@ describe('streams groups over the wire', () => {
     // A lower epoch passes only as a retry of the previous one holding nothing new: all four tasks are not a's.
     const older = await heartbeat(APP, 'a', a.memberEpoch - 1, { activeTasks: [{ subtopologyId: '0', partitions: [0, 1] }, { subtopologyId: '1', partitions: [0, 1] }] });
     expect(older.errorCode).toBe(E.FENCED_MEMBER_EPOCH);
-    const commit = (generationIdOrMemberEpoch: number) => wire.send(ApiKey.OffsetCommit, 9, {
-      groupId: APP, generationIdOrMemberEpoch, memberId: 'a', groupInstanceId: null,
-      topics: [{ name: 'text-in', partitions: [{ partitionIndex: 0, committedOffset: 0, committedLeaderEpoch: -1, committedMetadata: null }] }],
-    });
-    expect((await commit(a.memberEpoch - 1)).topics[0].partitions[0].errorCode).toBe(E.STALE_MEMBER_EPOCH);
-    expect((await commit(a.memberEpoch)).topics[0].partitions[0].errorCode).toBe(0);
+    const commit = async (generationIdOrMemberEpoch: number, topic = 'text-in') => {
+      const res = await wire.send(ApiKey.OffsetCommit, 9, {
+        groupId: APP, generationIdOrMemberEpoch, memberId: 'a', groupInstanceId: null,
+        topics: [{ name: topic, partitions: [{ partitionIndex: 0, committedOffset: 0, committedLeaderEpoch: -1, committedMetadata: null }] }],
+      });
+      return res.topics[0].partitions[0].errorCode;
+    };
+    // a has held task 0_0 (text-in 0) since aTasksSince: a commit at that older epoch passes (KAFKA-19779), one
+    // from before does not, nor one for a task a does not hold (1_0 reads the repartition topic), nor a future epoch.
+    expect(a.memberEpoch).toBeGreaterThan(aTasksSince);
+    expect(await commit(aTasksSince)).toBe(0);
+    expect(await commit(aTasksSince - 1)).toBe(E.STALE_MEMBER_EPOCH);
+    expect(await commit(aTasksSince, REPARTITION)).toBe(E.STALE_MEMBER_EPOCH);
+    expect(await commit(a.memberEpoch + 1)).toBe(E.STALE_MEMBER_EPOCH);
+    expect(await commit(a.memberEpoch)).toBe(0);
   });
 
   it('refuses a group id of another type both ways', async () => {
@@ -236,6 +248,12 @@ describe('streams groups over the wire', () => {
       members: g.members.map((m: { memberId: string; memberEpoch: number; processId: string; assignment: unknown }) => [m.memberId, m.memberEpoch, m.processId, m.assignment]).sort(),
     });
     expect(summary(after)).toEqual(summary(before));
+    // The tasks' assignment epochs came back with the records: a's commit at the epoch it got task 0_0 still passes.
+    const stale = await wire.send(ApiKey.OffsetCommit, 9, {
+      groupId: APP, generationIdOrMemberEpoch: aTasksSince, memberId: 'a', groupInstanceId: null,
+      topics: [{ name: 'text-in', partitions: [{ partitionIndex: 0, committedOffset: 0, committedLeaderEpoch: -1, committedMetadata: null }] }],
+    });
+    expect(stale.topics[0].partitions[0].errorCode).toBe(0);
 
     expect((await wire.send(ApiKey.DeleteGroups, 2, { groupsNames: [APP] })).results[0].errorCode).toBe(E.NON_EMPTY_GROUP);
     for (const m of after.members) expect((await heartbeat(APP, m.memberId, -1)).errorCode).toBe(0);

@@ -5,7 +5,7 @@
 import type { StreamsGroup } from './streams-group.js';
 import { StreamsMemberState, type StreamsGroupMember } from './streams-group-member.js';
 import {
-  addTask, eachTask, emptyTasks, filterTasks, isEmptyTuple, type Tasks, type TasksTuple,
+  addTask, eachTask, emptyTasks, filterTasks, isEmptyTuple, type TaskEpochs, type Tasks, type TasksTuple,
 } from './tasks-tuple.js';
 
 export interface MemberAssignmentState {
@@ -14,6 +14,7 @@ export interface MemberAssignmentState {
   state: StreamsMemberState;
   assigned: TasksTuple;
   pendingRevocation: TasksTuple;
+  activeTaskEpochs: TaskEpochs;
 }
 
 const KINDS = ['active', 'standby', 'warmup'] as const;
@@ -38,7 +39,7 @@ export function reconcile(
   if (!isEmptyTuple(revoke)) {
     return {
       memberEpoch: member.memberEpoch, previousMemberEpoch: member.previousMemberEpoch, state: StreamsMemberState.UnrevokedTasks,
-      assigned: kept, pendingRevocation: revoke,
+      assigned: kept, pendingRevocation: revoke, activeTaskEpochs: member.activeTaskEpochs,
     };
   }
   let unreleased = false;
@@ -56,8 +57,16 @@ export function reconcile(
   const sameTasks = KINDS.every((k) => [...eachTask(filterTasks(next[k], member.assigned[k], true))].length === 0 &&
     [...eachTask(filterTasks(member.assigned[k], next[k], true))].length === 0);
   if (sameEpoch && sameTasks && state === member.state && isEmptyTuple(member.pendingRevocation)) return undefined;
+  // A task kept keeps the epoch it came at; a new one gets the epoch it comes with.
+  const activeTaskEpochs: TaskEpochs = new Map();
+  for (const [s, p] of eachTask(next.active)) {
+    const epoch = member.assigned.active.get(s)?.has(p) ? member.activeTaskEpochs.get(s)?.get(p) ?? member.memberEpoch : targetEpoch;
+    let epochs = activeTaskEpochs.get(s);
+    if (!epochs) activeTaskEpochs.set(s, (epochs = new Map()));
+    epochs.set(p, epoch);
+  }
   return {
     memberEpoch: targetEpoch, previousMemberEpoch: sameEpoch ? member.previousMemberEpoch : member.memberEpoch, state,
-    assigned: next, pendingRevocation: emptyTasks(),
+    assigned: next, pendingRevocation: emptyTasks(), activeTaskEpochs,
   };
 }

@@ -46,6 +46,12 @@ export interface StreamsGroupSettings {
 
 export type StreamsGroupSettingsOf = (groupId: string) => StreamsGroupSettings;
 
+/** A group-level error, or a check of each committed partition. */
+export interface OffsetCommitCheck {
+  errorCode: number;
+  partition?: (topic: string, partition: number) => number;
+}
+
 /** Kafka 4.4's group.streams.* defaults. */
 const DEFAULT_STREAMS_GROUP_SETTINGS: Readonly<StreamsGroupSettings> = Object.freeze({
   sessionTimeoutMs: 45000, heartbeatIntervalMs: 5000, numStandbyReplicas: 0, initialRebalanceDelayMs: 3000,
@@ -429,13 +435,30 @@ export class StreamsGroupCoordinator {
 
   // ---- the shared group APIs on streams groups ----
 
-  /** OffsetCommit and TxnOffsetCommit by a member: it must exist and send its current epoch (StreamsGroup.validateOffsetCommit). */
-  validateOffsetCommit(groupId: string, memberId: string, memberEpoch: number): number {
+  /**
+   * OffsetCommit and TxnOffsetCommit by a member (StreamsGroup.validateOffsetCommit): it must exist; at its current
+   * epoch it commits anything; at an older one only the partitions of active tasks it has held since that epoch or
+   * before (KAFKA-19779's per-task assignment epochs), the others getting STALE_MEMBER_EPOCH.
+   */
+  validateOffsetCommit(groupId: string, memberId: string, memberEpoch: number): OffsetCommitCheck {
     const group = this.groups.get(groupId)!;
-    if (memberEpoch < 0 && memberId === '' && group.isEmpty()) return E.NONE;
+    if (memberEpoch < 0 && memberId === '' && group.isEmpty()) return { errorCode: E.NONE };
     const member = group.members.get(memberId);
-    if (!member) return E.UNKNOWN_MEMBER_ID;
-    return memberEpoch === member.memberEpoch ? E.NONE : E.STALE_MEMBER_EPOCH;
+    if (!member) return { errorCode: E.UNKNOWN_MEMBER_ID };
+    if (memberEpoch === member.memberEpoch) return { errorCode: E.NONE };
+    if (memberEpoch > member.memberEpoch) return { errorCode: E.STALE_MEMBER_EPOCH };
+    const subtopologiesOf = (topic: string) => (group.topology?.subtopologies ?? [])
+      .filter((s) => s.sourceTopics.includes(topic) || s.repartitionSourceTopics.some((t) => t.name === topic)).map((s) => s.subtopologyId);
+    return {
+      errorCode: E.NONE,
+      partition: (topic, partition) => {
+        const held = subtopologiesOf(topic).some((s) => {
+          const since = member.activeTaskEpochs.get(s)?.get(partition);
+          return since !== undefined && since <= memberEpoch;
+        });
+        return held ? E.NONE : E.STALE_MEMBER_EPOCH;
+      },
+    };
   }
 
   validateOffsetFetch(groupId: string, memberId: string | null, memberEpoch: number): number {

@@ -1,6 +1,6 @@
 // A member of a streams group (Kafka's StreamsGroupMember): what it sent (process, endpoint, client tags,
 // topology epoch) and where it is in reconciliation (its epoch, tasks, tasks pending revocation).
-import { emptyTasks, type TasksTuple } from './tasks-tuple.js';
+import { emptyTasks, type TaskEpochs, type TasksTuple } from './tasks-tuple.js';
 
 /** Kafka's streams MemberState, with its record codes. */
 export enum StreamsMemberState {
@@ -41,6 +41,8 @@ export class StreamsGroupMember implements StreamsMemberMetadata {
   state = StreamsMemberState.Stable;
   assigned: TasksTuple = emptyTasks();
   pendingRevocation: TasksTuple = emptyTasks();
+  /** The member epoch at which each active task (assigned or pending revocation) came to the member (KAFKA-19779). */
+  activeTaskEpochs: TaskEpochs = new Map();
 
   sessionTimer: NodeJS.Timeout | undefined;
   rebalanceTimer: NodeJS.Timeout | undefined;

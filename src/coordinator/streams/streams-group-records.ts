@@ -18,7 +18,7 @@ import type { CoordinatorRecord } from '../offsets-topic.js';
 import type { MemberAssignmentState } from './current-assignment-builder.js';
 import type { StreamsMemberMetadata } from './streams-group-member.js';
 import type { StreamsTopology } from './streams-topology.js';
-import { listOf, tasksOf, type TasksTuple } from './tasks-tuple.js';
+import { listOf, tasksOf, type TaskEpochs, type TasksTuple } from './tasks-tuple.js';
 
 export enum StreamsGroupRecordType {
   Metadata = 17,
@@ -127,7 +127,20 @@ export function decodeAssignmentEpoch(buf: Buffer): number {
   return read(buf, readStreamsGroupTargetAssignmentMetadataValue).assignmentEpoch;
 }
 
-const withEpochs = (tasks: TasksTuple['active']) => listOf(tasks).map((t) => ({ ...t, assignmentEpochs: [] }));
+const withoutEpochs = (tasks: TasksTuple['active']) => listOf(tasks).map((t) => ({ ...t, assignmentEpochs: [] }));
+/** Active tasks carry the epoch each was assigned at, as Kafka 4.4 writes them (KAFKA-19779). */
+const withEpochs = (tasks: TasksTuple['active'], epochs: TaskEpochs, fallback: number) =>
+  listOf(tasks).map((t) => ({ ...t, assignmentEpochs: t.partitions.map((p) => epochs.get(t.subtopologyId)?.get(p) ?? fallback) }));
+
+function epochsOf(lists: ReadonlyArray<{ subtopologyId: string; partitions: number[]; assignmentEpochs: number[] | null }>, fallback: number): TaskEpochs {
+  const epochs: TaskEpochs = new Map();
+  for (const t of lists) {
+    const byPartition = new Map<number, number>();
+    t.partitions.forEach((p, i) => byPartition.set(p, t.assignmentEpochs?.[i] ?? fallback));
+    epochs.set(t.subtopologyId, new Map([...(epochs.get(t.subtopologyId) ?? []), ...byPartition]));
+  }
+  return epochs;
+}
 
 export function currentAssignmentRecord(groupId: string, memberId: string, s: MemberAssignmentState): CoordinatorRecord {
   return {
@@ -136,12 +149,12 @@ export function currentAssignmentRecord(groupId: string, memberId: string, s: Me
       memberEpoch: s.memberEpoch,
       previousMemberEpoch: s.previousMemberEpoch,
       state: s.state,
-      activeTasks: withEpochs(s.assigned.active),
-      standbyTasks: withEpochs(s.assigned.standby),
-      warmupTasks: withEpochs(s.assigned.warmup),
-      activeTasksPendingRevocation: withEpochs(s.pendingRevocation.active),
-      standbyTasksPendingRevocation: withEpochs(s.pendingRevocation.standby),
-      warmupTasksPendingRevocation: withEpochs(s.pendingRevocation.warmup),
+      activeTasks: withEpochs(s.assigned.active, s.activeTaskEpochs, s.memberEpoch),
+      standbyTasks: withoutEpochs(s.assigned.standby),
+      warmupTasks: withoutEpochs(s.assigned.warmup),
+      activeTasksPendingRevocation: withEpochs(s.pendingRevocation.active, s.activeTaskEpochs, s.memberEpoch),
+      standbyTasksPendingRevocation: withoutEpochs(s.pendingRevocation.standby),
+      warmupTasksPendingRevocation: withoutEpochs(s.pendingRevocation.warmup),
     }),
   };
 }
@@ -156,5 +169,7 @@ export function decodeCurrentAssignment(buf: Buffer): MemberAssignmentState {
     pendingRevocation: {
       active: tasksOf(v.activeTasksPendingRevocation), standby: tasksOf(v.standbyTasksPendingRevocation), warmup: tasksOf(v.warmupTasksPendingRevocation),
     },
+    // A record without epochs (written before Kafka 4.2) counts its tasks as held since the member's epoch.
+    activeTaskEpochs: epochsOf([...v.activeTasks, ...v.activeTasksPendingRevocation], v.memberEpoch),
   };
 }

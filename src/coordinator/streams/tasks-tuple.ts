@@ -13,6 +13,9 @@ export interface TaskIdList {
   partitions: number[];
 }
 
+/** sub-topology id -> partition -> the epoch the task was assigned at. */
+export type TaskEpochs = Map<string, Map<number, number>>;
+
 export const emptyTasks = (): TasksTuple => ({ active: new Map(), standby: new Map(), warmup: new Map() });
 
 export function tasksOf(list: ReadonlyArray<TaskIdList> | null | undefined): Tasks {
