@@ -19,11 +19,7 @@ export const handler: Handler<ShareGroupHeartbeatRequest, ShareGroupHeartbeatRes
     const hidden = (request.subscribedTopicNames ?? []).filter((t) => !authorizeTopic(ctx, AclOperation.DESCRIBE, t));
     if (hidden.length > 0) return failed(ErrorCode.TOPIC_AUTHORIZATION_FAILED, `Topic authorization failed for ${hidden.join(', ')}.`);
     const result = await ctx.broker.groupCoordinator.shareGroupHeartbeat({
-      groupId: request.groupId,
-      memberId: request.memberId,
-      memberEpoch: request.memberEpoch,
-      rackId: request.rackId,
-      subscribedTopicNames: request.subscribedTopicNames,
+      ...request,
       clientId: ctx.clientId ?? '',
       clientHost: clientHostOf(ctx.remoteAddress),
     }, ctx.broker.topics);

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TopicImageEntry, TopicsImage } from '../../src/coordinator/consumer/consumer-group-coordinator.js';
 import type { GroupCoordinator } from '../../src/coordinator/group-coordinator.js';
 import type { ShareGroupHeartbeatRequest, ShareGroupHeartbeatResult } from '../../src/coordinator/share/share-group-coordinator.js';
 import {
@@ -8,19 +7,8 @@ import {
 import { assignShareGroup } from '../../src/coordinator/share/simple-assignor.js';
 import { ErrorCode as E } from '../../src/errors.js';
 import { MemoryPersister } from '../helpers/memory-persister.js';
-import { joinRequest, MemoryOffsetsTopic, startCoordinator } from './helpers.js';
+import { joinRequest, MemoryOffsetsTopic, sleep, startCoordinator, Topics } from './helpers.js';
 
-class Topics implements TopicsImage {
-  private readonly byName = new Map<string, TopicImageEntry>();
-  add(name: string, partitions: number): string {
-    const topicId = Buffer.from(name.padEnd(16, '.')).toString('hex').slice(0, 32);
-    this.byName.set(name, { name, topicId, partitions });
-    return topicId;
-  }
-  get(name: string) { return this.byName.get(name); }
-  getById(topicId: string) { return [...this.byName.values()].find((t) => t.topicId === topicId); }
-  all() { return this.byName.values(); }
-}
 
 let coordinator: GroupCoordinator;
 let topics: Topics;
@@ -52,7 +40,6 @@ function hb(overrides: Partial<ShareGroupHeartbeatRequest>): Promise<ShareGroupH
 }
 
 const partitionsOf = (r: ShareGroupHeartbeatResult) => r.assignment?.topicPartitions.flatMap((tp) => tp.partitions).sort() ?? [];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function recordsOf(topic: MemoryOffsetsTopic) {
   return [...topic.partitions.values()].flat().map((r) => ({ key: decodeShareGroupKey(r.key), value: r.value })).filter((r) => r.key);

@@ -3,13 +3,18 @@
 // partition is assigned its share-partition state is initialized through the Persister and recorded in
 // ShareGroupStatePartitionMetadata; each change is written to __consumer_offsets before it is answered.
 import type { Logger } from 'pino';
-import { assignmentsEqual, type Assignment, type TopicMetadata } from '../consumer/assignors/assignor.js';
-import type { TopicsImage } from '../consumer/consumer-group-coordinator.js';
+import { assignmentsEqual, type TopicMetadata } from '../consumer/assignors/assignor.js';
+import type { DescribedGroup } from '../../../protocol/generated/ShareGroupDescribeResponse.js';
+import type { ShareGroupHeartbeatRequest as WireShareGroupHeartbeatRequest } from '../../../protocol/generated/ShareGroupHeartbeatRequest.js';
+import type { ShareGroupHeartbeatResponse } from '../../../protocol/generated/ShareGroupHeartbeatResponse.js';
+import {
+  sameNames, subscribedTopicsMetadata, toTopicPartitions, type ConsumerGroupTimeoutsOf, type TopicsImage,
+} from '../consumer/consumer-group-coordinator.js';
 import { metadataHash } from '../metadata-hash.js';
 import { partitionFor, type CoordinatorRecord, type OffsetsTopic } from '../offsets-topic.js';
 import type { ListedGroup } from '../types.js';
 import { ErrorCode as E } from '../../errors.js';
-import type { Persister } from '../../share/persister.js';
+import { PersisterError, type Persister } from '../../share/persister.js';
 import { ShareGroup, SHARE_GROUP_TYPE } from './share-group.js';
 import type { ShareGroupListener } from './share-group-listener.js';
 import { ShareGroupMember } from './share-group-member.js';
@@ -20,55 +25,17 @@ import {
 import { replayShareGroups } from './share-group-replay.js';
 import { assignShareGroup, SIMPLE_ASSIGNOR_NAME } from './simple-assignor.js';
 
-export const LEAVE_GROUP_MEMBER_EPOCH = -1;
+const LEAVE_GROUP_MEMBER_EPOCH = -1;
 
-export interface ShareGroupHeartbeatRequest {
-  groupId: string;
-  memberId: string;
-  memberEpoch: number;
-  rackId: string | null;
-  subscribedTopicNames: string[] | null;
-  clientId: string;
-  clientHost: string;
-}
+export type ShareGroupHeartbeatRequest = WireShareGroupHeartbeatRequest & { clientId: string; clientHost: string };
 
-interface TopicPartitions {
-  topicId: string;
-  partitions: number[];
-}
-
-export interface ShareGroupHeartbeatResult {
-  errorCode: number;
-  errorMessage: string | null;
-  memberId: string | null;
-  memberEpoch: number;
-  heartbeatIntervalMs: number;
-  assignment: { topicPartitions: TopicPartitions[] } | null;
-}
-
-export interface DescribedShareGroup {
-  errorCode: number;
-  errorMessage: string | null;
-  groupId: string;
-  groupState: string;
-  groupEpoch: number;
-  assignmentEpoch: number;
-  assignorName: string;
-  members: Array<{
-    memberId: string;
-    rackId: string | null;
-    memberEpoch: number;
-    clientId: string;
-    clientHost: string;
-    subscribedTopicNames: string[];
-    assignment: { topicPartitions: Array<TopicPartitions & { topicName: string }> };
-  }>;
-}
+export type ShareGroupHeartbeatResult = Omit<ShareGroupHeartbeatResponse, 'throttleTimeMs'>;
+export type DescribedShareGroup = Omit<DescribedGroup, 'authorizedOperations'>;
 
 export interface ShareGroupCoordinatorConfig {
   readonly maxSize: number;
   /** A group's session timeout and heartbeat interval: its group configs, else the broker's group.share.* ones. */
-  timeoutsOf(groupId: string): { sessionTimeoutMs: number; heartbeatIntervalMs: number };
+  readonly timeoutsOf: ConsumerGroupTimeoutsOf;
 }
 
 /** A request refused with a Kafka error code and message. */
@@ -83,13 +50,6 @@ function errorResult(errorCode: number, errorMessage: string | null = null): Sha
   return { errorCode, errorMessage, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
 }
 
-function toTopicPartitions(assignment: Assignment): TopicPartitions[] {
-  return [...assignment].map(([topicId, partitions]) => ({ topicId, partitions: [...partitions].sort((a, b) => a - b) }));
-}
-
-function sameNames(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && [...a].sort().join('\0') === [...b].sort().join('\0');
-}
 
 export class ShareGroupCoordinator {
   private readonly groups = new Map<string, ShareGroup>();
@@ -190,7 +150,7 @@ export class ShareGroupCoordinator {
 
     // 1. The subscription; a change in it, or in the subscribed topics' metadata, bumps the group epoch.
     let bumpGroupEpoch = this.updateMember(group, member, req, isNew, records);
-    group.subscriptionMetadata = subscriptionMetadata(group, topics);
+    group.subscriptionMetadata = subscribedTopicsMetadata(group.subscribedTopicNames(), topics);
     const hash = metadataHash(group.subscriptionMetadata.values());
     if (hash !== group.metadataHash) {
       group.metadataHash = hash;
@@ -267,7 +227,8 @@ export class ShareGroupCoordinator {
       try {
         await this.persister?.initializeState({ groupId: group.groupId, topicId: topic.topicId, partition }, stateEpoch, -1);
       } catch (err) {
-        this.log?.warn({ err, group: group.groupId, topic: topic.name, partition }, 'failed to initialize share-partition state');
+        const errorCode = err instanceof PersisterError ? err.errorCode : undefined;
+        this.log?.warn({ err, errorCode, group: group.groupId, topic: topic.name, partition }, 'failed to initialize share-partition state');
         continue;
       }
       let entry = group.initializedTopics.get(topic.topicId);
@@ -446,14 +407,4 @@ function throwIfMemberEpochIsInvalid(member: ShareGroupMember, receivedEpoch: nu
     throw new ShareGroupError(E.FENCED_MEMBER_EPOCH,
       `The share group member has a smaller member epoch (${receivedEpoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`);
   }
-}
-
-/** Metadata of every subscribed topic that exists. */
-function subscriptionMetadata(group: ShareGroup, topics: TopicsImage): Map<string, TopicMetadata> {
-  const metadata = new Map<string, TopicMetadata>();
-  for (const name of [...group.subscribedTopicNames()].sort()) {
-    const topic = topics.get(name);
-    if (topic) metadata.set(name, { topicId: topic.topicId, name, numPartitions: topic.partitions });
-  }
-  return metadata;
 }
