@@ -156,8 +156,8 @@ export class GroupCoordinator {
     }
     // Classic members cannot join a consumer group (Kafka's online migration is not implemented).
     if (this.consumerGroups.has(req.groupId)) return joinError(req.memberId, E.INCONSISTENT_GROUP_PROTOCOL);
-    // Kafka's classicGroupJoinToClassicGroup answers an id of a share group UNKNOWN_MEMBER_ID (it is not a classic group).
-    if (this.shareGroups.has(req.groupId)) return joinError(req.memberId, E.UNKNOWN_MEMBER_ID);
+    // A share group's id too, as Kafka 4.4 answers it (seen on the reference broker).
+    if (this.shareGroups.has(req.groupId)) return joinError(req.memberId, E.INCONSISTENT_GROUP_PROTOCOL);
     const isUnknownMember = req.memberId === '';
     let group = this.groups.get(req.groupId);
     if (!group) {

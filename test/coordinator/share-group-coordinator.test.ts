@@ -50,14 +50,18 @@ describe('ShareGroupHeartbeat', () => {
     fresh();
     const topic = await start();
     const r = await hb({});
-    expect(r).toMatchObject({ errorCode: E.NONE, memberId: 'm1', memberEpoch: 1, heartbeatIntervalMs: 5000 });
+    // Epoch 1 for the member, 2 with its partitions initializing (the Persister's state epoch), 3 once initialized, as in Kafka 4.4.
+    expect(r).toMatchObject({ errorCode: E.NONE, memberId: 'm1', memberEpoch: 3, heartbeatIntervalMs: 5000 });
     expect(partitionsOf(r)).toEqual([0, 1, 2, 3]);
-    expect(persister.calls).toEqual([0, 1, 2, 3].map((p) => `initialize sg:${T}:${p} epoch=1 start=-1`));
-    const state = recordsOf(topic).filter((x) => x.key!.type === RT.StatePartitionMetadata).at(-1)!;
-    expect([...decodeShareStatePartitionMetadata(state.value!)]).toEqual([[T, { topicName: 't', partitions: new Set([0, 1, 2, 3]) }]]);
+    expect(persister.calls).toEqual([0, 1, 2, 3].map((p) => `initialize sg:${T}:${p} epoch=2 start=-1`));
+    const states = recordsOf(topic).filter((x) => x.key!.type === RT.StatePartitionMetadata);
+    expect(states).toHaveLength(2);
+    // The first record has them initializing (not initialized): a restart in between initializes them again.
+    expect(decodeShareStatePartitionMetadata(states[0]!.value!).size).toBe(0);
+    expect([...decodeShareStatePartitionMetadata(states[1]!.value!)]).toEqual([[T, { topicName: 't', partitions: new Set([0, 1, 2, 3]) }]]);
     const [described] = coordinator.shareGroupDescribe(['sg'], topics);
-    expect(described).toMatchObject({ errorCode: 0, groupState: 'Stable', groupEpoch: 1, assignmentEpoch: 1, assignorName: 'simple' });
-    expect(described!.members[0]).toMatchObject({ memberId: 'm1', memberEpoch: 1, clientId: 'c', subscribedTopicNames: ['t'] });
+    expect(described).toMatchObject({ errorCode: 0, groupState: 'Stable', groupEpoch: 3, assignmentEpoch: 3, assignorName: 'simple' });
+    expect(described!.members[0]).toMatchObject({ memberId: 'm1', memberEpoch: 3, clientId: 'c', subscribedTopicNames: ['t'] });
     expect(described!.members[0]!.assignment.topicPartitions).toEqual([{ topicId: T, topicName: 't', partitions: [0, 1, 2, 3] }]);
   });
 
@@ -66,10 +70,10 @@ describe('ShareGroupHeartbeat', () => {
     await start(new MemoryOffsetsTopic(), 1);
     await hb({});
     const b = await hb({ memberId: 'm2' });
-    expect(b.memberEpoch).toBe(2);
+    expect(b.memberEpoch).toBe(4);
     expect(partitionsOf(b)).toEqual([0]);
-    const a = await hb({ memberEpoch: 1, subscribedTopicNames: null });
-    expect(a.memberEpoch).toBe(2);
+    const a = await hb({ memberEpoch: 3, subscribedTopicNames: null });
+    expect(a.memberEpoch).toBe(4);
     expect(partitionsOf(a)).toEqual([0]);
     // The partition was initialized once, not once per member.
     expect(persister.calls).toHaveLength(1);
@@ -80,12 +84,12 @@ describe('ShareGroupHeartbeat', () => {
     await start();
     await hb({});
     const b = await hb({ memberId: 'm2' });
-    const a = await hb({ memberEpoch: 1, subscribedTopicNames: null });
+    const a = await hb({ memberEpoch: 3, subscribedTopicNames: null });
     expect(partitionsOf(a)).toHaveLength(2);
     expect(partitionsOf(b)).toHaveLength(2);
     expect([...partitionsOf(a), ...partitionsOf(b)].sort()).toEqual([0, 1, 2, 3]);
-    const again = await hb({ memberEpoch: 2, subscribedTopicNames: null });
-    expect(again).toMatchObject({ errorCode: 0, memberEpoch: 2, assignment: null });
+    const again = await hb({ memberEpoch: 4, subscribedTopicNames: null });
+    expect(again).toMatchObject({ errorCode: 0, memberEpoch: 4, assignment: null });
   });
 
   it('fences a stale or future epoch and refuses unknown members and invalid requests', async () => {
@@ -93,21 +97,21 @@ describe('ShareGroupHeartbeat', () => {
     await start();
     await hb({});
     await hb({ memberId: 'm2' });
-    await hb({ memberEpoch: 1, subscribedTopicNames: null });
+    await hb({ memberEpoch: 3, subscribedTopicNames: null });
     await hb({ memberId: 'm3' });
-    await hb({ memberEpoch: 2, subscribedTopicNames: null });
-    // m1 is at epoch 3 (previous 2): epoch 1 is neither.
-    expect((await hb({ memberEpoch: 1, subscribedTopicNames: null })).errorCode).toBe(E.FENCED_MEMBER_EPOCH);
+    await hb({ memberEpoch: 4, subscribedTopicNames: null });
+    // m1 is at epoch 5 (previous 4): epoch 3 is neither.
+    expect((await hb({ memberEpoch: 3, subscribedTopicNames: null })).errorCode).toBe(E.FENCED_MEMBER_EPOCH);
     expect((await hb({ memberEpoch: 9, subscribedTopicNames: null })).errorCode).toBe(E.FENCED_MEMBER_EPOCH);
-    expect((await hb({ memberId: 'nobody', memberEpoch: 3, subscribedTopicNames: null })).errorCode).toBe(E.UNKNOWN_MEMBER_ID);
-    expect(await hb({ memberId: '' })).toMatchObject({ errorCode: E.INVALID_REQUEST, errorMessage: "MemberId can't be empty." });
+    expect((await hb({ memberId: 'nobody', memberEpoch: 5, subscribedTopicNames: null })).errorCode).toBe(E.UNKNOWN_MEMBER_ID);
+    expect(await hb({ memberId: '' })).toMatchObject({ errorCode: E.INVALID_REQUEST, errorMessage: null });
     expect(await hb({ memberId: 'm4', subscribedTopicNames: [] }))
       .toMatchObject({ errorCode: E.INVALID_REQUEST, errorMessage: 'SubscribedTopicNames must be set in first request.' });
     expect((await hb({ memberEpoch: -2 })).errorCode).toBe(E.INVALID_REQUEST);
     expect(await hb({ groupId: 'other', memberEpoch: 1 }))
       .toMatchObject({ errorCode: E.GROUP_ID_NOT_FOUND, errorMessage: 'Share group other not found.' });
     // None of it changed the group.
-    expect(coordinator.shareGroupDescribe(['sg'], topics)[0]).toMatchObject({ groupEpoch: 3, members: expect.any(Array) });
+    expect(coordinator.shareGroupDescribe(['sg'], topics)[0]).toMatchObject({ groupEpoch: 5, members: expect.any(Array) });
     expect(coordinator.shareGroupDescribe(['sg'], topics)[0]!.members).toHaveLength(3);
   });
 
@@ -121,12 +125,12 @@ describe('ShareGroupHeartbeat', () => {
     const left = await hb({ memberId: 'm2', memberEpoch: -1, subscribedTopicNames: null });
     expect(left).toMatchObject({ errorCode: 0, memberId: 'm2', memberEpoch: -1 });
     expect(heard).toEqual(['leave sg m2']);
-    const a = await hb({ memberEpoch: 1, subscribedTopicNames: null });
-    expect(a.memberEpoch).toBe(3);
+    const a = await hb({ memberEpoch: 3, subscribedTopicNames: null });
+    expect(a.memberEpoch).toBe(5);
     expect(partitionsOf(a)).toEqual([0, 1, 2, 3]);
     await hb({ memberEpoch: -1, subscribedTopicNames: null });
     expect(heard).toEqual(['leave sg m2', 'leave sg m1', 'empty sg']);
-    expect(coordinator.shareGroupDescribe(['sg'], topics)[0]).toMatchObject({ groupState: 'Empty', groupEpoch: 4, assignmentEpoch: 4, members: [] });
+    expect(coordinator.shareGroupDescribe(['sg'], topics)[0]).toMatchObject({ groupState: 'Empty', groupEpoch: 6, assignmentEpoch: 6, members: [] });
   });
 
   it('expires a member whose session times out', async () => {
@@ -136,14 +140,14 @@ describe('ShareGroupHeartbeat', () => {
     const heard: string[] = [];
     coordinator.shareGroups.addListener({ onMemberLeave: (_g, m) => heard.push(m), onGroupEmpty: () => undefined });
     expect((await hb({})).heartbeatIntervalMs).toBe(20);
-    await hb({ memberId: 'm2' });
+    let epoch = (await hb({ memberId: 'm2' })).memberEpoch;
     for (let i = 0; i < 4; i++) {
       await sleep(50);
-      await hb({ memberId: 'm2', memberEpoch: 2, subscribedTopicNames: null });
+      epoch = (await hb({ memberId: 'm2', memberEpoch: epoch, subscribedTopicNames: null })).memberEpoch;
     }
     expect(heard).toEqual(['m1']);
     expect(coordinator.shareGroupDescribe(['sg'], topics)[0]!.members.map((m) => m.memberId)).toEqual(['m2']);
-    expect((await hb({ memberEpoch: 1, subscribedTopicNames: null })).errorCode).toBe(E.UNKNOWN_MEMBER_ID);
+    expect((await hb({ memberEpoch: 3, subscribedTopicNames: null })).errorCode).toBe(E.UNKNOWN_MEMBER_ID);
   });
 
   it('leaves a partition whose state could not be initialized out of the assignment until a later heartbeat', async () => {
@@ -155,7 +159,8 @@ describe('ShareGroupHeartbeat', () => {
     expect(partitionsOf(r)).toEqual([0, 1, 3]);
     persister.failing.clear();
     const r2 = await hb({ memberEpoch: r.memberEpoch, subscribedTopicNames: null });
-    expect(r2.memberEpoch).toBe(r.memberEpoch + 1);
+    expect(r2.memberEpoch).toBe(r.memberEpoch + 2);
+    expect(persister.calls.at(-1)).toBe(`initialize sg:${T}:2 epoch=${r.memberEpoch + 1} start=-1`);
     expect(partitionsOf(r2)).toEqual([0, 1, 2, 3]);
   });
 
@@ -168,7 +173,7 @@ describe('ShareGroupHeartbeat', () => {
       subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [], clientId: 'c', clientHost: '/127.0.0.1', apiVersion: 1,
     }, topics);
     expect(consumer).toMatchObject({ errorCode: E.GROUP_ID_NOT_FOUND, errorMessage: 'Group sg is not a consumer group.' });
-    expect((await coordinator.joinGroup(joinRequest({ groupId: 'sg' }))).errorCode).toBe(E.UNKNOWN_MEMBER_ID);
+    expect((await coordinator.joinGroup(joinRequest({ groupId: 'sg' }))).errorCode).toBe(E.INCONSISTENT_GROUP_PROTOCOL);
     expect(coordinator.consumerGroupDescribe(['sg'], topics)[0]!.errorCode).toBe(E.GROUP_ID_NOT_FOUND);
 
     await coordinator.consumerGroupHeartbeat({
@@ -225,8 +230,8 @@ describe('share group records', () => {
     await start(topic);
     expect(coordinator.shareGroupDescribe(['sg'], topics)).toEqual(before);
     // m2 goes on at its epoch; nothing is initialized again.
-    const b = await hb({ memberId: 'm2', memberEpoch: 2, subscribedTopicNames: null });
-    expect(b).toMatchObject({ errorCode: 0, memberEpoch: 2 });
+    const b = await hb({ memberId: 'm2', memberEpoch: 4, subscribedTopicNames: null });
+    expect(b).toMatchObject({ errorCode: 0, memberEpoch: 4 });
     expect(persister.calls.length).toBe(calls);
   });
 

@@ -44,19 +44,19 @@ const partitions = (r: any) => (r.assignment?.topicPartitions ?? []).flatMap((tp
 describe('ShareGroupHeartbeat and ShareGroupDescribe', () => {
   it('lets two members hold the one partition of a topic, and splits a four-partition topic', async () => {
     const a = await heartbeat('sg-one', 'a', 0, ['one']);
-    expect(a).toMatchObject({ errorCode: 0, memberId: 'a', memberEpoch: 1, heartbeatIntervalMs: 5000 });
+    expect(a).toMatchObject({ errorCode: 0, memberId: 'a', memberEpoch: 3, heartbeatIntervalMs: 5000 });
     expect(partitions(a)).toEqual([0]);
     const b = await heartbeat('sg-one', 'b', 0, ['one']);
     expect(partitions(b)).toEqual([0]);
     const [one] = await describeShare(['sg-one']);
-    expect(one).toMatchObject({ errorCode: 0, groupState: 'Stable', groupEpoch: 2, assignorName: 'simple' });
+    expect(one).toMatchObject({ errorCode: 0, groupState: 'Stable', groupEpoch: 4, assignorName: 'simple' });
     expect(one.members.map((m: any) => [m.memberId, m.assignment.topicPartitions.map((tp: any) => `${tp.topicName}-${tp.partitions}`)]).sort())
       .toEqual([['a', ['one-0']], ['b', ['one-0']]]);
 
     await heartbeat('sg-four', 'a', 0, ['four']);
     const b4 = await heartbeat('sg-four', 'b', 0, ['four']);
-    const a4 = await heartbeat('sg-four', 'a', 1);
-    expect(a4.memberEpoch).toBe(2);
+    const a4 = await heartbeat('sg-four', 'a', 3);
+    expect(a4.memberEpoch).toBe(4);
     expect(partitions(a4)).toHaveLength(2);
     expect([...partitions(a4), ...partitions(b4)].sort()).toEqual([0, 1, 2, 3]);
   });
@@ -64,16 +64,16 @@ describe('ShareGroupHeartbeat and ShareGroupDescribe', () => {
   it('fences a stale member epoch and answers an unknown member and group as Kafka does', async () => {
     await heartbeat('sg-fence', 'a', 0, ['one']);
     await heartbeat('sg-fence', 'b', 0, ['one']);
-    await heartbeat('sg-fence', 'a', 1);
+    await heartbeat('sg-fence', 'a', 3);
     await heartbeat('sg-fence', 'c', 0, ['one']);
-    await heartbeat('sg-fence', 'a', 2);
-    expect((await heartbeat('sg-fence', 'a', 1)).errorCode).toBe(E.FENCED_MEMBER_EPOCH);
-    expect((await heartbeat('sg-fence', 'zz', 3)).errorCode).toBe(E.UNKNOWN_MEMBER_ID);
+    await heartbeat('sg-fence', 'a', 4);
+    expect((await heartbeat('sg-fence', 'a', 3)).errorCode).toBe(E.FENCED_MEMBER_EPOCH);
+    expect((await heartbeat('sg-fence', 'zz', 5)).errorCode).toBe(E.UNKNOWN_MEMBER_ID);
     expect(await heartbeat('sg-nothing', 'a', 1)).toMatchObject({ errorCode: E.GROUP_ID_NOT_FOUND, errorMessage: 'Share group sg-nothing not found.' });
     const [missing] = await describeShare(['sg-nothing']);
     expect(missing).toMatchObject({ errorCode: E.GROUP_ID_NOT_FOUND, errorMessage: 'Group sg-nothing not found.' });
     // The fenced heartbeat changed nothing: a is still at its epoch.
-    expect((await heartbeat('sg-fence', 'a', 3)).errorCode).toBe(0);
+    expect((await heartbeat('sg-fence', 'a', 5)).errorCode).toBe(0);
   });
 
   it('refuses a share group id to the consumer protocol and a consumer group id to share members', async () => {
@@ -134,7 +134,7 @@ describe('ListGroups, group configs and DeleteGroups', () => {
       members = (await describeShare(['sg-cfg']))[0].members.map((m: any) => m.memberId);
     } while (members.length > 1 && Date.now() < deadline);
     expect(members).toEqual(['b']);
-    expect((await heartbeat('sg-cfg', 'a', 1)).errorCode).toBe(E.UNKNOWN_MEMBER_ID);
+    expect((await heartbeat('sg-cfg', 'a', 3)).errorCode).toBe(E.UNKNOWN_MEMBER_ID);
   }, 30_000);
 
   it('refuses to delete a share group with members; deletes it once they left', async () => {
@@ -156,10 +156,10 @@ describe('restart', () => {
     const after = await describeShare(['sg-one', 'sg-fence']);
     expect(after).toEqual(before);
     expect(after[0].members).toHaveLength(2);
-    // A member goes on from the epoch it had (1: it has not heartbeated since b joined) to the group's; the deleted group stays deleted.
-    expect(after[0].members.find((m: any) => m.memberId === 'a').memberEpoch).toBe(1);
-    const a = await heartbeat('sg-one', 'a', 1);
-    expect(a).toMatchObject({ errorCode: 0, memberEpoch: 2 });
+    // A member goes on from the epoch it had (3: it has not heartbeated since b joined) to the group's; the deleted group stays deleted.
+    expect(after[0].members.find((m: any) => m.memberId === 'a').memberEpoch).toBe(3);
+    const a = await heartbeat('sg-one', 'a', 3);
+    expect(a).toMatchObject({ errorCode: 0, memberEpoch: 4 });
     expect(partitions(a)).toEqual([0]);
     expect((await describeShare(['sg-four']))[0].errorCode).toBe(E.GROUP_ID_NOT_FOUND);
   }, 60_000);

@@ -25,10 +25,10 @@ beforeAll(async () => {
     const r = await client.send(ApiKey.ShareGroupHeartbeat, 1, { groupId: 'jobs-sg', memberId, memberEpoch: 0, rackId: null, subscribedTopicNames: ['jobs'] });
     expect(r.errorCode).toBe(0);
   }
-  // worker-a and worker-b catch up with the group epoch (3), so every member is at the assignment epoch.
-  for (const [memberId, epoch] of [['worker-a', 1], ['worker-b', 2]] as const) {
+  // worker-a (joined at 3) and worker-b (4) catch up with the group epoch (5), so every member is at the assignment epoch.
+  for (const [memberId, epoch] of [['worker-a', 3], ['worker-b', 4]] as const) {
     const r = await client.send(ApiKey.ShareGroupHeartbeat, 1, { groupId: 'jobs-sg', memberId, memberEpoch: epoch, rackId: null, subscribedTopicNames: null });
-    expect(r.memberEpoch).toBe(3);
+    expect(r.memberEpoch).toBe(5);
   }
 }, 60_000);
 
@@ -43,9 +43,9 @@ describe('Kafka 4.4 Java Admin', () => {
     const result = JSON.parse(out.trim().split('\n').at(-1)!);
     expect(result.listed).toEqual([{ groupId: 'jobs-sg', type: 'Share', state: 'Stable' }]);
     const [group] = result.described;
-    expect(group).toMatchObject({ groupId: 'jobs-sg', state: 'Stable', groupEpoch: 3, assignmentEpoch: 3 });
+    expect(group).toMatchObject({ groupId: 'jobs-sg', state: 'Stable', groupEpoch: 5, assignmentEpoch: 5 });
     const members = group.members.map((m: any) => [m.memberId, m.memberEpoch, m.partitions.length]).sort();
-    expect(members).toEqual([['worker-a', 3, 1], ['worker-b', 3, 1], ['worker-c', 3, 1]]);
+    expect(members).toEqual([['worker-a', 5, 1], ['worker-b', 5, 1], ['worker-c', 5, 1]]);
     // Three members on two partitions: each partition has a member, one has two.
     const held = group.members.flatMap((m: any) => m.partitions).sort();
     expect(new Set(held)).toEqual(new Set(['jobs-0', 'jobs-1']));

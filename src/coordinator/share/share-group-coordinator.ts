@@ -3,7 +3,7 @@
 // partition is assigned its share-partition state is initialized through the Persister and recorded in
 // ShareGroupStatePartitionMetadata; each change is written to __consumer_offsets before it is answered.
 import type { Logger } from 'pino';
-import { assignmentsEqual, type TopicMetadata } from '../consumer/assignors/assignor.js';
+import { assignmentsEqual } from '../consumer/assignors/assignor.js';
 import type { DescribedGroup } from '../../../protocol/generated/ShareGroupDescribeResponse.js';
 import type { ShareGroupHeartbeatRequest as WireShareGroupHeartbeatRequest } from '../../../protocol/generated/ShareGroupHeartbeatRequest.js';
 import type { ShareGroupHeartbeatResponse } from '../../../protocol/generated/ShareGroupHeartbeatResponse.js';
@@ -15,7 +15,7 @@ import { partitionFor, type CoordinatorRecord, type OffsetsTopic } from '../offs
 import type { ListedGroup } from '../types.js';
 import { ErrorCode as E } from '../../errors.js';
 import { PersisterError, type Persister } from '../../share/persister.js';
-import { ShareGroup, SHARE_GROUP_TYPE } from './share-group.js';
+import { ShareGroup, SHARE_GROUP_TYPE, type InitializedTopic } from './share-group.js';
 import type { ShareGroupListener } from './share-group-listener.js';
 import { ShareGroupMember } from './share-group-member.js';
 import {
@@ -41,8 +41,8 @@ export interface ShareGroupCoordinatorConfig {
 /** A request refused with a Kafka error code and message. */
 class ShareGroupError extends Error {
   override name = 'ShareGroupError';
-  constructor(readonly errorCode: number, message: string) {
-    super(message);
+  constructor(readonly errorCode: number, readonly errorMessage: string | null) {
+    super(errorMessage ?? `error ${errorCode}`);
   }
 }
 
@@ -117,7 +117,7 @@ export class ShareGroupCoordinator {
         validateHeartbeat(req);
         result = req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH ? this.leave(req, records) : await this.memberHeartbeat(req, topics, records);
       } catch (err) {
-        if (err instanceof ShareGroupError) return errorResult(err.errorCode, err.message);
+        if (err instanceof ShareGroupError) return errorResult(err.errorCode, err.errorMessage);
         throw err;
       }
       try {
@@ -156,9 +156,9 @@ export class ShareGroupCoordinator {
       group.metadataHash = hash;
       bumpGroupEpoch = true;
     }
-    // 2. Newly subscribed partitions get their share-partition state before anyone is assigned them.
-    if (await this.initializeStates(group, records)) bumpGroupEpoch = true;
     if (bumpGroupEpoch) this.bumpGroupEpoch(group, records);
+    // 2. Newly subscribed partitions get their share-partition state before anyone is assigned them.
+    await this.initializeStates(group, records);
 
     // 3. A new group epoch gets a new target assignment; the member takes its target at once (nothing to revoke).
     if (group.groupEpoch > group.assignmentEpoch) this.updateTargetAssignment(group, records);
@@ -211,33 +211,46 @@ export class ShareGroupCoordinator {
   }
 
   /**
-   * Initializes the share-partition state of subscribed partitions that have none (InitializeShareGroupState at
-   * the group epoch, start offset -1: share.auto.offset.reset decides) and returns whether
-   * the initialized set changed. A topic no member subscribes to any more keeps its state until the group is
-   * deleted; a partition the Persister fails for stays out of the assignment until a later heartbeat.
+   * Initializes the share-partition state of subscribed partitions that have none, as Kafka's GroupMetadataManager
+   * does: the partitions are recorded as initializing with a group epoch bump, InitializeShareGroupState is sent at
+   * that epoch (start offset -1: share.auto.offset.reset decides), and those it initialized are recorded as such with
+   * another bump, which brings them into the assignment (a Kafka 4.4 member joining a topic is at epoch 3 once its
+   * partitions are assigned; kafkite gets there in the join's answer, Kafka a few heartbeats later). A partition the
+   * Persister fails for stays out until a later heartbeat; a topic no member subscribes to any more keeps its state
+   * until the group is deleted.
    */
-  private async initializeStates(group: ShareGroup, records: CoordinatorRecord[]): Promise<boolean> {
-    let changed = false;
-    const pending: Array<{ topic: TopicMetadata; partition: number }> = [];
+  private async initializeStates(group: ShareGroup, records: CoordinatorRecord[]): Promise<void> {
+    const pending = new Map<string, InitializedTopic>();
     for (const topic of group.subscriptionMetadata.values()) {
-      for (let p = 0; p < topic.numPartitions; p++) if (!group.isInitialized(topic.topicId, p)) pending.push({ topic, partition: p });
-    }
-    const stateEpoch = group.groupEpoch + 1;
-    for (const { topic, partition } of pending) {
-      try {
-        await this.persister?.initializeState({ groupId: group.groupId, topicId: topic.topicId, partition }, stateEpoch, -1);
-      } catch (err) {
-        const errorCode = err instanceof PersisterError ? err.errorCode : undefined;
-        this.log?.warn({ err, errorCode, group: group.groupId, topic: topic.name, partition }, 'failed to initialize share-partition state');
-        continue;
+      for (let p = 0; p < topic.numPartitions; p++) {
+        if (group.isInitialized(topic.topicId, p)) continue;
+        let entry = pending.get(topic.topicId);
+        if (!entry) pending.set(topic.topicId, (entry = { topicName: topic.name, partitions: new Set() }));
+        entry.partitions.add(p);
       }
-      let entry = group.initializedTopics.get(topic.topicId);
-      if (!entry) group.initializedTopics.set(topic.topicId, (entry = { topicName: topic.name, partitions: new Set() }));
-      entry.partitions.add(partition);
-      changed = true;
     }
-    if (changed) records.push(shareStatePartitionMetadataRecord(group.groupId, group.initializedTopics));
-    return changed;
+    if (pending.size === 0) return;
+    records.push(shareStatePartitionMetadataRecord(group.groupId, group.initializedTopics, pending));
+    this.bumpGroupEpoch(group, records);
+    let changed = false;
+    for (const [topicId, { topicName, partitions }] of pending) {
+      for (const partition of partitions) {
+        try {
+          await this.persister?.initializeState({ groupId: group.groupId, topicId, partition }, group.groupEpoch, -1);
+        } catch (err) {
+          const errorCode = err instanceof PersisterError ? err.errorCode : undefined;
+          this.log?.warn({ err, errorCode, group: group.groupId, topic: topicName, partition }, 'failed to initialize share-partition state');
+          continue;
+        }
+        let entry = group.initializedTopics.get(topicId);
+        if (!entry) group.initializedTopics.set(topicId, (entry = { topicName, partitions: new Set() }));
+        entry.partitions.add(partition);
+        changed = true;
+      }
+    }
+    if (!changed) return;
+    records.push(shareStatePartitionMetadataRecord(group.groupId, group.initializedTopics));
+    this.bumpGroupEpoch(group, records);
   }
 
   private bumpGroupEpoch(group: ShareGroup, records: CoordinatorRecord[]): void {
@@ -386,8 +399,9 @@ export class ShareGroupCoordinator {
 
 /** GroupCoordinatorService.throwIfShareGroupHeartbeatRequestIsInvalid. */
 function validateHeartbeat(req: ShareGroupHeartbeatRequest): void {
-  const invalid = (message: string) => new ShareGroupError(E.INVALID_REQUEST, message);
-  if (req.memberId === '') throw invalid("MemberId can't be empty.");
+  const invalid = (message: string | null) => new ShareGroupError(E.INVALID_REQUEST, message);
+  // Kafka 4.4 answers an empty member id without a message (seen on the reference broker).
+  if (req.memberId === '') throw invalid(null);
   if (req.groupId === '') throw invalid("GroupId can't be empty.");
   if (req.rackId === '') throw invalid("RackId can't be empty.");
   if (req.memberEpoch === 0) {

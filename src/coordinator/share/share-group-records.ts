@@ -115,13 +115,15 @@ export function shareCurrentAssignmentRecord(
   }));
 }
 
-/** ShareGroupStatePartitionMetadataValue: kafkite initializes synchronously, so nothing stays initializing or deleting. */
-export function shareStatePartitionMetadataRecord(groupId: string, initialized: ReadonlyMap<string, InitializedTopic>): CoordinatorRecord {
-  const initializedTopics = [...initialized].map(([topicId, t]) => ({
+/** ShareGroupStatePartitionMetadataValue; kafkite deletes a group's state with the group, so nothing is left deleting. */
+export function shareStatePartitionMetadataRecord(
+  groupId: string, initialized: ReadonlyMap<string, InitializedTopic>, initializing: ReadonlyMap<string, InitializedTopic> = new Map(),
+): CoordinatorRecord {
+  const topics = (m: ReadonlyMap<string, InitializedTopic>) => [...m].map(([topicId, t]) => ({
     topicId, topicName: t.topicName, partitions: [...t.partitions].sort((a, b) => a - b),
   }));
   return record(T.StatePartitionMetadata, groupId, null, (w) => writeShareGroupStatePartitionMetadataValue(w, VERSION, {
-    initializingTopics: [], initializedTopics, deletingTopics: [],
+    initializingTopics: topics(initializing), initializedTopics: topics(initialized), deletingTopics: [],
   }));
 }
 
