@@ -906,6 +906,7 @@ export class GroupCoordinator {
   async onTopicDeleted(topic: string): Promise<void> {
     await this.cleanupGroupMetadata((group) => this.offsetManager.partitionsOfTopic(group.groupId, topic));
     await this.removeConsumerGroupOffsets((groupId) => this.offsetManager.partitionsOfTopic(groupId, topic));
+    if (this.active && !this.loading) await this.shareGroups.onTopicDeleted(topic);
   }
 
   private async removeConsumerGroupOffsets(select: (groupId: string) => TopicPartition[]): Promise<void> {

@@ -82,6 +82,7 @@ export class Topics implements TopicsImage {
     this.byName.set(name, { name, topicId, partitions });
     return topicId;
   }
+  remove(name: string): void { this.byName.delete(name); }
   get(name: string) { return this.byName.get(name); }
   getById(topicId: string) { return [...this.byName.values()].find((t) => t.topicId === topicId); }
   all() { return this.byName.values(); }

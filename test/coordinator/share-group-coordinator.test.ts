@@ -164,6 +164,23 @@ describe('ShareGroupHeartbeat', () => {
     expect(partitionsOf(r2)).toEqual([0, 1, 2, 3]);
   });
 
+  it('drops a deleted topic: its share-partition state goes, and the members lose its partitions', async () => {
+    fresh();
+    const topic = await start();
+    const U = topics.add('u', 1);
+    const r = await hb({ subscribedTopicNames: ['t', 'u'] });
+    expect(partitionsOf(r)).toHaveLength(5);
+    topics.remove('u');
+    await coordinator.onTopicDeleted('u');
+    expect(persister.calls.at(-1)).toBe(`delete sg:${U}:0`);
+    expect(persister.has('sg', U, 0)).toBe(false);
+    expect(persister.has('sg', T, 0)).toBe(true);
+    const r2 = await hb({ memberEpoch: r.memberEpoch, subscribedTopicNames: null });
+    expect(r2.assignment!.topicPartitions).toEqual([{ topicId: T, partitions: [0, 1, 2, 3] }]);
+    const state = recordsOf(topic).filter((x) => x.key!.type === RT.StatePartitionMetadata).at(-1)!;
+    expect([...decodeShareStatePartitionMetadata(state.value!).keys()]).toEqual([T]);
+  });
+
   it('keeps apart share group ids and consumer or classic group ids', async () => {
     fresh();
     await start();

@@ -391,6 +391,28 @@ export class ShareGroupCoordinator {
     });
   }
 
+  /**
+   * A deleted topic's share-partition state goes from every share group that initialized it (Kafka's
+   * maybeCleanupShareGroupState); members drop its partitions at their next heartbeat, when the hash changes.
+   */
+  async onTopicDeleted(topicName: string): Promise<void> {
+    for (const group of [...this.groups.values()]) {
+      await this.serialized(group.groupId, async () => {
+        const gone = [...group.initializedTopics].filter(([, t]) => t.topicName === topicName);
+        if (gone.length === 0) return;
+        try {
+          for (const [topicId, t] of gone) {
+            for (const partition of t.partitions) await this.persister?.deleteState({ groupId: group.groupId, topicId, partition });
+            group.initializedTopics.delete(topicId);
+          }
+          await this.append(group.groupId, [shareStatePartitionMetadataRecord(group.groupId, group.initializedTopics)]);
+        } catch (err) {
+          this.log?.warn({ err, group: group.groupId, topic: topicName }, 'failed to delete the share-partition state of a deleted topic');
+        }
+      });
+    }
+  }
+
   private async append(groupId: string, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
     if (records.length === 0) return;
     await this.offsetsTopic.append(partitionFor(groupId, this.offsetsTopic.numPartitions), records);
