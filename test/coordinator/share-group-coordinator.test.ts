@@ -115,6 +115,19 @@ describe('ShareGroupHeartbeat', () => {
     expect(coordinator.shareGroupDescribe(['sg'], topics)[0]!.members).toHaveLength(3);
   });
 
+  it('refuses a member past group.share.max.size', async () => {
+    fresh();
+    ({ coordinator } = await startCoordinator({ shareGroupMaxSize: 2 }));
+    persister = new MemoryPersister();
+    coordinator.shareGroups.persister = persister;
+    topics = new Topics();
+    T = topics.add('t', 1);
+    await hb({});
+    await hb({ memberId: 'm2' });
+    expect((await hb({ memberId: 'm3' })).errorCode).toBe(E.GROUP_MAX_SIZE_REACHED);
+    expect(coordinator.shareGroupDescribe(['sg'], topics)[0]!.members).toHaveLength(2);
+  });
+
   it('removes a member that leaves (epoch -1) and tells the listeners', async () => {
     fresh();
     await start();
