@@ -51,6 +51,8 @@ import { handler as listTransactions } from './66-list-transactions.js';
 import { handler as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
 import { handler as consumerGroupDescribe } from './69-consumer-group-describe.js';
 import { handler as describeTopicPartitions } from './75-describe-topic-partitions.js';
+import { handler as shareGroupHeartbeat } from './76-share-group-heartbeat.js';
+import { handler as shareGroupDescribe } from './77-share-group-describe.js';
 import { handler as streamsGroupHeartbeat } from './88-streams-group-heartbeat.js';
 import { handler as streamsGroupDescribe } from './89-streams-group-describe.js';
 
@@ -65,7 +67,7 @@ export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
     consumerGroupHeartbeat, consumerGroupDescribe, saslHandshake, saslAuthenticate, describeUserScramCredentials,
     alterUserScramCredentials,
     addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, txnOffsetCommit, describeTransactions, listTransactions,
-    describeTopicPartitions, streamsGroupHeartbeat, streamsGroupDescribe,
+    describeTopicPartitions, shareGroupHeartbeat, shareGroupDescribe, streamsGroupHeartbeat, streamsGroupDescribe,
   ].map((h) => [h.apiKey, h]),
 );
 
