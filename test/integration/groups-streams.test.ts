@@ -2,10 +2,14 @@
 // Kafka's statuses, internal topics created with the configs the topology asks for (and nothing for a topology
 // whose source is missing), tasks moving between members only once revoked, a stale epoch fenced, group ids of
 // another type refused both ways, offsets checked against the member epoch, ListGroups' type, the group kept
-// across a restart (its records replayed), DeleteGroups; and Kafka 4.4's streams-groups tool (StreamsGroupCommand:
+// across a restart (its records replayed, and read by Kafka's own decoder, kafka-dump-log --offsets-decoder),
+// DeleteGroups; and Kafka 4.4's streams-groups tool (StreamsGroupCommand:
 // --list, --describe with --offsets, --state and --members, --reset-offsets, --delete) with what it prints.
 import { Kafka, logLevel } from 'kafkajs';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { partitionFor as partitionOf } from '../../src/coordinator/offsets-topic.js';
 import { ApiKey } from '../../protocol/generated/index.js';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { ErrorCode as E } from '../../src/errors.js';
@@ -237,6 +241,27 @@ describe('streams groups over the wire', () => {
     expect(listed.groups.map((g: { groupId: string; groupType: string; groupState: string }) => [g.groupId, g.groupType, g.groupState]).sort())
       .toEqual([['missing-source', 'streams', 'Empty'], ['standby-app', 'streams', 'Empty'], [APP, 'streams', 'Stable']]);
     const before = (await wire.send(ApiKey.StreamsGroupDescribe, 0, { groupIds: [APP], includeAuthorizedOperations: false })).groups[0];
+
+    // Kafka's own decoder (kafka-dump-log --offsets-decoder, GroupCoordinatorRecordSerde) reads the group's records.
+    const partition = partitionOf(APP, 3);
+    const dir = join(broker.dataDir, `__consumer_offsets-${partition}`);
+    const segments = readdirSync(dir).filter((f) => f.endsWith('.log')).map((f) => join(dir, f));
+    const dumped = await tools.run('org.apache.kafka.tools.DumpLogSegments', '--files', segments.join(','), '--offsets-decoder');
+    expect(dumped.code, dumped.err).toBe(0);
+    const decoded = dumped.out.split('\n').filter((l) => l.includes(' key: {"type":"')).map((l) => {
+      const [, k, v] = /key: (\{.*\}) payload: (.*)$/.exec(l)!;
+      return { key: JSON.parse(k!), value: v === '<DELETE>' ? null : JSON.parse(v!) };
+    }).filter((r) => r.key.data.groupId === APP);
+    // Every record type of a streams group (17, 19-23), at version 0; the last of each key as the group stands.
+    expect(new Set(decoded.map((r) => Number(r.key.type)))).toEqual(new Set([17, 19, 20, 21, 22, 23]));
+    const last = (type: number, memberId?: string) => decoded.filter((r) => Number(r.key.type) === type && r.key.data.memberId === memberId).at(-1)!.value.data;
+    expect(last(17).epoch).toBe(before.groupEpoch);
+    expect(last(20).assignmentEpoch).toBe(before.assignmentEpoch);
+    expect(last(23).subtopologies.map((s: { subtopologyId: string }) => s.subtopologyId)).toEqual(['0', '1']);
+    expect(last(19, 'b').processId).toBe('process-b');
+    const a = last(22, 'a');
+    expect(a.activeTasks).toEqual([{ subtopologyId: '0', partitions: [0, 1], assignmentEpochs: [aTasksSince, aTasksSince] }]);
+    expect(a.memberEpoch).toBe(before.members.find((m: { memberId: string }) => m.memberId === 'a').memberEpoch);
 
     wire.close();
     expect(await broker.stop()).toBe(0);

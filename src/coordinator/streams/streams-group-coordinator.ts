@@ -195,7 +195,7 @@ export class StreamsGroupCoordinator {
     let toCreate: InternalTopicToCreate[] = [];
     if (group.topology !== null) {
       const configured = configureTopology(group.topology, topics);
-      const hash = Number(metadataHash(configured.topics));
+      const hash = metadataHash(configured.topics);
       if (hash !== group.metadataHash || group.validatedTopologyEpoch !== group.topology.epoch) bumpGroupEpoch = true;
       group.metadataHash = hash;
       group.validatedTopologyEpoch = group.topology.epoch;

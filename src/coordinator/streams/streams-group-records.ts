@@ -70,22 +70,28 @@ function read<M>(buf: Buffer, readFn: (r: Reader, version: number) => M): M {
 
 export interface StreamsGroupMetadata {
   epoch: number;
-  metadataHash: number;
+  metadataHash: bigint;
   validatedTopologyEpoch: number;
 }
 
+/** The value's int16 version and int32 epoch come before the int64 metadata hash. */
+const METADATA_HASH_POSITION = 2 + 4;
+
+/**
+ * StreamsGroupMetadataValue. The generated codec carries the int64 metadata hash as a JS number, which cannot hold
+ * every 64-bit hash: its 8 bytes are written and read as a bigint at their place (as the share group records do).
+ */
 export function groupMetadataRecord(groupId: string, m: StreamsGroupMetadata): CoordinatorRecord {
-  return {
-    key: key(T.Metadata, groupId),
-    value: value(writeStreamsGroupMetadataValue, {
-      ...m, lastAssignmentConfigs: null, storedDescriptionTopologyEpoch: -1, failedDescriptionTopologyEpoch: -1,
-    }),
-  };
+  const buf = value(writeStreamsGroupMetadataValue, {
+    ...m, metadataHash: 0, lastAssignmentConfigs: null, storedDescriptionTopologyEpoch: -1, failedDescriptionTopologyEpoch: -1,
+  });
+  buf.writeBigInt64BE(m.metadataHash, METADATA_HASH_POSITION);
+  return { key: key(T.Metadata, groupId), value: buf };
 }
 
 export function decodeGroupMetadata(buf: Buffer): StreamsGroupMetadata {
   const v = read(buf, readStreamsGroupMetadataValue);
-  return { epoch: v.epoch, metadataHash: v.metadataHash, validatedTopologyEpoch: v.validatedTopologyEpoch };
+  return { epoch: v.epoch, metadataHash: buf.readBigInt64BE(METADATA_HASH_POSITION), validatedTopologyEpoch: v.validatedTopologyEpoch };
 }
 
 export function topologyRecord(groupId: string, topology: StreamsTopology): CoordinatorRecord {

@@ -21,7 +21,7 @@ export class StreamsGroup {
   groupEpoch = 0;
   assignmentEpoch = 0;
   /** Kafka's metadata hash over the topics the topology uses, stored in StreamsGroupMetadataValue. */
-  metadataHash = 0;
+  metadataHash = 0n;
   /** The topology epoch last configured; -1 before any. */
   validatedTopologyEpoch = -1;
   topology: StreamsTopology | null = null;
