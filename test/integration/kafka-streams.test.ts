@@ -20,9 +20,11 @@ const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'the
 const ROUNDS = 7;
 const LINES_PER_ROUND = 60;
 const BASE_OVERRIDES = ['group.initial.rebalance.delay.ms=0', 'offsets.topic.num.partitions=3', 'transaction.state.log.num.partitions=3'];
-// Streams groups: no initial delay, and heartbeats every 500 ms as the classic run's instances send them.
+// Streams groups: no initial delay, and the classic run's instances' heartbeat interval and session timeout (500 ms
+// and 6 s), so that an instance gone without leaving is noticed as soon.
 const STREAMS_OVERRIDES = [
   'group.streams.initial.rebalance.delay.ms=0', 'group.streams.min.heartbeat.interval.ms=500', 'group.streams.heartbeat.interval.ms=500',
+  'group.streams.min.session.timeout.ms=6000', 'group.streams.session.timeout.ms=6000',
 ];
 type Protocol = 'classic' | 'streams';
 let OVERRIDES = BASE_OVERRIDES;
