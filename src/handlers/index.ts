@@ -51,6 +51,11 @@ import { handler as listTransactions } from './66-list-transactions.js';
 import { handler as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
 import { handler as consumerGroupDescribe } from './69-consumer-group-describe.js';
 import { handler as describeTopicPartitions } from './75-describe-topic-partitions.js';
+import { handler as initializeShareGroupState } from './83-initialize-share-group-state.js';
+import { handler as readShareGroupState } from './84-read-share-group-state.js';
+import { handler as writeShareGroupState } from './85-write-share-group-state.js';
+import { handler as deleteShareGroupState } from './86-delete-share-group-state.js';
+import { handler as readShareGroupStateSummary } from './87-read-share-group-state-summary.js';
 
 const apiVersions = apiVersionsHandler(() => HANDLERS.values());
 
@@ -64,6 +69,7 @@ export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
     alterUserScramCredentials,
     addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, txnOffsetCommit, describeTransactions, listTransactions,
     describeTopicPartitions,
+    initializeShareGroupState, readShareGroupState, writeShareGroupState, deleteShareGroupState, readShareGroupStateSummary,
   ].map((h) => [h.apiKey, h]),
 );
 
