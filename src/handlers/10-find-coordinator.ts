@@ -27,10 +27,9 @@ function coordinatorFor(key: string, keyType: number, ctx: RequestContext): Coor
     errorMessage = `Unsupported key type ${keyType}`;
   } else if (keyType === SHARE_KEY_TYPE && !authorizeCluster(ctx, AclOperation.CLUSTER_ACTION)) {
     errorCode = ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
-    errorMessage = 'Cluster authorization failed.';
   } else if (keyType === SHARE_KEY_TYPE && !isShareCoordinatorKey(key)) {
+    // Kafka 4.4 sends no message with a share key's error.
     errorCode = ErrorCode.INVALID_REQUEST;
-    errorMessage = `Invalid share coordinator key ${key}`;
   } else if (keyType === TRANSACTION_KEY_TYPE && key === '') {
     errorCode = ErrorCode.INVALID_REQUEST;
     errorMessage = 'The transactional id is empty';

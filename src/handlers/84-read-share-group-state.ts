@@ -15,8 +15,8 @@ export const handler: Handler<ReadShareGroupStateRequest, ReadShareGroupStateRes
       (shard, key, p) => shard.readState(key, p.leaderEpoch),
       (p, { errorCode, errorMessage, value }) => ({
         partition: p.partition, errorCode, errorMessage: errorCode === ErrorCode.NONE ? null : errorMessage,
-        // Kafka's ReadShareGroupStateResponse.toErrorResponseData: state epoch 0, start offset -1.
-        stateEpoch: value?.stateEpoch ?? 0, startOffset: value?.startOffset ?? -1, stateBatches: value?.stateBatches ?? [],
+        // Kafka's ReadShareGroupStateResponse.toErrorResponseData: state epoch 0, start offset 0.
+        stateEpoch: value?.stateEpoch ?? 0, startOffset: value?.startOffset ?? 0, stateBatches: value?.stateBatches ?? [],
       }),
     );
     return { results };

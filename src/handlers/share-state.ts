@@ -19,7 +19,7 @@ export interface PartitionError {
 
 /**
  * Runs `op` for each partition and maps its result with `answer`. Without CLUSTER_ACTION every partition is
- * refused (KafkaApis); an empty group id is INVALID_REQUEST for each, as ShareCoordinatorService answers it.
+ * refused (KafkaApis).
  */
 export async function perSharePartition<P extends { partition: number }, T, R extends PartitionError>(
   ctx: RequestContext,
@@ -28,12 +28,11 @@ export async function perSharePartition<P extends { partition: number }, T, R ex
   op: (shard: ShareCoordinatorShard, key: SharePartitionKey, p: P) => ShardResult<T>,
   answer: (p: P, result: ShardResult<T>) => R,
 ): Promise<Array<TopicData<R>>> {
-  let refusal: ShardResult<T> | undefined;
-  if (!authorizeCluster(ctx, AclOperation.CLUSTER_ACTION)) {
-    refusal = { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: 'Cluster authorization failed.', records: [] };
-  } else if (groupId === '') {
-    refusal = { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Group id must be specified and non-empty', records: [] };
-  }
+  // Kafka 4.4's ShareCoordinatorService answers an empty group id with no results at all.
+  if (groupId === '') return [];
+  const refusal: ShardResult<T> | undefined = authorizeCluster(ctx, AclOperation.CLUSTER_ACTION)
+    ? undefined
+    : { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: 'Cluster authorization failed.', records: [] };
   const coordinator = ctx.broker.shareCoordinator;
   return Promise.all(topics.map(async (t) => ({
     topicId: t.topicId,

@@ -70,7 +70,9 @@ describe('ShareCoordinatorShard', () => {
     apply(s.writeState(KEY, state({ startOffset: 3, stateBatches: [b(10, 14, 4, 5)] })));
     const read = apply(s.readState(KEY, 1));
     expect(read.errorCode).toBe(0);
-    expect(read.records).toEqual([]);
+    // The writes kept the initial leader epoch 0: the read records epoch 1 with an update.
+    expect(read.records).toHaveLength(1);
+    expect(apply(s.readState(KEY, 1)).records).toEqual([]);
     expect(read.value).toMatchObject({ startOffset: 3, stateEpoch: 0, stateBatches: [b(3, 4, 2, 1), b(5, 9, 0, 1), b(10, 14, 4, 5)] });
     // The start offset never moves back.
     apply(s.writeState(KEY, state({ startOffset: 1, stateBatches: [] })));
@@ -80,7 +82,10 @@ describe('ShareCoordinatorShard', () => {
   it('fences an older leader epoch and an older state epoch', () => {
     const { s, apply } = shard();
     apply(s.initializeState(KEY, 2, 0));
+    // A write keeps the recorded leader epoch; a read with a newer one records it.
     apply(s.writeState(KEY, state({ stateEpoch: 2, leaderEpoch: 5 })));
+    expect(s.writeState(KEY, state({ stateEpoch: 2, leaderEpoch: 4 })).errorCode).toBe(ErrorCode.NONE);
+    expect(apply(s.readState(KEY, 5)).records).toHaveLength(1);
     expect(s.writeState(KEY, state({ stateEpoch: 2, leaderEpoch: 4 })).errorCode).toBe(ErrorCode.FENCED_LEADER_EPOCH);
     expect(s.writeState(KEY, state({ stateEpoch: 1, leaderEpoch: 5 })).errorCode).toBe(ErrorCode.FENCED_STATE_EPOCH);
     expect(s.readState(KEY, 4).errorCode).toBe(ErrorCode.FENCED_LEADER_EPOCH);

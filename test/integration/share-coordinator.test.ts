@@ -75,6 +75,8 @@ describe('share coordinator', () => {
     expect(code(await write(0, { batches: [batch(0, 9, 0, 1)] }))).toBe(0);
     expect(code(await write(0, { batches: [batch(0, 4, 2, 1)] }))).toBe(0);
     expect(code(await write(0, { startOffset: 2, leaderEpoch: 2, batches: [batch(10, 14, 4, 5)] }))).toBe(0);
+    // A read with leader epoch 2 records it: a write of leader epoch 1 is fenced from then on.
+    expect((await read(0, 2)).errorCode).toBe(0);
     expect(code(await write(0, { leaderEpoch: 1, batches: [batch(20, 20, 2, 1)] }))).toBe(74); // FENCED_LEADER_EPOCH
     expect(await read(0, 2)).toMatchObject({
       errorCode: 0, stateEpoch: 0, startOffset: 2, stateBatches: [batch(2, 4, 2, 1), batch(5, 9, 0, 1), batch(10, 14, 4, 5)],
@@ -135,8 +137,9 @@ describe('share coordinator', () => {
       expect(kafka.status, kafka.stderr).toBe(0);
       expect(ours).toEqual(kafka.stdout.trimEnd().split('\n'));
     }
-    // Partition 2: the initializing snapshot, 40 writes, the 22nd of them a snapshot (as Kafka counts, the first update after a snapshot counts 0).
+    // Partition 2: the initializing snapshot, 40 writes, the 22nd of them a snapshot (as Kafka counts, the first
+    // update after a snapshot counts 0), and one update recording leader epoch 1 at its first read.
     expect(types.filter((t) => t === 0)).toHaveLength(2);
-    expect(types).toHaveLength(41);
+    expect(types).toHaveLength(42);
   });
 });

@@ -124,6 +124,19 @@ export class ShareCoordinatorService implements Persister {
     }
   }
 
+  /** The stored summary, at once (for the admin APIs: nothing is written, nothing to wait for). */
+  summaryOf(key: SharePartitionKey): SharePartitionSummary | undefined {
+    const state = this.shard(this.partitionFor(key)).get(key);
+    if (!state) return undefined;
+    const { stateEpoch, leaderEpoch, startOffset, deliveryCompleteCount } = state;
+    return { stateEpoch, leaderEpoch, startOffset, deliveryCompleteCount };
+  }
+
+  /** The share partitions of a group that have state, across every shard. */
+  sharePartitionsOf(groupId: string): SharePartitionKey[] {
+    return [...this.shards.values()].flatMap((shard) => [...shard.sharePartitionsOf(groupId)]);
+  }
+
   private async persisted<T>(key: SharePartitionKey, op: (shard: ShareCoordinatorShard) => ShardResult<T>): Promise<T> {
     const result = await this.execute(key, op);
     if (result.errorCode !== ErrorCode.NONE) throw new PersisterError(result.errorCode, result.errorMessage ?? '');

@@ -29,6 +29,7 @@ const NEGATIVE_STATE_EPOCH = 'The state epoch cannot be a negative number.';
 const WRITE_UNINITIALIZED = 'Write operation on uninitialized share partition not allowed.';
 const READ_UNINITIALIZED = 'Read operation on uninitialized share partition not allowed.';
 const UNKNOWN_PARTITION = 'This server does not host this topic-partition.';
+const FENCED_STATE_EPOCH = 'The coordinator rejected the request because the state epoch did not match.';
 
 function stateKey(key: SharePartitionKey): string {
   return `${key.groupId}\0${key.topicId}\0${key.partition}`;
@@ -90,19 +91,20 @@ export class ShareCoordinatorShard {
     if (current === undefined || current < epoch) map.set(k, epoch);
   }
 
+  /** A fresh snapshot: no batches, leader epoch 0 and nothing delivered yet (what 4.4's summary answers after it). */
   initializeState(key: SharePartitionKey, stateEpoch: number, startOffset: number): ShardResult<void> {
     if (key.partition < 0) return error(ErrorCode.INVALID_REQUEST, NEGATIVE_PARTITION_ID);
     const k = stateKey(key);
     const currentStateEpoch = this.stateEpochMap.get(k);
     if (currentStateEpoch !== undefined && currentStateEpoch > stateEpoch) {
-      return error(ErrorCode.FENCED_STATE_EPOCH, 'The share group state epoch is fenced.');
+      return error(ErrorCode.FENCED_STATE_EPOCH, FENCED_STATE_EPOCH);
     }
     if (!this.partitionExists(key.topicId, key.partition)) return error(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_PARTITION);
     const current = this.shareStateMap.get(k);
     const now = this.now();
     return ok(undefined, [newShareSnapshotRecord(key, {
       snapshotEpoch: current ? current.snapshotEpoch + 1 : 0,
-      stateEpoch, leaderEpoch: -1, startOffset, deliveryCompleteCount: -1, createTimestamp: now, writeTimestamp: now, stateBatches: [],
+      stateEpoch, leaderEpoch: 0, startOffset, deliveryCompleteCount: 0, createTimestamp: now, writeTimestamp: now, stateBatches: [],
     })]);
   }
 
@@ -113,9 +115,10 @@ export class ShareCoordinatorShard {
     const k = stateKey(key);
     if (!this.shareStateMap.has(k)) return error(ErrorCode.INVALID_REQUEST, WRITE_UNINITIALIZED);
     if ((this.leaderEpochMap.get(k) ?? -1) > state.leaderEpoch) return error(ErrorCode.FENCED_LEADER_EPOCH, 'The leader epoch in the request is older than the epoch on the broker.');
-    if ((this.stateEpochMap.get(k) ?? -1) > state.stateEpoch) return error(ErrorCode.FENCED_STATE_EPOCH, 'The share group state epoch is fenced.');
+    if ((this.stateEpochMap.get(k) ?? -1) > state.stateEpoch) return error(ErrorCode.FENCED_STATE_EPOCH, FENCED_STATE_EPOCH);
     if (!this.partitionExists(key.topicId, key.partition)) return error(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_PARTITION);
-    return ok(undefined, [this.generateShareStateRecord(key, state, true)]);
+    // The write keeps the recorded leader epoch: only a read records a new one (4.4's writeState).
+    return ok(undefined, [this.generateShareStateRecord(key, state, false)]);
   }
 
   /** The state; a newer leader epoch is recorded with an update (Kafka's readStateAndMaybeUpdateLeaderEpoch). */
@@ -170,9 +173,9 @@ export class ShareCoordinatorShard {
     return this.shareStateMap.get(stateKey(key));
   }
 
-  /** Every share partition whose state lives here. */
-  sharePartitions(): IterableIterator<SharePartitionKey> {
-    return this.keys.values();
+  /** The share partitions of a group whose state lives here. */
+  *sharePartitionsOf(groupId: string): Generator<SharePartitionKey> {
+    for (const key of this.keys.values()) if (key.groupId === groupId) yield key;
   }
 
   /**
