@@ -468,6 +468,7 @@ export class Broker {
     }
     for (let p = 0; p < topic.partitions; p++) await this.logManager.deleteLog(name, p);
     await this.groupCoordinator.onTopicDeleted(name);
+    await this.shareCoordinator.onTopicDeleted(topic.topicId);
     this.log.info({ topic: name, topicId: topic.topicId }, 'topic deleted');
     return topic;
   }

@@ -6,6 +6,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
+import { encodeBatch } from '../../protocol/records/record-batch.js';
 import { dumpLog } from '../../storage/tools/dump-log.js';
 import { killAndRestart, REPO_ROOT, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { javaArgs } from '../helpers/java.js';
@@ -118,6 +119,30 @@ describe('share coordinator', () => {
       ...Array.from({ length: 10 }, (_, j) => [batch(3 * j, 3 * j, 4, 1), batch(3 * j + 1, 3 * j + 2, 2, 1)]).flat().filter((b) => b.firstOffset < 30),
       batch(30, 39, 0, 2),
     ]);
+  });
+
+  it('describes, alters and deletes share-group offsets, with 4.4\'s lag', async () => {
+    const now = Date.now();
+    const records = encodeBatch({ baseOffset: 0, records: Array.from({ length: 10 }, (_, i) => ({ offset: i, timestamp: now, key: null, value: Buffer.from(`v${i}`), headers: [] })) });
+    const produced = await client.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'work', partitionData: [{ index: 3, records }] }] });
+    expect(produced.responses[0].partitionResponses[0].errorCode).toBe(0);
+    const describe = async (topics: unknown) => (await client.send(90, 1, { groups: [{ groupId: 'adm', topics }] })).groups[0];
+    expect((await describe([{ topicName: 'work', partitions: [3] }])).topics[0].partitions[0]).toMatchObject({ startOffset: -1, lag: -1 });
+    const altered = await client.send(91, 0, { groupId: 'adm', topics: [{ topicName: 'work', partitions: [{ partitionIndex: 3, startOffset: 4 }] }] });
+    expect(altered).toMatchObject({ errorCode: 0, responses: [{ topicName: 'work', partitions: [{ partitionIndex: 3, errorCode: 0 }] }] });
+    expect((await describe(null)).topics).toEqual([{ topicName: 'work', topicId, partitions: [{ partitionIndex: 3, startOffset: 4, leaderEpoch: 0, lag: 6, errorCode: 0, errorMessage: null }] }]);
+    // Two records delivered past the start offset: the lag counts what is left.
+    const written = await client.send(85, 1, { groupId: 'adm', topics: [{ topicId, partitions: [{
+      partition: 3, stateEpoch: 0, leaderEpoch: 0, startOffset: 4, deliveryCompleteCount: 2, stateBatches: [batch(4, 5, 2, 1)],
+    }] }] });
+    expect(code(written)).toBe(0);
+    expect((await describe(null)).topics[0].partitions[0]).toMatchObject({ startOffset: 4, lag: 4 });
+    // A group of another type is refused; a classic group is made by committing an offset.
+    await client.send(8, 9, { groupId: 'classic', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1, topics: [{ name: 'work', partitions: [{ partitionIndex: 0, committedOffset: 1, committedLeaderEpoch: -1, committedMetadata: null }] }] });
+    expect(await client.send(92, 0, { groupId: 'classic', topics: [{ topicName: 'work' }] })).toMatchObject({ errorCode: 69, errorMessage: 'Group classic is not a share group.' });
+    const deleted = await client.send(92, 0, { groupId: 'adm', topics: [{ topicName: 'work' }] });
+    expect(deleted).toMatchObject({ errorCode: 0, responses: [{ topicName: 'work', errorCode: 0 }] });
+    expect((await describe(null)).topics).toEqual([]);
   });
 
   it('writes a ShareSnapshot after the configured number of updates, as the records on disk show', async () => {

@@ -1,27 +1,31 @@
 // The share coordinator's settings and its topic, as Kafka's ShareCoordinatorConfig and
 // ShareCoordinatorService.shareGroupStateTopicConfigs have them.
 import type { BrokerConfig } from '../../../config/broker-config.js';
+import { brokerConfigDef } from '../../../config/definitions.js';
 
 export const SHARE_GROUP_STATE_TOPIC_NAME = '__share_group_state';
 
 export interface ShareCoordinatorConfig {
   numPartitions: number;
   snapshotUpdateRecordsPerSnapshot: number;
-  /** share.coordinator.state.topic.prune.interval.ms (4.4's default; not yet among kafkite's config names). */
   pruneIntervalMs: number;
-  /** share.coordinator.cold.partition.snapshot.interval.ms (likewise). */
   coldPartitionSnapshotIntervalMs: number;
 }
 
-const PRUNE_INTERVAL_MS_DEFAULT = 300_000;
-const COLD_PARTITION_SNAPSHOT_INTERVAL_MS_DEFAULT = 300_000;
+/**
+ * A 4.4 setting kafkite's config definitions (generated from an older Kafka) may not have yet: its 4.4 default
+ * until they do.
+ */
+function kafka44Setting(config: BrokerConfig, name: string, kafka44Default: number): number {
+  return brokerConfigDef(name) ? (config.get(name) as number) : kafka44Default;
+}
 
 export function shareCoordinatorConfigOf(config: BrokerConfig): ShareCoordinatorConfig {
   return {
     numPartitions: config.get('share.coordinator.state.topic.num.partitions') as number,
     snapshotUpdateRecordsPerSnapshot: config.get('share.coordinator.snapshot.update.records.per.snapshot') as number,
-    pruneIntervalMs: PRUNE_INTERVAL_MS_DEFAULT,
-    coldPartitionSnapshotIntervalMs: COLD_PARTITION_SNAPSHOT_INTERVAL_MS_DEFAULT,
+    pruneIntervalMs: kafka44Setting(config, 'share.coordinator.state.topic.prune.interval.ms', 300_000),
+    coldPartitionSnapshotIntervalMs: kafka44Setting(config, 'share.coordinator.cold.partition.snapshot.interval.ms', 300_000),
   };
 }
 

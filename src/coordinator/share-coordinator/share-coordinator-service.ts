@@ -39,6 +39,7 @@ export class ShareCoordinatorService implements Persister {
     private readonly topic: ShareStateTopic,
     private readonly partitionExists: PartitionExists,
     private readonly log: Logger,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Replays every partition of __share_group_state, then starts the pruning and cold-snapshot jobs. */
@@ -52,7 +53,7 @@ export class ShareCoordinatorService implements Persister {
       }
     }
     this.log.info({ records, partitions: this.shards.size }, 'share coordinator loaded');
-    this.timers.push(setInterval(() => this.snapshotColdPartitions(), this.config.coldPartitionSnapshotIntervalMs).unref());
+    this.timers.push(setInterval(() => void this.snapshotColdPartitions(), this.config.coldPartitionSnapshotIntervalMs).unref());
     this.timers.push(setInterval(() => this.prune(), this.config.pruneIntervalMs).unref());
   }
 
@@ -67,7 +68,7 @@ export class ShareCoordinatorService implements Persister {
   private shard(partition: number): ShareCoordinatorShard {
     let shard = this.shards.get(partition);
     if (!shard) {
-      shard = new ShareCoordinatorShard(this.config.snapshotUpdateRecordsPerSnapshot, this.partitionExists);
+      shard = new ShareCoordinatorShard(this.config.snapshotUpdateRecordsPerSnapshot, this.partitionExists, this.now);
       this.shards.set(partition, shard);
     }
     return shard;
@@ -97,17 +98,28 @@ export class ShareCoordinatorService implements Persister {
     this.flushes.set(partition, log.flush());
   }
 
-  /** Fresh snapshots for share partitions with updates after their last snapshot, so pruning is not held back. */
-  snapshotColdPartitions(): void {
+  /** Appends what `records` gives for each shard; returns once all of it is on disk. */
+  private async appendToEach(what: string, records: (shard: ShareCoordinatorShard) => CoordinatorRecord[]): Promise<void> {
     for (const [partition, shard] of this.shards) {
-      const records = shard.snapshotColdPartitions();
-      if (records.length === 0) continue;
+      const batch = records(shard);
+      if (batch.length === 0) continue;
       try {
-        this.append(partition, records);
+        this.append(partition, batch);
       } catch (err) {
-        this.log.warn({ partition, error: (err as Error).message }, 'cold share partitions not snapshotted');
+        this.log.warn({ partition, error: (err as Error).message }, `${what} not written`);
       }
     }
+    await Promise.all(this.flushes.values());
+  }
+
+  /** Fresh snapshots of share partitions whose last one is old, so pruning is not held back. */
+  snapshotColdPartitions(): Promise<void> {
+    return this.appendToEach('cold share partition snapshots', (shard) => shard.snapshotColdPartitions(this.config.coldPartitionSnapshotIntervalMs));
+  }
+
+  /** A topic was deleted: its share partitions' state goes, as Kafka's share coordinator cleans it up. */
+  onTopicDeleted(topicId: string): Promise<void> {
+    return this.appendToEach('share state of a deleted topic', (shard) => shard.cleanupShareState(new Set([topicId])));
   }
 
   /** Moves each partition's log start to its last redundant offset (Kafka's ShareCoordinatorService.setupRecordPruning). */

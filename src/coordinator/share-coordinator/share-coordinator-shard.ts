@@ -158,15 +158,27 @@ export class ShareCoordinatorShard {
     return ok(undefined, [newShareStateTombstoneRecord(key)]);
   }
 
-  /** Fresh snapshots of share partitions with updates after their last one (Kafka's snapshotColdPartitions), so pruning can move on. */
-  snapshotColdPartitions(): CoordinatorRecord[] {
-    const records: CoordinatorRecord[] = [];
+  /**
+   * Kafka's snapshotColdPartitions: a fresh snapshot of each share partition whose last one is older than
+   * share.coordinator.cold.partition.snapshot.interval.ms (a snapshot keeps its create time, an update keeps the
+   * write time), so pruning is not held back by one that is no longer written to. Nothing while every share
+   * partition has had one already.
+   */
+  snapshotColdPartitions(coldIntervalMs: number): CoordinatorRecord[] {
+    const states = [...this.shareStateMap.values()];
+    if (states.every((state) => state.createTimestamp !== state.writeTimestamp)) return [];
     const now = this.now();
+    const records: CoordinatorRecord[] = [];
     for (const [k, state] of this.shareStateMap) {
-      if ((this.snapshotUpdateCount.get(k) ?? 0) === 0) continue;
+      if (now - state.writeTimestamp < coldIntervalMs) continue;
       records.push(newShareSnapshotRecord(this.keys.get(k)!, { ...state, snapshotEpoch: state.snapshotEpoch + 1, writeTimestamp: now }));
     }
     return records;
+  }
+
+  /** Tombstones for the share partitions of deleted topics (Kafka's maybeCleanupShareState). */
+  cleanupShareState(deletedTopicIds: ReadonlySet<string>): CoordinatorRecord[] {
+    return [...this.keys.values()].filter((key) => deletedTopicIds.has(key.topicId)).map(newShareStateTombstoneRecord);
   }
 
   get(key: SharePartitionKey): ShareGroupOffset | undefined {
