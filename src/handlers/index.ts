@@ -51,6 +51,8 @@ import { handler as listTransactions } from './66-list-transactions.js';
 import { handler as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
 import { handler as consumerGroupDescribe } from './69-consumer-group-describe.js';
 import { handler as describeTopicPartitions } from './75-describe-topic-partitions.js';
+import { handler as shareGroupHeartbeat } from './76-share-group-heartbeat.js';
+import { handler as shareGroupDescribe } from './77-share-group-describe.js';
 import { handler as initializeShareGroupState } from './83-initialize-share-group-state.js';
 import { handler as readShareGroupState } from './84-read-share-group-state.js';
 import { handler as writeShareGroupState } from './85-write-share-group-state.js';
@@ -71,7 +73,7 @@ export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
     consumerGroupHeartbeat, consumerGroupDescribe, saslHandshake, saslAuthenticate, describeUserScramCredentials,
     alterUserScramCredentials,
     addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, txnOffsetCommit, describeTransactions, listTransactions,
-    describeTopicPartitions,
+    describeTopicPartitions, shareGroupHeartbeat, shareGroupDescribe,
     initializeShareGroupState, readShareGroupState, writeShareGroupState, deleteShareGroupState, readShareGroupStateSummary,
     describeShareGroupOffsets, alterShareGroupOffsets, deleteShareGroupOffsets,
   ].map((h) => [h.apiKey, h]),
