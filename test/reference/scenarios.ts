@@ -9,7 +9,7 @@ import { withDefaults } from '../protocol/message-arbitraries.js';
 import type { Scenario, Session } from './differential.js';
 
 /** A request of `apiKey` with every field `partial` leaves out at its schema default. */
-function request(apiKey: number, partial: Record<string, unknown> = {}): Record<string, unknown> {
+export function request(apiKey: number, partial: Record<string, unknown> = {}): Record<string, unknown> {
   const schema = MESSAGE_SCHEMAS.find((m) => m.type === 'request' && m.apiKey === apiKey);
   if (!schema) throw new Error(`no request schema for API key ${apiKey}`);
   return withDefaults(schema.fields, partial);
@@ -85,7 +85,7 @@ function produce(topic: string, records: Buffer, extra: Record<string, unknown> 
  * Creates a topic without recording it, and waits until its partitions are led: Kafka answers CreateTopics
  * before its broker has taken the leadership (ListOffsets answers NOT_LEADER_OR_FOLLOWER until then).
  */
-async function createTopic(s: Session, name: string, partitions = 1): Promise<string> {
+export async function createTopic(s: Session, name: string, partitions = 1): Promise<string> {
   const created = await s.setup(19, 7, request(19, { topics: [{ name, numPartitions: partitions, replicationFactor: 1 }], timeoutMs: 10_000 }));
   if (created.topics[0].errorCode !== 0) throw new Error(`${s.target.name}: CreateTopics ${name}: ${created.topics[0].errorCode}`);
   const listOffsets = request(2, { replicaId: -1, topics: [{ name, partitions: Array.from({ length: partitions }, (_, p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp: -1 })) }] });
@@ -478,7 +478,15 @@ export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
       await createTopic(s, 'admin');
       await s.call(19, 7, request(19, { topics: [topic], timeoutMs: 10_000 }), { label: 'exists' });
       await s.call(44, 1, request(44, { resources: [{ resourceType: 2, resourceName: 'admin', configs: [{ name: 'retention.ms', configOperation: 0, value: '7200000' }] }] }));
-      await s.call(32, 4, request(32, { resources: [{ resourceType: 2, resourceName: 'admin', configurationKeys: ['retention.ms', 'cleanup.policy'] }] }));
+      // Kafka answers the alter once its controller committed the ConfigRecord; the broker side applies it a moment
+      // later (its metadata publisher), so a DescribeConfigs at once may still see the default: wait, unrecorded.
+      const describe = request(32, { resources: [{ resourceType: 2, resourceName: 'admin', configurationKeys: ['retention.ms', 'cleanup.policy'] }] });
+      for (let tries = 0; tries < 100; tries++) {
+        const configs = (await s.setup(32, 4, describe)).results[0].configs as Array<{ name: string; value: string }>;
+        if (configs.find((c) => c.name === 'retention.ms')?.value === '7200000') break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await s.call(32, 4, describe);
       await s.call(37, 3, request(37, { topics: [{ name: 'admin', count: 3, assignments: null }], timeoutMs: 10_000 }));
       await s.setup(0, 9, produce('admin', batch(['a', 'b', 'c'])));
       await s.call(21, 2, request(21, { topics: [{ name: 'admin', partitions: [{ partitionIndex: 0, offset: 2 }] }], timeoutMs: 10_000 }));
