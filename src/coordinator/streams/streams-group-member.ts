@@ -1,5 +1,6 @@
 // A member of a streams group (Kafka's StreamsGroupMember): what it sent (process, endpoint, client tags,
 // topology epoch) and where it is in reconciliation (its epoch, tasks, tasks pending revocation).
+import type { StreamsGroupMemberMetadataValue } from '../../../protocol/generated/records/StreamsGroupMemberMetadataValue.js';
 import { emptyTasks, type TaskEpochs, type TasksTuple } from './tasks-tuple.js';
 
 /** Kafka's streams MemberState, with its record codes. */
@@ -13,17 +14,8 @@ export enum StreamsMemberState {
 export const LEAVE_GROUP_MEMBER_EPOCH = -1;
 export const LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2;
 
-export interface StreamsMemberMetadata {
-  instanceId: string | null;
-  rackId: string | null;
-  clientId: string;
-  clientHost: string;
-  rebalanceTimeoutMs: number;
-  topologyEpoch: number;
-  processId: string;
-  userEndpoint: { host: string; port: number } | null;
-  clientTags: Array<{ key: string; value: string }>;
-}
+/** What a member sent, as StreamsGroupMemberMetadataValue stores it. */
+export type StreamsMemberMetadata = StreamsGroupMemberMetadataValue;
 
 export class StreamsGroupMember implements StreamsMemberMetadata {
   instanceId: string | null = null;
