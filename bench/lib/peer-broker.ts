@@ -19,7 +19,28 @@ export interface Side {
 export interface Started {
   side: Side;
   readyMs: number;
+  /** The directory holding its logs (kafkite's log.dirs; Kafka's node dir, log.dirs in data/). */
+  dir: string;
+  /** Stops it and removes its directory. */
   stop(): Promise<unknown>;
+  /** A clean shutdown, then a start on the same directory: readyMs is the restart's. */
+  restart(): Promise<Started>;
+}
+
+function kafkiteStarted(b: BenchBroker): Started {
+  return {
+    side: { name: 'kafkite', bootstrap: b.bootstrap, port: b.port, pid: b.pid }, readyMs: b.readyMs, dir: b.dataDir,
+    stop: async () => (await b.stop(), b.cleanup()),
+    restart: async () => (await b.stop(), kafkiteStarted(await BenchBroker.start({ dataDir: b.dataDir, overrides: b.overrides }))),
+  };
+}
+
+function kafkaStarted(k: ReferenceKafka): Started {
+  return {
+    side: { name: 'kafka', bootstrap: `127.0.0.1:${k.port}`, port: k.port, pid: k.pid }, readyMs: k.readyMs, dir: k.dir,
+    stop: async () => (await k.stop(), k.cleanup()),
+    restart: async () => (await k.stop(), kafkaStarted(await k.restart({ jvm: 'server' }))),
+  };
 }
 
 /** The brokers in round `i`'s order: the order swaps every round, so neither always runs second on a warmer machine. */
@@ -29,15 +50,11 @@ export function brokerOrder(i: number): readonly Broker[] {
 
 /**
  * Starts a fresh broker. `properties` are server properties both brokers take (`key=value`); `kafkite` and
- * `kafka` add one broker's own. `dataDir` restarts kafkite on an existing dir (Kafka's restart: ReferenceKafka.restart).
+ * `kafka` add one broker's own.
  */
-export async function startBroker(name: Broker, opts: { properties?: string[]; kafkite?: string[]; kafka?: string[]; dataDir?: string } = {}): Promise<Started> {
-  if (name === 'kafkite') {
-    const b = await BenchBroker.start({ dataDir: opts.dataDir, overrides: [...(opts.properties ?? []), ...(opts.kafkite ?? [])] });
-    return { side: { name, bootstrap: b.bootstrap, port: b.port, pid: b.pid }, readyMs: b.readyMs, stop: async () => (await b.stop(), b.cleanup()) };
-  }
-  const k = await ReferenceKafka.start({ jvm: 'server', properties: [...(opts.properties ?? []), ...(opts.kafka ?? [])] });
-  return { side: { name, bootstrap: `127.0.0.1:${k.port}`, port: k.port, pid: k.pid }, readyMs: k.readyMs, stop: async () => (await k.stop(), k.cleanup()) };
+export async function startBroker(name: Broker, opts: { properties?: string[]; kafkite?: string[]; kafka?: string[] } = {}): Promise<Started> {
+  if (name === 'kafkite') return kafkiteStarted(await BenchBroker.start({ overrides: [...(opts.properties ?? []), ...(opts.kafkite ?? [])] }));
+  return kafkaStarted(await ReferenceKafka.start({ jvm: 'server', properties: [...(opts.properties ?? []), ...(opts.kafka ?? [])] }));
 }
 
 /** Starts both brokers; stops the first if the second fails. */
