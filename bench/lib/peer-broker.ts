@@ -69,18 +69,18 @@ export async function startBoth(opts: Parameters<typeof startBroker>[1] = {}): P
 }
 
 /** Creates the topic and waits until Metadata gives every partition a leader: Kafka elects them after answering CreateTopics. */
-export async function createReadyTopic(side: Side, topic: string, partitions: number, configs: Record<string, string> = {}): Promise<void> {
+export async function createReadyTopic(side: Side, topic: string, partitions: number, configs: Record<string, string> = {}, timeoutMs = 10_000): Promise<void> {
   await createTopic(side.bootstrap, topic, partitions, configs);
   const client = await WireClient.connect(side.port);
   try {
-    for (let tries = 0; ; tries++) {
+    for (const deadline = Date.now() + timeoutMs; ;) {
       const res = await client.send(3, 12, {
         topics: [{ topicId: '00000000-0000-0000-0000-000000000000', name: topic }],
         allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false,
       });
       const ps = res.topics[0]?.partitions ?? [];
       if (ps.length === partitions && ps.every((p: { errorCode: number; leaderId: number }) => p.errorCode === 0 && p.leaderId >= 0)) return;
-      if (tries > 200) throw new Error(`${side.name}: ${topic} has no leaders after 10 s`);
+      if (Date.now() > deadline) throw new Error(`${side.name}: ${topic} has no leaders after ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 50));
     }
   } finally {

@@ -13,6 +13,7 @@ const PEER_BENCHES: Record<string, (json: any) => Figure[] | undefined> = {
   'e2e-latency': (j) => j.peer,
   startup: (j) => j.peer,
   connections: (j) => j.peerFigures,
+  'many-partitions': (j) => j.peerFigures,
 };
 
 export type PeerFigure = Figure & { bench: string };
