@@ -16,7 +16,7 @@ const PEER_BENCHES: Record<string, (json: any) => Figure[] | undefined> = {
   'many-partitions': (j) => j.peerFigures,
 };
 
-export type PeerFigure = Figure & { bench: string };
+type PeerFigure = Figure & { bench: string };
 
 export interface PeerResults {
   commit: string;
@@ -38,7 +38,7 @@ export function collectPeerResults(byBench: Record<string, any>): PeerResults {
 }
 
 /** Whether a higher value is kafkite's advantage (a rate), rather than a lower one (time, CPU, memory). */
-export function higherIsBetter(figure: string): boolean {
+function higherIsBetter(figure: string): boolean {
   return /\((rec|conn)\/s\)$/.test(figure) || figure.startsWith('transactions/s');
 }
 
