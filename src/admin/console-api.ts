@@ -15,6 +15,7 @@ import { INTERNAL_TOPICS } from '../metadata/internal-topics.js';
 import { AclOperation, authorizeConfigResource, authorizeGroup, authorizeTopic, authorizeTopicCreation, type AuthContext } from '../security/authorization.js';
 import { principalToString, type KafkaPrincipal } from '../security/principal.js';
 import { groupIds, groupLags, streamsGroupMembers } from './group-views.js';
+import { shareGroupView } from './share-group-views.js';
 import type { TrafficHistory } from './traffic-history.js';
 import { browseRecords, livePartitionLookup, partitionDetail } from './partition-views.js';
 
@@ -295,6 +296,10 @@ export function registerConsoleApi(app: FastifyInstance, opts: ConsoleApiOptions
             assignment: m.assignment.topicPartitions.map((tp) => ({ topic: tp.topicName, partitions: tp.partitions })),
           })),
         };
+      }
+      if (listed.groupType === 'share') {
+        const { assignor, ...share } = shareGroupView(broker, groupId, []);
+        return { ...base, protocol: assignor, ...share };
       }
       if (listed.groupType === 'streams') {
         const { assignor, members } = streamsGroupMembers(broker, groupId);

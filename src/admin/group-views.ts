@@ -14,6 +14,8 @@ export interface PartitionLag {
 export interface GroupView {
   groupId: string;
   state: string;
+  /** ListGroups' group type: classic, consumer, share or streams. */
+  type: string;
   protocolType: string;
   members: Array<{ memberId: string; groupInstanceId: string | null; clientId: string; clientHost: string }>;
   offsets: PartitionLag[];
@@ -28,15 +30,24 @@ export function groupIds(broker: Broker): string[] | null {
 
 /** Every live group, or null while the coordinator is still loading __consumer_offsets. */
 export function groupViews(broker: Broker): GroupView[] | null {
-  const ids = groupIds(broker);
-  if (ids === null) return null;
-  return broker.groupCoordinator.describeGroups(ids).map((group) => ({
-    groupId: group.groupId,
-    state: group.groupState,
-    protocolType: group.protocolType,
-    members: group.members.map(({ memberId, groupInstanceId, clientId, clientHost }) => ({ memberId, groupInstanceId, clientId, clientHost })),
-    offsets: groupLags(broker, group.groupId),
-  }));
+  const listed = broker.groupCoordinator.listGroups([], []);
+  if (listed.errorCode !== 0) return null;
+  const types = new Map(listed.groups.map((g) => [g.groupId, g]));
+  return broker.groupCoordinator.describeGroups([...types.keys()].sort()).map((group) => {
+    const { groupState, groupType } = types.get(group.groupId)!;
+    // DescribeGroups describes a share group as Dead (it is not a classic group): ShareGroupDescribe has its members.
+    const members = groupType === 'share'
+      ? broker.groupCoordinator.shareGroups.describe(group.groupId, broker.topics).members.map((m) => ({ ...m, groupInstanceId: null }))
+      : group.members;
+    return {
+      groupId: group.groupId,
+      state: groupState,
+      type: groupType,
+      protocolType: group.protocolType,
+      members: members.map(({ memberId, groupInstanceId, clientId, clientHost }) => ({ memberId, groupInstanceId, clientId, clientHost })),
+      offsets: groupLags(broker, group.groupId),
+    };
+  });
 }
 
 export function groupLags(broker: Broker, groupId: string): PartitionLag[] {

@@ -140,6 +140,54 @@ describe('console', () => {
     await shot(page, 'streams-group');
   });
 
+  it('shows a share group (KIP-932): its members sharing a partition and the share partitions\' in-flight records', async () => {
+    const wire = await WireClient.connect(broker.port);
+    try {
+      const created = await wire.send(ApiKey.CreateTopics, 7, { topics: [{ name: 'sh-in', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false });
+      const topicId: string = created.topics[0].topicId;
+      const heartbeat = (memberId: string) => wire.send(ApiKey.ShareGroupHeartbeat, 1, { groupId: 'sh-app', memberId, memberEpoch: 0, rackId: null, subscribedTopicNames: ['sh-in'] });
+      expect((await heartbeat('sh-member-a')).errorCode).toBe(0);
+      expect((await heartbeat('sh-member-b')).errorCode).toBe(0);
+      // The share coordinator's state (as a broker's share partition writes it): 10-14 acknowledged, 15-16
+      // archived after 5 deliveries, 17-19 available again after 2.
+      const [summary] = (await wire.send(ApiKey.ReadShareGroupStateSummary, 1, { groupId: 'sh-app', topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: 0 }] }] })).results[0].partitions;
+      const written = await wire.send(ApiKey.WriteShareGroupState, 1, {
+        groupId: 'sh-app',
+        topics: [{ topicId, partitions: [{ partition: 0, stateEpoch: summary.stateEpoch, leaderEpoch: 0, startOffset: 10, deliveryCompleteCount: 7, stateBatches: [
+          { firstOffset: 10, lastOffset: 14, deliveryState: 2, deliveryCount: 1 },
+          { firstOffset: 15, lastOffset: 16, deliveryState: 4, deliveryCount: 5 },
+          { firstOffset: 17, lastOffset: 19, deliveryState: 0, deliveryCount: 2 },
+        ] }] }],
+      });
+      expect(written.results[0].partitions[0].errorCode).toBe(0);
+    } finally {
+      wire.close();
+    }
+    await page.goto(`${base}/#/groups`);
+    const listed = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'sh-app' }) });
+    await expect.poll(() => listed.getByTestId('group-type').textContent()).toBe('share');
+    expect(await listed.innerText()).toContain('Stable');
+    await page.getByRole('link', { name: 'sh-app' }).click();
+    await expect.poll(() => page.getByTestId('group-state').textContent(), { timeout: 20_000 }).toBe('Stable');
+    await page.getByText('share (KIP-932) share simple').waitFor();
+    expect(Number(await page.getByTestId('group-epoch').textContent())).toBeGreaterThanOrEqual(4);
+    // Both members hold the topic's one partition.
+    for (const member of ['sh-member-a', 'sh-member-b']) {
+      const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: member, exact: true }) });
+      expect(await row.getByTestId('member-assignment').textContent()).toBe('sh-in: 0');
+    }
+    const sp = page.getByTestId('share-partition-sh-in-0');
+    expect(await sp.getByTestId('share-source').textContent()).toBe('persisted');
+    expect(await sp.getByTestId('share-start').textContent()).toBe('10');
+    expect(await sp.getByTestId('share-end').textContent()).toBe('19');
+    expect(await sp.getByTestId('share-available').textContent()).toBe('3');
+    expect(await sp.getByTestId('share-acquired').textContent()).toBe('0');
+    expect(await sp.getByTestId('share-acknowledged').textContent()).toBe('5');
+    expect(await sp.getByTestId('share-archived').textContent()).toBe('2');
+    expect(await sp.getByTestId('share-deliveries').textContent()).toBe('1×: 5, 2×: 3, 5×: 2');
+    await shot(page, 'share-group');
+  });
+
   it('edits a topic config, seen by DescribeConfigs', async () => {
     await page.goto(`${base}/#/topics/kc-topic`);
     await page.getByRole('cell', { name: 'retention.ms', exact: true }).waitFor();

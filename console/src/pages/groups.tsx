@@ -7,6 +7,7 @@ import { ActionResult, Section, Status, useAction } from './common';
 interface GroupSummary {
   groupId: string;
   state: string;
+  type: string;
   protocolType: string;
   members: unknown[];
   offsets: Array<{ lag: number | null }>;
@@ -23,6 +24,7 @@ export function Groups() {
           <thead>
             <tr>
               <th scope="col">Group</th>
+              <th scope="col">Type</th>
               <th scope="col">State</th>
               <th scope="col">Members</th>
               <th scope="col">Total lag</th>
@@ -34,6 +36,7 @@ export function Groups() {
                 <td>
                   <a href={`#/groups/${enc(g.groupId)}`}>{g.groupId}</a>
                 </td>
+                <td data-testid="group-type">{g.type}</td>
                 <td>{g.state}</td>
                 <td>{g.members.length}</td>
                 <td>{g.offsets.reduce((s, o) => s + (o.lag ?? 0), 0)}</td>
@@ -46,7 +49,7 @@ export function Groups() {
   );
 }
 
-const PROTOCOLS: Record<string, string> = { consumer: 'consumer (KIP-848)', streams: 'streams (KIP-1071)' };
+const PROTOCOLS: Record<string, string> = { consumer: 'consumer (KIP-848)', share: 'share (KIP-932)', streams: 'streams (KIP-1071)' };
 
 /** A streams member's tasks as kafka-streams-groups prints them: "ACTIVE: 0:[0,1]; STANDBY: 1:[0]". */
 function taskText(tasks: GroupDetail['members'][number]['tasks']): string {
@@ -72,8 +75,67 @@ interface GroupDetail {
     /** Streams groups (KIP-1071): the member's process and its tasks by sub-topology. */
     processId?: string;
     tasks?: Record<'active' | 'standby' | 'warmup', Array<{ subtopologyId: string; partitions: number[] }>>;
+    /** Share groups (KIP-932). */
+    memberEpoch?: number;
+    subscribedTopics?: string[];
   }>;
+  /** Share groups (KIP-932): the group epoch and the share partitions' in-flight records. */
+  groupEpoch?: number;
+  partitions?: SharePartitionRow[];
   offsets: Array<{ topic: string; partition: number; committedOffset: number; logEndOffset: number | null; lag: number | null }>;
+}
+
+interface SharePartitionRow {
+  topic: string;
+  partition: number;
+  source: 'live' | 'persisted';
+  startOffset: number;
+  endOffset: number;
+  available: number;
+  acquired: number;
+  acknowledged: number;
+  archived: number;
+  deliveryCounts: Array<[number, number]>;
+}
+
+const SHARE_PARTITION_COLUMNS = ['Topic', 'Partition', 'Source', 'Start offset', 'End offset', 'Available', 'Acquired', 'Acknowledged', 'Archived', 'Delivery counts'];
+
+/** A share group's partitions: start and end offsets, in-flight records by state, delivery counts (KIP-932). */
+function SharePartitions({ rows }: { rows: SharePartitionRow[] }) {
+  return (
+    <Section title="Share partitions">
+      <p>Live: the broker's share partition in memory. Persisted: the share coordinator's state on __share_group_state (acquired records are not persisted).</p>
+      <div class="scroll">
+        <table>
+          <thead>
+            <tr>
+              {SHARE_PARTITION_COLUMNS.map((c) => (
+                <th scope="col" key={c}>
+                  {c}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((p) => (
+              <tr key={`${p.topic}-${p.partition}`} data-testid={`share-partition-${p.topic}-${p.partition}`}>
+                <td>{p.topic}</td>
+                <td>{p.partition}</td>
+                <td data-testid="share-source">{p.source}</td>
+                <td data-testid="share-start">{p.startOffset}</td>
+                <td data-testid="share-end">{p.endOffset}</td>
+                <td data-testid="share-available">{p.available}</td>
+                <td data-testid="share-acquired">{p.acquired}</td>
+                <td data-testid="share-acknowledged">{p.acknowledged}</td>
+                <td data-testid="share-archived">{p.archived}</td>
+                <td data-testid="share-deliveries">{p.deliveryCounts.map(([count, records]) => `${count}×: ${records}`).join(', ')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </Section>
+  );
 }
 
 export function GroupPage({ id, readOnly }: { id: string; readOnly: boolean }) {
@@ -94,6 +156,7 @@ export function GroupPage({ id, readOnly }: { id: string; readOnly: boolean }) {
   }
   const topics = [...new Set(g?.offsets.map((o) => o.topic) ?? [])];
   const streams = g?.type === 'streams';
+  const share = g?.type === 'share';
   return (
     <>
       <h1>Group {id}</h1>
@@ -107,8 +170,17 @@ export function GroupPage({ id, readOnly }: { id: string; readOnly: boolean }) {
             <dd>
               {PROTOCOLS[g.type] ?? 'classic'} {g.protocolType} {g.protocol}
             </dd>
-            <dt>Total lag</dt>
-            <dd data-testid="total-lag">{g.totalLag}</dd>
+            {share ? (
+              <>
+                <dt>Group epoch</dt>
+                <dd data-testid="group-epoch">{g.groupEpoch}</dd>
+              </>
+            ) : (
+              <>
+                <dt>Total lag</dt>
+                <dd data-testid="total-lag">{g.totalLag}</dd>
+              </>
+            )}
           </dl>
           <Section title="Members">
             <div class="scroll">
@@ -118,6 +190,8 @@ export function GroupPage({ id, readOnly }: { id: string; readOnly: boolean }) {
                     <th scope="col">Member</th>
                     <th scope="col">Client id</th>
                     <th scope="col">Host</th>
+                    {share ? <th scope="col">Member epoch</th> : null}
+                    {share ? <th scope="col">Subscribed topics</th> : null}
                     <th scope="col">{streams ? 'Process' : 'Assignment'}</th>
                     {streams ? <th scope="col">Tasks</th> : null}
                   </tr>
@@ -128,7 +202,9 @@ export function GroupPage({ id, readOnly }: { id: string; readOnly: boolean }) {
                       <td>{m.memberId}</td>
                       <td>{m.clientId}</td>
                       <td>{m.clientHost}</td>
-                      <td>{streams ? m.processId : m.assignment.map((a) => `${a.topic}: ${a.partitions.join(',')}`).join('; ')}</td>
+                      {share ? <td>{m.memberEpoch}</td> : null}
+                      {share ? <td>{m.subscribedTopics?.join(', ')}</td> : null}
+                      <td data-testid="member-assignment">{streams ? m.processId : m.assignment.map((a) => `${a.topic}: ${a.partitions.join(',')}`).join('; ')}</td>
                       {streams ? <td data-testid="member-tasks">{taskText(m.tasks)}</td> : null}
                     </tr>
                   ))}
@@ -136,7 +212,8 @@ export function GroupPage({ id, readOnly }: { id: string; readOnly: boolean }) {
               </table>
             </div>
           </Section>
-          <Section title="Offsets and lag">
+          {share ? <SharePartitions rows={g.partitions ?? []} /> : null}
+          {share ? null : <Section title="Offsets and lag">
             <div class="scroll">
               <table>
                 <thead>
@@ -162,8 +239,8 @@ export function GroupPage({ id, readOnly }: { id: string; readOnly: boolean }) {
               </table>
             </div>
             <Chart title="Total lag" labels={['lag']} data={[lagHistory.current.xs, lagHistory.current.lag]} />
-          </Section>
-          {readOnly ? null : (
+          </Section>}
+          {readOnly || share ? null : (
             <Section title="Reset offsets or delete">
               {g.state !== 'Empty' ? <p>Offsets can only be reset, and the group deleted, while it is Empty (state now {g.state}).</p> : null}
               <form

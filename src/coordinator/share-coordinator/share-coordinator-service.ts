@@ -11,7 +11,7 @@ import {
 import type { LogOffsetsTopic } from '../log-offsets-topic.js';
 import { partitionFor, type CoordinatorRecord } from '../offsets-topic.js';
 import type { ShareCoordinatorConfig } from './share-coordinator-config.js';
-import { decodeShareStateRecord } from './share-coordinator-record-helpers.js';
+import { decodeShareStateRecord, type ShareGroupOffset } from './share-coordinator-record-helpers.js';
 import { ShareCoordinatorShard, type PartitionExists, type ShardResult } from './share-coordinator-shard.js';
 
 /** What the service needs of __share_group_state: LogOffsetsTopic's writes and reads, and log start moves. */
@@ -149,6 +149,11 @@ export class ShareCoordinatorService implements Persister {
     if (!state) return undefined;
     const { stateEpoch, leaderEpoch, startOffset, deliveryCompleteCount } = state;
     return { stateEpoch, leaderEpoch, startOffset, deliveryCompleteCount };
+  }
+
+  /** The stored state with its batches, at once (for the console: nothing is written). */
+  storedStateOf(key: SharePartitionKey): ShareGroupOffset | undefined {
+    return this.shard(this.partitionFor(key)).get(key);
   }
 
   /** The share partitions of a group that have state, across every shard. */
