@@ -10,6 +10,7 @@ import type { UnifiedLog } from '../../storage/unified-log.js';
 import type { Broker, BrokerMetrics, RequestTimes } from '../broker.js';
 import { HANDLERS } from '../handlers/index.js';
 import { groupIds, groupLags } from './group-views.js';
+import { registerShareGroupGauges } from './share-metrics.js';
 import { TrafficHistory } from './traffic-history.js';
 import type { QuotaSensor } from '../quota/client-quota-manager.js';
 
@@ -127,6 +128,7 @@ export class KafkiteMetrics implements BrokerMetrics {
     });
     this.registerLogGauges(registers);
     this.registerQuotaGauges(registers);
+    registerShareGroupGauges(this.broker, registers);
     collectDefaultMetrics({ register: this.registry, prefix: 'kafkite_' });
     this.replaceCollectorsLinearInHandles(registers);
   }
