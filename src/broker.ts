@@ -30,6 +30,7 @@ import { ClientQuotaManager } from './quota/client-quota-manager.js';
 import { ClientQuotaStore } from './quota/client-quotas.js';
 import { FetchPurgatory } from './purgatory.js';
 import { FetchSessionCache } from './fetch-sessions.js';
+import { SharePartitionManager } from './share/share-partition-manager.js';
 import { raiseOpenFileLimit } from './open-file-limit.js';
 
 export interface Endpoint {
@@ -107,6 +108,8 @@ export class Broker {
   /** The tail of the requests' topic changes (see changeTopics). */
   private topicChanges: Promise<unknown> = Promise.resolve();
   readonly fetchSessions: FetchSessionCache;
+  /** Share groups' partitions and share sessions (KIP-932). */
+  readonly sharePartitions: SharePartitionManager = new SharePartitionManager(this);
   /** SCRAM users, replayed from the metadata log; AlterUserScramCredentials appends to it. */
   readonly scramCredentials: ScramCredentialStore;
   /** Dynamic broker configs and group configs (ConfigRecords in the metadata log). */
@@ -466,6 +469,7 @@ export class Broker {
 
   async shutdown(): Promise<void> {
     this.purgatory.wakeAll();
+    this.sharePartitions.shutdown();
     await this.transactionCoordinator?.shutdown();
     this.groupCoordinator?.shutdown();
     await this.logManager.shutdown();

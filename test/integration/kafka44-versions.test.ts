@@ -52,9 +52,9 @@ describe('ApiVersions features', () => {
       { name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 },
       { name: 'group.version', maxVersionLevel: 1, minVersionLevel: 1 },
     ]);
-    // The share and streams group APIs, which their disabled features gate in Kafka, are not listed.
+    // The share and streams group heartbeats, which their disabled features gate in Kafka, are not listed.
     const keys = res.apiKeys.map((k: { apiKey: number }) => k.apiKey);
-    for (const key of [ApiKey.ShareGroupHeartbeat, ApiKey.ShareFetch, ApiKey.StreamsGroupHeartbeat]) expect(keys).not.toContain(key);
+    for (const key of [ApiKey.ShareGroupHeartbeat, ApiKey.StreamsGroupHeartbeat]) expect(keys).not.toContain(key);
   });
 
   it('v3 leaves out supported features whose minimum is 0, as Kafka 4.4 does (KAFKA-17011)', async () => {

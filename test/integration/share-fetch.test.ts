@@ -1,0 +1,219 @@
+// ShareFetch (78) and ShareAcknowledge (79) over TCP against the real broker process, driven with kafkite's own
+// codecs: share sessions of one group acquiring disjoint records, RELEASE, REJECT, lock expiry, a dropped
+// connection, and the errors Kafka answers bad input with. The broker's share partitions use the in-memory
+// Persister (merging-memory-persister-preload.ts) until the share coordinator is on main.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AcknowledgementBatch } from '../../protocol/generated/ShareFetchRequest.js';
+import type { ShareFetchResponse } from '../../protocol/generated/ShareFetchResponse.js';
+import { batchesIn } from '../../protocol/records/batch-header.js';
+import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js';
+import { WireClient } from '../../bench/lib/wire-client.js';
+import { REPO_ROOT, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+
+const ACCEPT = 1;
+const RELEASE = 2;
+const REJECT = 3;
+const LOCK_MS = 1500;
+const UNKNOWN_ID = 'f'.repeat(32);
+let broker: BrokerProcess;
+let admin: WireClient;
+
+beforeAll(async () => {
+  broker = await startBroker({
+    nodeArgs: ['--import', join(REPO_ROOT, 'test/helpers/merging-memory-persister-preload.ts')],
+    overrides: ['group.share.min.record.lock.duration.ms=1000', `group.share.record.lock.duration.ms=${LOCK_MS}`],
+  });
+  admin = await WireClient.connect(broker.port);
+});
+
+afterAll(async () => {
+  admin.close();
+  expect(await broker.stop()).toBe(0);
+  broker.cleanup();
+});
+
+async function createTopic(name: string): Promise<string> {
+  const res = await admin.send(19, 7, { topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
+  expect(res.topics[0].errorCode).toBe(0);
+  return res.topics[0].topicId;
+}
+
+/** Produces `batches` batches of `size` records with values "<offset>". */
+async function produce(topic: string, first: number, batches: number, size: number): Promise<void> {
+  for (let b = 0; b < batches; b++) {
+    const base = first + b * size;
+    const records = encodeBatch({
+      baseOffset: 0,
+      records: Array.from({ length: size }, (_, i) => ({ offset: i, timestamp: Date.now(), key: null, value: Buffer.from(String(base + i)), headers: [] })),
+    });
+    const res = await admin.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] });
+    expect(res.responses[0].partitionResponses[0].errorCode).toBe(0);
+  }
+}
+
+interface Member {
+  client: WireClient;
+  memberId: string;
+  epoch: number;
+}
+
+async function member(memberId: string): Promise<Member> {
+  return { client: await WireClient.connect(broker.port), memberId, epoch: 0 };
+}
+
+interface FetchOpts {
+  maxRecords?: number;
+  maxWaitMs?: number;
+  acks?: AcknowledgementBatch[];
+  epoch?: number;
+}
+
+async function shareFetch(m: Member, group: string, topicId: string, opts: FetchOpts = {}): Promise<ShareFetchResponse> {
+  const epoch = opts.epoch ?? m.epoch;
+  const res: ShareFetchResponse = await m.client.send(78, 2, {
+    groupId: group, memberId: m.memberId, shareSessionEpoch: epoch, maxWaitMs: opts.maxWaitMs ?? 0, minBytes: 1, maxBytes: 1 << 20,
+    maxRecords: opts.maxRecords ?? 500, batchSize: 500, shareAcquireMode: 0, isRenewAck: false,
+    topics: [{ topicId, partitions: [{ partitionIndex: 0, partitionMaxBytes: 0, acknowledgementBatches: opts.acks ?? [] }] }],
+    forgottenTopicsData: [],
+  });
+  if (res.errorCode === 0 && opts.epoch === undefined) m.epoch = m.epoch === 0 ? 1 : m.epoch + 1;
+  return res;
+}
+
+async function acknowledge(m: Member, group: string, topicId: string, acks: AcknowledgementBatch[], epoch?: number) {
+  const res = await m.client.send(79, 2, {
+    groupId: group, memberId: m.memberId, shareSessionEpoch: epoch ?? m.epoch, isRenewAck: false,
+    topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: acks }] }],
+  });
+  if (res.errorCode === 0 && epoch === undefined) m.epoch++;
+  return res;
+}
+
+/** The acquired ranges of partition 0, checked against the records sent: each acquired offset's record is there. */
+function acquired(res: ShareFetchResponse): Array<{ firstOffset: number; lastOffset: number; deliveryCount: number }> {
+  expect(res.errorCode).toBe(0);
+  const p = res.responses[0]?.partitions[0];
+  if (!p) return [];
+  expect(p.errorCode).toBe(0);
+  const buf = p.records as Buffer;
+  const values = new Map<number, string>();
+  for (const h of batchesIn(buf)) for (const r of decodeBatch(buf.subarray(h.pos, h.pos + h.sizeInBytes)).records) values.set(r.offset, r.value!.toString());
+  for (const r of p.acquiredRecords) for (let o = r.firstOffset; o <= r.lastOffset; o++) expect(values.get(o)).toBe(String(o));
+  return p.acquiredRecords;
+}
+
+function offsets(ranges: Array<{ firstOffset: number; lastOffset: number }>): number[] {
+  return ranges.flatMap((r) => Array.from({ length: r.lastOffset - r.firstOffset + 1 }, (_, i) => r.firstOffset + i));
+}
+
+describe('share fetch', () => {
+  it('two sessions of one group never hold the same record; RELEASE gives records to the other, REJECT archives them', async () => {
+    const topicId = await createTopic('share-basic');
+    const m1 = await member('m1');
+    const m2 = await member('m2');
+    // Opening the sessions initializes the share partition at the end of the empty log (share.auto.offset.reset latest).
+    expect(acquired(await shareFetch(m1, 'g1', topicId))).toEqual([]);
+    expect(acquired(await shareFetch(m2, 'g1', topicId))).toEqual([]);
+    await produce('share-basic', 0, 5, 10);
+    const a1 = acquired(await shareFetch(m1, 'g1', topicId, { maxRecords: 20 }));
+    const a2 = acquired(await shareFetch(m2, 'g1', topicId, { maxRecords: 20 }));
+    const a3 = acquired(await shareFetch(m1, 'g1', topicId, { maxRecords: 20 }));
+    expect(a1).toEqual([{ firstOffset: 0, lastOffset: 19, deliveryCount: 1 }]);
+    expect(a2).toEqual([{ firstOffset: 20, lastOffset: 39, deliveryCount: 1 }]);
+    expect(a3).toEqual([{ firstOffset: 40, lastOffset: 49, deliveryCount: 1 }]);
+    expect(acquired(await shareFetch(m2, 'g1', topicId, { maxWaitMs: 200 }))).toEqual([]);
+
+    // m1 may not acknowledge m2's records: nothing changes.
+    const foreign = await acknowledge(m1, 'g1', topicId, [{ firstOffset: 20, lastOffset: 29, acknowledgeTypes: [ACCEPT] }]);
+    expect(foreign.responses[0].partitions[0].errorCode).toBe(121);
+    const own = await acknowledge(m1, 'g1', topicId, [
+      { firstOffset: 0, lastOffset: 9, acknowledgeTypes: [ACCEPT] },
+      { firstOffset: 10, lastOffset: 19, acknowledgeTypes: [RELEASE] },
+      { firstOffset: 40, lastOffset: 49, acknowledgeTypes: [REJECT] },
+    ]);
+    expect(own.errorCode).toBe(0);
+    expect(own.responses[0].partitions[0].errorCode).toBe(0);
+    // The released records go to m2, delivered a second time; the rejected and accepted ones to no one.
+    expect(acquired(await shareFetch(m2, 'g1', topicId))).toEqual([{ firstOffset: 10, lastOffset: 19, deliveryCount: 2 }]);
+    const accepted = await shareFetch(m2, 'g1', topicId, { acks: [{ firstOffset: 10, lastOffset: 39, acknowledgeTypes: [ACCEPT] }], maxWaitMs: 300 });
+    expect(accepted.responses[0].partitions[0].acknowledgeErrorCode).toBe(0);
+    expect(acquired(accepted)).toEqual([]);
+    // A third member of the group finds nothing left: every record was accepted or rejected.
+    const m3 = await member('m3');
+    expect(acquired(await shareFetch(m3, 'g1', topicId))).toEqual([]);
+    expect(acquired(await shareFetch(m3, 'g1', topicId, { maxWaitMs: 300 }))).toEqual([]);
+    // Another group reads the same topic on its own: it starts where its partition was initialized (the end).
+    const other = await member('o1');
+    expect(acquired(await shareFetch(other, 'g2', topicId))).toEqual([]);
+    await produce('share-basic', 50, 1, 5);
+    expect(acquired(await shareFetch(other, 'g2', topicId))).toEqual([{ firstOffset: 50, lastOffset: 54, deliveryCount: 1 }]);
+    for (const m of [m1, m2, m3, other]) m.client.close();
+  });
+
+  it('an expired lock makes the records available again, delivered with count 2, and the late acknowledgement is refused', async () => {
+    const topicId = await createTopic('share-expiry');
+    const m1 = await member('e1');
+    const m2 = await member('e2');
+    await shareFetch(m1, 'g', topicId);
+    await shareFetch(m2, 'g', topicId);
+    await produce('share-expiry', 0, 1, 5);
+    const first = await shareFetch(m1, 'g', topicId);
+    expect(first.acquisitionLockTimeoutMs).toBe(LOCK_MS);
+    expect(acquired(first)).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: 1 }]);
+    // m2 long-polls: the lock's expiry wakes it.
+    const started = Date.now();
+    const redelivered = acquired(await shareFetch(m2, 'g', topicId, { maxWaitMs: 10_000 }));
+    expect(redelivered).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: 2 }]);
+    expect(Date.now() - started).toBeLessThan(LOCK_MS + 2000);
+    const late = await acknowledge(m1, 'g', topicId, [{ firstOffset: 0, lastOffset: 4, acknowledgeTypes: [ACCEPT] }]);
+    expect(late.responses[0].partitions[0].errorCode).toBe(121);
+    expect((await acknowledge(m2, 'g', topicId, [{ firstOffset: 0, lastOffset: 4, acknowledgeTypes: [ACCEPT] }])).responses[0].partitions[0].errorCode).toBe(0);
+    m1.client.close();
+    m2.client.close();
+  });
+
+  it('a dropped connection releases what its session held; closing the session with epoch -1 does too', async () => {
+    const topicId = await createTopic('share-drop');
+    const m1 = await member('d1');
+    const m2 = await member('d2');
+    await shareFetch(m1, 'g', topicId);
+    await shareFetch(m2, 'g', topicId);
+    await produce('share-drop', 0, 2, 5);
+    expect(acquired(await shareFetch(m1, 'g', topicId, { maxRecords: 5 }))).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: 1 }]);
+    expect(acquired(await shareFetch(m2, 'g', topicId, { maxRecords: 5 }))).toEqual([{ firstOffset: 5, lastOffset: 9, deliveryCount: 1 }]);
+    m1.client.close();
+    await new Promise((r) => setTimeout(r, 200));
+    // Fetched records are not given back their delivery count on a dropped connection.
+    expect(acquired(await shareFetch(m2, 'g', topicId))).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: 2 }]);
+    // m2 closes its session acknowledging 0..4; 5..9 go back with their count undone (KAFKA-17541).
+    const closed = await acknowledge(m2, 'g', topicId, [{ firstOffset: 0, lastOffset: 4, acknowledgeTypes: [ACCEPT] }], -1);
+    expect(closed.errorCode).toBe(0);
+    expect(closed.responses[0].partitions[0].errorCode).toBe(0);
+    const m3 = await member('d3');
+    expect(acquired(await shareFetch(m3, 'g', topicId))).toEqual([{ firstOffset: 5, lastOffset: 9, deliveryCount: 1 }]);
+    // The closed session is gone.
+    expect((await shareFetch(m2, 'g', topicId, { epoch: 3 })).errorCode).toBe(122);
+    m2.client.close();
+    m3.client.close();
+  });
+
+  it('answers bad share session epochs and requests with Kafka\'s errors', async () => {
+    const topicId = await createTopic('share-bad');
+    const m = await member('b1');
+    // No session yet.
+    expect((await shareFetch(m, 'g', topicId, { epoch: 1 })).errorCode).toBe(122);
+    expect((await acknowledge(m, 'g', topicId, [], 1)).errorCode).toBe(122);
+    // ShareAcknowledge cannot open a session; an opening ShareFetch carries no acknowledgements.
+    expect((await acknowledge(m, 'g', topicId, [], 0)).errorCode).toBe(123);
+    expect((await shareFetch(m, 'g', topicId, { epoch: 0, acks: [{ firstOffset: 0, lastOffset: 0, acknowledgeTypes: [ACCEPT] }] })).errorCode).toBe(42);
+    await shareFetch(m, 'g', topicId);
+    expect((await shareFetch(m, 'g', topicId, { epoch: 5 })).errorCode).toBe(123);
+    // The right epoch still works after the refusals.
+    expect((await shareFetch(m, 'g', topicId)).errorCode).toBe(0);
+    const unknown = await shareFetch(m, 'g', UNKNOWN_ID);
+    expect(unknown.errorCode).toBe(0);
+    expect(unknown.responses.find((t) => t.topicId === UNKNOWN_ID)?.partitions[0]?.errorCode).toBe(100);
+    m.client.close();
+  });
+});
