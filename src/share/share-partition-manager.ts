@@ -82,6 +82,10 @@ export class SharePartitionManager {
     if (!this.persister) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
     const key = SharePartitionManager.key(groupId, topicId, partition);
     let sp = this.partitions.get(key);
+    if (sp?.fenced) {
+      sp.close();
+      sp = undefined;
+    }
     if (!sp) {
       const name = topic.name;
       sp = new SharePartition({ groupId, topicId, partition }, this.persister, this.configFor(groupId), () => this.broker.purgatory.notify(name, partition));
@@ -127,10 +131,19 @@ export class SharePartitionManager {
     for (const session of this.sessions.removeConnection(connectionId)) void this.releaseSession(session, false);
   }
 
-  /** A member left its share group (the share group coordinator's listener): its session ends, its records are released. */
-  memberLeft(groupId: string, memberId: string): void {
+  /** A member left its share group (Kafka's ShareGroupListener): its session ends, its records are released. */
+  onMemberLeave(groupId: string, memberId: string): void {
     this.sessions.removeMember(groupId, memberId);
     void this.releaseMember(groupId, memberId, false);
+  }
+
+  /** The group has no member left (ShareGroupListener): its share partitions leave the cache; their state is persisted. */
+  onGroupEmpty(groupId: string): void {
+    for (const [key, sp] of this.partitions) {
+      if (sp.key.groupId !== groupId) continue;
+      sp.close();
+      this.partitions.delete(key);
+    }
   }
 
   shutdown(): void {

@@ -59,6 +59,8 @@ export class SharePartition {
   private startOffset_ = 0;
   private endOffset_ = -1;
   private initializing: Promise<void> | null = null;
+  /** Set when a write was refused as fenced (the state was re-initialized elsewhere): the manager loads it anew. */
+  fenced = false;
   private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(
@@ -390,7 +392,10 @@ export class SharePartition {
       await this.write();
       return ErrorCode.NONE;
     } catch (err) {
-      return err instanceof PersisterError ? err.errorCode : ErrorCode.UNKNOWN_SERVER_ERROR;
+      const code = err instanceof PersisterError ? err.errorCode : ErrorCode.UNKNOWN_SERVER_ERROR;
+      // Kafka's SharePartitionManager drops a fenced share partition from its cache; the next fetch reads the new state.
+      if (code === ErrorCode.FENCED_STATE_EPOCH || code === ErrorCode.FENCED_LEADER_EPOCH) this.fenced = true;
+      return code;
     }
   }
 

@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SharePartition, type SharePartitionConfig } from '../../src/share/share-partition.js';
 import { RecordState } from '../../src/share/in-flight-batch.js';
+import { PersisterError } from '../../src/share/persister.js';
 import { MergingMemoryPersister as MemoryPersister } from '../helpers/merging-memory-persister.ts';
 
 const KEY = { groupId: 'g', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partition: 0 };
@@ -206,5 +207,16 @@ describe('SharePartition', () => {
     expect(await sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [ACCEPT] }])).toBe(0);
     expect(Date.now() - started).toBeGreaterThanOrEqual(95);
     expect(persister.states.values().next().value!.startOffset).toBe(10);
+  });
+
+  it('answers a write refused as fenced with its code and marks the partition for reloading', async () => {
+    const persister = new MemoryPersister();
+    const { sp } = await partition({}, persister);
+    sp.acquire('a', batches(0, 10), 10, 500, false);
+    persister.writeState = async () => {
+      throw new PersisterError(124, 'fenced');
+    };
+    expect(await sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [ACCEPT] }])).toBe(124);
+    expect(sp.fenced).toBe(true);
   });
 });
