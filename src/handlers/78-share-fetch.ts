@@ -100,6 +100,8 @@ export const handler: Handler<ShareFetchRequest, ShareFetchResponse> = {
       const key = ShareSession.partitionKey(target.topicId, target.partition);
       const data = reads.get(key)?.data ?? partitionData(target.partition, ErrorCode.NONE);
       const ack = ackResults.get(key);
+      // A share partition the group coordinator has not initialized yet is left out, as Kafka 4.4 answers it.
+      if (data.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION && ack === undefined && broker.topics.getById(target.topicId)) continue;
       if (ack !== undefined) data.acknowledgeErrorCode = ack;
       // An incremental response names only partitions with records, an error or acknowledgements (ShareFetchContext).
       if (context.kind === 'open' || data.acquiredRecords.length > 0 || data.errorCode !== ErrorCode.NONE || ack !== undefined) answered.push({ topicId: target.topicId, data });

@@ -99,12 +99,10 @@ export class SharePartition {
   }
 
   private async load(log: ShareLogView): Promise<void> {
-    let state = await this.persister.readState(this.key, 0);
-    if (!state) {
-      // On one node nothing else may have initialized it yet (Kafka's group coordinator does, at assignment).
-      await this.persister.initializeState(this.key, 0, -1);
-      state = { stateEpoch: 0, leaderEpoch: 0, startOffset: -1, deliveryCompleteCount: -1, stateBatches: [] };
-    }
+    const state = await this.persister.readState(this.key, 0);
+    // The group coordinator initializes the state before it assigns the partition to a member: until then a
+    // share fetch gets nothing from it (Kafka 4.4 leaves such a partition out of the response).
+    if (!state) throw new PersisterError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'share-partition state not initialized');
     this.stateEpoch = state.stateEpoch;
     const start = state.startOffset >= 0 ? state.startOffset : this.resetOffset(log);
     this.startOffset_ = start;

@@ -6,6 +6,11 @@ const { Broker } = await import('../../dist/src/broker.js');
 const open = Broker.open;
 Broker.open = async function (...args: Parameters<typeof open>) {
   const broker = await open.apply(this, args);
-  broker.sharePartitions.persister ??= new MergingMemoryPersister();
+  if (!broker.sharePartitions.persister) {
+    // No share group coordinator on main yet to initialize the state before a fetch: reading does it.
+    const persister = new MergingMemoryPersister();
+    persister.initializeOnRead = true;
+    broker.sharePartitions.persister = persister;
+  }
   return broker;
 };

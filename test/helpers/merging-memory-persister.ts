@@ -39,7 +39,11 @@ export class MergingMemoryPersister implements Persister {
     this.states.set(keyOf(key), { stateEpoch, leaderEpoch: 0, startOffset, deliveryCompleteCount: 0, stateBatches: [] });
   }
 
+  /** Whether a never-initialized partition reads as initialized at start offset -1, as if its group coordinator had done it. */
+  initializeOnRead = false;
+
   async readState(key: SharePartitionKey): Promise<SharePartitionState | undefined> {
+    if (this.initializeOnRead && !this.states.has(keyOf(key))) await this.initializeState(key, 0, -1);
     const s = this.states.get(keyOf(key));
     return s && { ...s, stateBatches: s.stateBatches.map((b) => ({ ...b })) };
   }

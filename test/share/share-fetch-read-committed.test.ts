@@ -21,7 +21,9 @@ afterEach(async () => {
 });
 
 async function sharePartition(): Promise<SharePartition> {
-  const sp = new SharePartition({ groupId: 'g', topicId: 't', partition: 0 }, new MergingMemoryPersister(), {
+  const persister = new MergingMemoryPersister();
+  persister.initializeOnRead = true;
+  const sp = new SharePartition({ groupId: 'g', topicId: 't', partition: 0 }, persister, {
     lockDurationMs: () => 30_000, deliveryCountLimit: () => 5, maxInFlightRecords: () => 200, autoOffsetReset: () => 'earliest',
   });
   partitions.push(sp);

@@ -24,7 +24,14 @@ function config(over: Partial<Record<keyof SharePartitionConfig, unknown>> = {})
   };
 }
 
-async function partition(over: Parameters<typeof config>[0] = {}, persister = new MemoryPersister(), log = { logStartOffset: 0, highWatermark: 100 }) {
+/** An in-memory Persister whose partitions read as initialized by the group coordinator (start offset -1). */
+function initialized(): MemoryPersister {
+  const persister = new MemoryPersister();
+  persister.initializeOnRead = true;
+  return persister;
+}
+
+async function partition(over: Parameters<typeof config>[0] = {}, persister = initialized(), log = { logStartOffset: 0, highWatermark: 100 }) {
   const sp = new SharePartition(KEY, persister, config(over), () => {}, () => clock);
   open.push(sp);
   await sp.initialize({ ...log, offsetForTimestamp: () => undefined });
@@ -125,7 +132,7 @@ describe('SharePartition', () => {
 
   it('the lock expires by itself on a timer', async () => {
     clock = Date.now();
-    const sp = new SharePartition(KEY, new MemoryPersister(), config({ lockDurationMs: 50 }), () => {}, () => Date.now());
+    const sp = new SharePartition(KEY, initialized(), config({ lockDurationMs: 50 }), () => {}, () => Date.now());
     open.push(sp);
     await sp.initialize({ logStartOffset: 0, highWatermark: 10, offsetForTimestamp: () => undefined });
     sp.acquire('a', batches(0, 10), 10, 500, false);
@@ -199,7 +206,7 @@ describe('SharePartition', () => {
   });
 
   it('answers an acknowledgement only once the write is durable', async () => {
-    const persister = new MemoryPersister();
+    const persister = initialized();
     const { sp } = await partition({}, persister);
     sp.acquire('a', batches(0, 10), 10, 500, false);
     persister.writeDelayMs = 100;
@@ -210,7 +217,7 @@ describe('SharePartition', () => {
   });
 
   it('answers a write refused as fenced with its code and marks the partition for reloading', async () => {
-    const persister = new MemoryPersister();
+    const persister = initialized();
     const { sp } = await partition({}, persister);
     sp.acquire('a', batches(0, 10), 10, 500, false);
     persister.writeState = async () => {
@@ -218,5 +225,11 @@ describe('SharePartition', () => {
     };
     expect(await sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [ACCEPT] }])).toBe(124);
     expect(sp.fenced).toBe(true);
+  });
+
+  it('does not start on a state the group coordinator has not initialized (UNKNOWN_TOPIC_OR_PARTITION)', async () => {
+    const sp = new SharePartition(KEY, new MemoryPersister(), config(), () => {}, () => clock);
+    open.push(sp);
+    await expect(sp.initialize({ logStartOffset: 0, highWatermark: 10, offsetForTimestamp: () => undefined })).rejects.toMatchObject({ errorCode: 3 });
   });
 });
