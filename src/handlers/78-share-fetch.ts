@@ -6,7 +6,7 @@ import type { PartitionData, ShareFetchResponse, ShareFetchableTopicResponse } f
 import { ErrorCode } from '../errors.js';
 import { readAndAcquire, type ShareRead } from '../share/share-fetch.js';
 import { acknowledgeAll, type PartitionAcknowledgements } from '../share/share-partition-manager.js';
-import { FINAL_SHARE_SESSION_EPOCH, ShareSession, type ShareSessionPartition } from '../share/share-session-cache.js';
+import { ShareSession, type ShareSessionPartition } from '../share/share-session-cache.js';
 import { waitRemote, type Handler, type RequestContext } from './handler.js';
 import { deniedTopicIds, shareRequestError } from './share-requests.js';
 
@@ -21,7 +21,8 @@ function topLevel(errorCode: number, lockMs = 0): ShareFetchResponse {
 function partitionData(partitionIndex: number, errorCode: number, acknowledgeErrorCode: number = ErrorCode.NONE): PartitionData {
   return {
     partitionIndex, errorCode, errorMessage: null, acknowledgeErrorCode, acknowledgeErrorMessage: null,
-    currentLeader: { leaderId: -1, leaderEpoch: -1 }, records: EMPTY, acquiredRecords: [],
+    // The message's defaults, which Kafka 4.4 leaves in place unless the partition has moved (never, on one node).
+    currentLeader: { leaderId: 0, leaderEpoch: 0 }, records: EMPTY, acquiredRecords: [],
   };
 }
 
@@ -40,10 +41,9 @@ export const handler: Handler<ShareFetchRequest, ShareFetchResponse> = {
     const acks: PartitionAcknowledgements[] = request.topics.flatMap((t) =>
       t.partitions.filter((p) => p.acknowledgementBatches.length > 0).map((p) => ({ topicId: t.topicId, partition: p.partitionIndex, batches: p.acknowledgementBatches })));
     const lockMs = manager.lockDurationMs(groupId);
-    // KafkaApis: an opening request carries no acknowledgements, a closing one fetches nothing.
+    // KafkaApis: an opening request carries no acknowledgements; a closing one fetches nothing (its partitions
+    // are not read, and not refused either: Kafka 4.4 answers it with no error).
     if (request.shareSessionEpoch === 0 && acks.length > 0) return topLevel(ErrorCode.INVALID_REQUEST, lockMs);
-    const fetchOnly = request.topics.some((t) => t.partitions.some((p) => p.acknowledgementBatches.length === 0));
-    if (request.shareSessionEpoch === FINAL_SHARE_SESSION_EPOCH && fetchOnly) return topLevel(ErrorCode.INVALID_REQUEST, lockMs);
     const context = manager.sessions.begin(groupId, memberId, request.shareSessionEpoch, ctx.connectionId);
     if (context.kind === 'error') return topLevel(context.errorCode, lockMs);
     const session = context.session;

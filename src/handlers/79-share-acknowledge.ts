@@ -42,7 +42,7 @@ export const handler: Handler<ShareAcknowledgeRequest, ShareAcknowledgeResponse>
         partitionIndex: p.partitionIndex,
         errorCode: denied.has(t.topicId) ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : results.get(`${t.topicId}:${p.partitionIndex}`)!,
         errorMessage: null,
-        currentLeader: { leaderId: -1, leaderEpoch: -1 },
+        currentLeader: { leaderId: 0, leaderEpoch: 0 },
       })),
     }));
     return { ...topLevel(ErrorCode.NONE, lockMs), responses };

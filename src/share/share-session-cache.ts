@@ -5,7 +5,7 @@ import { ErrorCode } from '../errors.js';
 
 /** ShareRequestMetadata's epochs. */
 export const INITIAL_SHARE_SESSION_EPOCH = 0;
-export const FINAL_SHARE_SESSION_EPOCH = -1;
+const FINAL_SHARE_SESSION_EPOCH = -1;
 
 export interface ShareSessionPartition {
   topicId: string;

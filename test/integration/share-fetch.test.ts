@@ -214,6 +214,10 @@ describe('share fetch', () => {
     const unknown = await shareFetch(m, 'g', UNKNOWN_ID);
     expect(unknown.errorCode).toBe(0);
     expect(unknown.responses.find((t) => t.topicId === UNKNOWN_ID)?.partitions[0]?.errorCode).toBe(100);
+    // Closing with partitions named and nothing to acknowledge is no error (as Kafka 4.4 answers it): the session ends.
+    const closing = await shareFetch(m, 'g', topicId, { epoch: -1 });
+    expect([closing.errorCode, closing.responses]).toEqual([0, []]);
+    expect((await shareFetch(m, 'g', topicId, { epoch: -1 })).errorCode).toBe(122);
     m.client.close();
   });
 });
