@@ -21,7 +21,7 @@ import type { TransactionCoordinator } from './coordinator/transaction/transacti
 import { ErrorCode, KafkaError } from './errors.js';
 import { ClusterMetadataLog } from './metadata/cluster-metadata-log.js';
 import { DynamicConfigs } from './metadata/dynamic-configs.js';
-import { consumerGroupTimeouts } from './metadata/group-configs.js';
+import { consumerGroupTimeouts, shareGroupTimeouts } from './metadata/group-configs.js';
 import { invalidTopicNameReason, newTopicId, TopicRegistry, type TopicInfo } from './metadata/topic-registry.js';
 import { ProducerIdManager } from './producer-ids.js';
 import { ScramCredentialStore } from './security/scram-credentials.js';
@@ -209,6 +209,9 @@ export class Broker {
     broker.groupCoordinator = await openGroupCoordinator(broker);
     broker.transactionCoordinator = await openTransactionCoordinator(broker);
     broker.groupCoordinator.useConsumerGroupTimeouts((groupId) => consumerGroupTimeouts(broker!.dynamicConfigs.groupConfigs(groupId), config));
+    broker.groupCoordinator.shareGroupTimeoutsOf = (groupId) => shareGroupTimeouts(broker!.dynamicConfigs.groupConfigs(groupId), config);
+    // A member that leaves its share group gives back what it acquired (Kafka's ShareGroupListener).
+    broker.groupCoordinator.shareGroups.addListener(broker.sharePartitions);
     return broker;
   }
 

@@ -51,6 +51,8 @@ import { handler as listTransactions } from './66-list-transactions.js';
 import { handler as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
 import { handler as consumerGroupDescribe } from './69-consumer-group-describe.js';
 import { handler as describeTopicPartitions } from './75-describe-topic-partitions.js';
+import { handler as shareGroupHeartbeat } from './76-share-group-heartbeat.js';
+import { handler as shareGroupDescribe } from './77-share-group-describe.js';
 import { handler as shareFetch } from './78-share-fetch.js';
 import { handler as shareAcknowledge } from './79-share-acknowledge.js';
 
@@ -65,7 +67,7 @@ export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
     consumerGroupHeartbeat, consumerGroupDescribe, saslHandshake, saslAuthenticate, describeUserScramCredentials,
     alterUserScramCredentials,
     addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, txnOffsetCommit, describeTransactions, listTransactions,
-    describeTopicPartitions, shareFetch, shareAcknowledge,
+    describeTopicPartitions, shareGroupHeartbeat, shareGroupDescribe, shareFetch, shareAcknowledge,
   ].map((h) => [h.apiKey, h]),
 );
 

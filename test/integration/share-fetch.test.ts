@@ -58,8 +58,12 @@ interface Member {
   epoch: number;
 }
 
-async function member(memberId: string): Promise<Member> {
-  return { client: await WireClient.connect(broker.port), memberId, epoch: 0 };
+/** A member of the share group, joined with ShareGroupHeartbeat (its group coordinator initializes the share partition). */
+async function member(memberId: string, group: string, topic: string): Promise<Member> {
+  const client = await WireClient.connect(broker.port);
+  const joined = await client.send(76, 1, { groupId: group, memberId, memberEpoch: 0, rackId: null, subscribedTopicNames: [topic] });
+  expect(joined.errorCode).toBe(0);
+  return { client, memberId, epoch: 0 };
 }
 
 interface FetchOpts {
@@ -110,8 +114,8 @@ function offsets(ranges: Array<{ firstOffset: number; lastOffset: number }>): nu
 describe('share fetch', () => {
   it('two sessions of one group never hold the same record; RELEASE gives records to the other, REJECT archives them', async () => {
     const topicId = await createTopic('share-basic');
-    const m1 = await member('m1');
-    const m2 = await member('m2');
+    const m1 = await member('m1', 'g1', 'share-basic');
+    const m2 = await member('m2', 'g1', 'share-basic');
     // Opening the sessions initializes the share partition at the end of the empty log (share.auto.offset.reset latest).
     expect(acquired(await shareFetch(m1, 'g1', topicId))).toEqual([]);
     expect(acquired(await shareFetch(m2, 'g1', topicId))).toEqual([]);
@@ -140,11 +144,11 @@ describe('share fetch', () => {
     expect(accepted.responses[0].partitions[0].acknowledgeErrorCode).toBe(0);
     expect(acquired(accepted)).toEqual([]);
     // A third member of the group finds nothing left: every record was accepted or rejected.
-    const m3 = await member('m3');
+    const m3 = await member('m3', 'g1', 'share-basic');
     expect(acquired(await shareFetch(m3, 'g1', topicId))).toEqual([]);
     expect(acquired(await shareFetch(m3, 'g1', topicId, { maxWaitMs: 300 }))).toEqual([]);
     // Another group reads the same topic on its own: it starts where its partition was initialized (the end).
-    const other = await member('o1');
+    const other = await member('o1', 'g2', 'share-basic');
     expect(acquired(await shareFetch(other, 'g2', topicId))).toEqual([]);
     await produce('share-basic', 50, 1, 5);
     expect(acquired(await shareFetch(other, 'g2', topicId))).toEqual([{ firstOffset: 50, lastOffset: 54, deliveryCount: 1 }]);
@@ -153,8 +157,8 @@ describe('share fetch', () => {
 
   it('an expired lock makes the records available again, delivered with count 2, and the late acknowledgement is refused', async () => {
     const topicId = await createTopic('share-expiry');
-    const m1 = await member('e1');
-    const m2 = await member('e2');
+    const m1 = await member('e1', 'g', 'share-expiry');
+    const m2 = await member('e2', 'g', 'share-expiry');
     await shareFetch(m1, 'g', topicId);
     await shareFetch(m2, 'g', topicId);
     await produce('share-expiry', 0, 1, 5);
@@ -175,49 +179,76 @@ describe('share fetch', () => {
 
   it('a dropped connection releases what its session held; closing the session with epoch -1 does too', async () => {
     const topicId = await createTopic('share-drop');
-    const m1 = await member('d1');
-    const m2 = await member('d2');
-    await shareFetch(m1, 'g', topicId);
-    await shareFetch(m2, 'g', topicId);
+    const m1 = await member('d1', 'gd', 'share-drop');
+    const m2 = await member('d2', 'gd', 'share-drop');
+    await shareFetch(m1, 'gd', topicId);
+    await shareFetch(m2, 'gd', topicId);
     await produce('share-drop', 0, 2, 5);
-    expect(acquired(await shareFetch(m1, 'g', topicId, { maxRecords: 5 }))).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: 1 }]);
-    expect(acquired(await shareFetch(m2, 'g', topicId, { maxRecords: 5 }))).toEqual([{ firstOffset: 5, lastOffset: 9, deliveryCount: 1 }]);
+    expect(acquired(await shareFetch(m1, 'gd', topicId, { maxRecords: 5 }))).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: 1 }]);
+    expect(acquired(await shareFetch(m2, 'gd', topicId, { maxRecords: 5 }))).toEqual([{ firstOffset: 5, lastOffset: 9, deliveryCount: 1 }]);
     m1.client.close();
     await new Promise((r) => setTimeout(r, 200));
     // Fetched records are not given back their delivery count on a dropped connection.
-    expect(acquired(await shareFetch(m2, 'g', topicId))).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: 2 }]);
+    expect(acquired(await shareFetch(m2, 'gd', topicId))).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: 2 }]);
     // m2 closes its session acknowledging 0..4; 5..9 go back with their count undone (KAFKA-17541).
-    const closed = await acknowledge(m2, 'g', topicId, [{ firstOffset: 0, lastOffset: 4, acknowledgeTypes: [ACCEPT] }], -1);
+    const closed = await acknowledge(m2, 'gd', topicId, [{ firstOffset: 0, lastOffset: 4, acknowledgeTypes: [ACCEPT] }], -1);
     expect(closed.errorCode).toBe(0);
     expect(closed.responses[0].partitions[0].errorCode).toBe(0);
-    const m3 = await member('d3');
-    expect(acquired(await shareFetch(m3, 'g', topicId))).toEqual([{ firstOffset: 5, lastOffset: 9, deliveryCount: 1 }]);
+    const m3 = await member('d3', 'gd', 'share-drop');
+    expect(acquired(await shareFetch(m3, 'gd', topicId))).toEqual([{ firstOffset: 5, lastOffset: 9, deliveryCount: 1 }]);
     // The closed session is gone.
-    expect((await shareFetch(m2, 'g', topicId, { epoch: 3 })).errorCode).toBe(122);
+    expect((await shareFetch(m2, 'gd', topicId, { epoch: 3 })).errorCode).toBe(122);
     m2.client.close();
     m3.client.close();
   });
 
+  it('a member leaving its group (ShareGroupHeartbeat epoch -1) gives back what it held', async () => {
+    const topicId = await createTopic('share-leave');
+    const m1 = await member('l1', 'gl', 'share-leave');
+    const m2 = await member('l2', 'gl', 'share-leave');
+    await shareFetch(m1, 'gl', topicId);
+    await shareFetch(m2, 'gl', topicId);
+    await produce('share-leave', 0, 1, 5);
+    expect(acquired(await shareFetch(m1, 'gl', topicId))).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: 1 }]);
+    const left = await m1.client.send(76, 1, { groupId: 'gl', memberId: 'l1', memberEpoch: -1, rackId: null, subscribedTopicNames: null });
+    expect(left.errorCode).toBe(0);
+    // At once, not at the lock's expiry.
+    expect(acquired(await shareFetch(m2, 'gl', topicId, { maxWaitMs: 0 }))).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: 2 }]);
+    // Its session went with it.
+    expect((await shareFetch(m1, 'gl', topicId)).errorCode).toBe(122);
+    m1.client.close();
+    m2.client.close();
+  });
+
+  it('gives nothing from a share partition no group coordinator initialized (a group nobody joined), as Kafka 4.4', async () => {
+    const topicId = await createTopic('share-nobody');
+    await produce('share-nobody', 0, 1, 3);
+    const stranger: Member = { client: await WireClient.connect(broker.port), memberId: 'x1', epoch: 0 };
+    const res = await shareFetch(stranger, 'never-joined', topicId, { maxWaitMs: 100 });
+    expect([res.errorCode, res.responses]).toEqual([0, []]);
+    stranger.client.close();
+  });
+
   it('answers bad share session epochs and requests with Kafka\'s errors', async () => {
     const topicId = await createTopic('share-bad');
-    const m = await member('b1');
+    const m = await member('b1', 'gb', 'share-bad');
     // No session yet.
-    expect((await shareFetch(m, 'g', topicId, { epoch: 1 })).errorCode).toBe(122);
-    expect((await acknowledge(m, 'g', topicId, [], 1)).errorCode).toBe(122);
+    expect((await shareFetch(m, 'gb', topicId, { epoch: 1 })).errorCode).toBe(122);
+    expect((await acknowledge(m, 'gb', topicId, [], 1)).errorCode).toBe(122);
     // ShareAcknowledge cannot open a session; an opening ShareFetch carries no acknowledgements.
-    expect((await acknowledge(m, 'g', topicId, [], 0)).errorCode).toBe(123);
-    expect((await shareFetch(m, 'g', topicId, { epoch: 0, acks: [{ firstOffset: 0, lastOffset: 0, acknowledgeTypes: [ACCEPT] }] })).errorCode).toBe(42);
-    await shareFetch(m, 'g', topicId);
-    expect((await shareFetch(m, 'g', topicId, { epoch: 5 })).errorCode).toBe(123);
+    expect((await acknowledge(m, 'gb', topicId, [], 0)).errorCode).toBe(123);
+    expect((await shareFetch(m, 'gb', topicId, { epoch: 0, acks: [{ firstOffset: 0, lastOffset: 0, acknowledgeTypes: [ACCEPT] }] })).errorCode).toBe(42);
+    await shareFetch(m, 'gb', topicId);
+    expect((await shareFetch(m, 'gb', topicId, { epoch: 5 })).errorCode).toBe(123);
     // The right epoch still works after the refusals.
-    expect((await shareFetch(m, 'g', topicId)).errorCode).toBe(0);
-    const unknown = await shareFetch(m, 'g', UNKNOWN_ID);
+    expect((await shareFetch(m, 'gb', topicId)).errorCode).toBe(0);
+    const unknown = await shareFetch(m, 'gb', UNKNOWN_ID);
     expect(unknown.errorCode).toBe(0);
     expect(unknown.responses.find((t) => t.topicId === UNKNOWN_ID)?.partitions[0]?.errorCode).toBe(100);
     // Closing with partitions named and nothing to acknowledge is no error (as Kafka 4.4 answers it): the session ends.
-    const closing = await shareFetch(m, 'g', topicId, { epoch: -1 });
+    const closing = await shareFetch(m, 'gb', topicId, { epoch: -1 });
     expect([closing.errorCode, closing.responses]).toEqual([0, []]);
-    expect((await shareFetch(m, 'g', topicId, { epoch: -1 })).errorCode).toBe(122);
+    expect((await shareFetch(m, 'gb', topicId, { epoch: -1 })).errorCode).toBe(122);
     m.client.close();
   });
 });

@@ -343,6 +343,42 @@ export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
     },
   },
   {
+    // KIP-932: the share group's errors and a share group id met by the other group APIs (GroupMetadataManager and
+    // GroupCoordinatorService's checks), with Kafka's messages. The join itself is set up unrecorded: Kafka assigns
+    // a partition once its share-partition state is initialized, asynchronously, kafkite before it answers.
+    id: 'share-group-errors-and-other-group-types',
+    api: 76,
+    exactMessages: true,
+    async run(s) {
+      await createTopic(s, 'shared');
+      const heartbeat = (groupId: string, memberId: string, memberEpoch: number, subscribedTopicNames: string[] | null = null) =>
+        request(76, { groupId, memberId, memberEpoch, rackId: null, subscribedTopicNames });
+      await s.setup(76, 1, heartbeat('share-g', 'share-member-1', 0, ['shared']));
+      await s.call(76, 1, heartbeat('share-g', '', 0, ['shared']), { label: 'empty member id' });
+      await s.call(76, 1, heartbeat('share-g', 'share-member-2', 0, []), { label: 'no subscription on join' });
+      await s.call(76, 1, heartbeat('share-g', 'share-member-2', -2), { label: 'epoch -2' });
+      await s.call(76, 1, heartbeat('share-g', 'share-member-x', 1), { label: 'unknown member' });
+      await s.call(76, 1, heartbeat('share-g', 'share-member-1', 99), { label: 'future epoch' });
+      await s.call(76, 1, heartbeat('share-missing', 'share-member-1', 1), { label: 'unknown group' });
+      await s.call(77, 1, request(77, { groupIds: ['share-missing'] }), { label: 'unknown group' });
+      await s.setup(68, 1, request(68, {
+        groupId: 'share-consumer', memberId: 'consumer-member-000000000001', memberEpoch: 0, rebalanceTimeoutMs: 30_000,
+        subscribedTopicNames: ['shared'], topicPartitions: [],
+      }));
+      await s.call(76, 1, heartbeat('share-consumer', 'share-member-1', 0, ['shared']), { label: 'consumer group id' });
+      await s.call(77, 1, request(77, { groupIds: ['share-consumer'] }), { label: 'consumer group id' });
+      await s.call(68, 1, request(68, {
+        groupId: 'share-g', memberId: 'consumer-member-000000000002', memberEpoch: 0, rebalanceTimeoutMs: 30_000,
+        subscribedTopicNames: ['shared'], topicPartitions: [],
+      }), { label: 'share group id' });
+      await s.call(11, 5, joinGroup('share-g', ''), { label: 'share group id' });
+      await s.call(15, 6, request(15, { groups: ['share-g'] }), { label: 'share group id' });
+      await s.call(8, 9, request(8, { groupId: 'share-g', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 'shared', partitions: [{ partitionIndex: 0, committedOffset: 1, committedLeaderEpoch: -1, committedMetadata: '' }] }] }), { label: 'share group id' });
+      await s.call(16, 5, request(16, { typesFilter: ['share'] }), { label: 'share type' });
+      await s.call(42, 2, request(42, { groupsNames: ['share-g'] }), { label: 'share group with a member' });
+    },
+  },
+  {
     // KIP-848: Kafka resolves a subscribed regex asynchronously, so what a member is assigned can take heartbeats.
     id: 'consumer-group-regex-and-literal-subscription',
     api: 68,
