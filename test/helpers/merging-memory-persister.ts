@@ -1,9 +1,8 @@
-// An in-memory Persister for the share partitions' tests, until the share coordinator (share-state) is on main:
-// the same shape and merge rule (an update's batches overlay the stored ones; below the start offset dropped).
-// Erasable TypeScript only, so Node loads it as is in a broker process (see merging-memory-persister-preload.ts).
+// An in-memory Persister for the share partitions' unit tests, with the share coordinator's merge rule in short (an
+// update's batches overlay the stored ones; below the start offset dropped), so a test reads what a restart would.
 import type {
   Persister, PersisterStateBatch, SharePartitionKey, SharePartitionState, SharePartitionSummary,
-} from '../../src/share/persister.ts';
+} from '../../src/share/persister.js';
 
 function keyOf(k: SharePartitionKey): string {
   return `${k.groupId}\u0000${k.topicId}\u0000${k.partition}`;

@@ -1,15 +1,14 @@
 // ShareFetch (78) and ShareAcknowledge (79) over TCP against the real broker process, driven with kafkite's own
 // codecs: share sessions of one group acquiring disjoint records, RELEASE, REJECT, lock expiry, a dropped
-// connection, and the errors Kafka answers bad input with. The broker's share partitions use the in-memory
-// Persister (merging-memory-persister-preload.ts) until the share coordinator is on main.
-import { join } from 'node:path';
+// connection, a member leaving, and the errors Kafka answers bad input with. Members join with ShareGroupHeartbeat,
+// whose coordinator initializes the share partitions' state on __share_group_state.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AcknowledgementBatch } from '../../protocol/generated/ShareFetchRequest.js';
 import type { ShareFetchResponse } from '../../protocol/generated/ShareFetchResponse.js';
 import { batchesIn } from '../../protocol/records/batch-header.js';
 import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js';
 import { WireClient } from '../../bench/lib/wire-client.js';
-import { REPO_ROOT, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 
 const ACCEPT = 1;
 const RELEASE = 2;
@@ -21,7 +20,6 @@ let admin: WireClient;
 
 beforeAll(async () => {
   broker = await startBroker({
-    nodeArgs: ['--import', join(REPO_ROOT, 'test/helpers/merging-memory-persister-preload.ts')],
     overrides: ['group.share.min.record.lock.duration.ms=1000', `group.share.record.lock.duration.ms=${LOCK_MS}`],
   });
   admin = await WireClient.connect(broker.port);

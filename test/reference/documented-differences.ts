@@ -19,8 +19,8 @@ export const DOCUMENTED_DIFFERENCES: readonly DocumentedDifference[] = [
     scenario: /^minimal-18-/,
     path: /^ApiVersions v\d+ \.apiKeys\.\w+$/,
     reason: 'APIs kafkite does not implement: delegation tokens (38-41), AlterReplicaLogDirs (34, one log dir per partition is placed at creation), '
-      + 'the KRaft quorum and feature APIs (DescribeQuorum, UpdateFeatures, UnregisterBroker, Add/RemoveRaftVoter), client metrics (KIP-714), '
-      + 'share groups\' state and offsets APIs (KIP-932, while being written) and streams groups (KIP-1071).',
+      + 'the KRaft quorum and feature APIs (DescribeQuorum, UpdateFeatures, UnregisterBroker, Add/RemoveRaftVoter), client metrics (KIP-714) '
+      + 'and streams groups (KIP-1071).',
   },
   {
     apis: ['ApiVersions'],

@@ -8,7 +8,7 @@ import { RecordState } from '../../src/share/in-flight-batch.js';
 import { readAndAcquire, type ShareReadRequest } from '../../src/share/share-fetch.js';
 import { SharePartition } from '../../src/share/share-partition.js';
 import { batch, config, openLog, tempDir } from '../storage/helpers.js';
-import { MergingMemoryPersister } from '../helpers/merging-memory-persister.ts';
+import { MergingMemoryPersister } from '../helpers/merging-memory-persister.js';
 
 let dir: string;
 let log: UnifiedLog;
