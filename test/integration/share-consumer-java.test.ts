@@ -1,8 +1,8 @@
-// Kafka 4.4's own KafkaShareConsumer (test/clients/java/ShareConsumerApp.java) against kafkite: two consumers of
+// Kafka 4.4's own KafkaShareConsumer (test/clients/java/ShareConsumerApp.java) against kafkite. Explicit: two consumers of
 // one share group work through a topic, acknowledging explicitly (ACCEPT, RELEASE on a first delivery, REJECT),
 // while the broker is killed with SIGKILL in the middle. Every record ends accepted or rejected, an accepted or
 // rejected record is never delivered again, a released one comes back with a higher delivery count, and a third
-// consumer afterwards finds nothing left.
+// consumer afterwards finds nothing left. Implicit: each record delivered once and accepted by the next poll.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterAll, expect, it } from 'vitest';
@@ -35,8 +35,8 @@ interface Consumer {
 /** Every consumer's lines in the order the test received them. */
 const events: Array<Event & { consumer: number }> = [];
 
-function startConsumer(id: number, classes: string): Consumer {
-  const child = spawn('java', javaArgs('ShareConsumerApp', [broker!.bootstrap, TOPIC, GROUP, '20', '50'], classes));
+function startConsumer(id: number, classes: string, topic = TOPIC, group = GROUP, mode = 'explicit'): Consumer {
+  const child = spawn('java', javaArgs('ShareConsumerApp', [broker!.bootstrap, topic, group, '20', '50', mode], classes));
   createInterface({ input: child.stdout }).on('line', (line) => {
     if (line.startsWith('{')) events.push({ ...(JSON.parse(line) as Event), consumer: id });
   });
@@ -64,25 +64,30 @@ afterAll(async () => {
   }
 });
 
+/** A topic of `n` records with values "0".."n-1", ten to a batch, and a share group that reads it from the start. */
+async function prepare(topic: string, group: string, n: number): Promise<void> {
+  const admin = await WireClient.connect(broker!.port);
+  const created = await admin.send(19, 7, { topics: [{ name: topic, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
+  expect(created.topics[0].errorCode).toBe(0);
+  // share.auto.offset.reset is a GROUP config, latest by default.
+  const altered = await admin.send(44, 1, {
+    resources: [{ resourceType: 32, resourceName: group, configs: [{ name: 'share.auto.offset.reset', configOperation: 0, value: 'earliest' }] }], validateOnly: false,
+  });
+  expect(altered.responses[0].errorCode).toBe(0);
+  for (let b = 0; b < n / 10; b++) {
+    const records = encodeBatch({ baseOffset: 0, records: Array.from({ length: 10 }, (_, i) => ({ offset: i, timestamp: Date.now(), key: null, value: Buffer.from(String(b * 10 + i)), headers: [] })) });
+    const res = await admin.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] });
+    expect(res.responses[0].partitionResponses[0].errorCode).toBe(0);
+  }
+  admin.close();
+}
+
 const decided = (e: Event) => e.ack === 'ACCEPT' || e.ack === 'REJECT';
 
 it('two KafkaShareConsumers share a topic through a kill -9: each record accepted once or rejected, none lost', async () => {
   const classes = compileJava('ShareConsumerApp');
   broker = await startBroker();
-  const admin = await WireClient.connect(broker.port);
-  const created = await admin.send(19, 7, { topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
-  expect(created.topics[0].errorCode).toBe(0);
-  // The group reads from the start (share.auto.offset.reset, a GROUP config, default latest).
-  const altered = await admin.send(44, 1, {
-    resources: [{ resourceType: 32, resourceName: GROUP, configs: [{ name: 'share.auto.offset.reset', configOperation: 0, value: 'earliest' }] }], validateOnly: false,
-  });
-  expect(altered.responses[0].errorCode).toBe(0);
-  for (let b = 0; b < N / 10; b++) {
-    const records = encodeBatch({ baseOffset: 0, records: Array.from({ length: 10 }, (_, i) => ({ offset: i, timestamp: Date.now(), key: null, value: Buffer.from(String(b * 10 + i)), headers: [] })) });
-    const res = await admin.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: TOPIC, partitionData: [{ index: 0, records }] }] });
-    expect(res.responses[0].partitionResponses[0].errorCode).toBe(0);
-  }
-  admin.close();
+  await prepare(TOPIC, GROUP, N);
 
   const a = startConsumer(1, classes);
   const b = startConsumer(2, classes);
@@ -126,3 +131,20 @@ it('two KafkaShareConsumers share a topic through a kill -9: each record accepte
   console.log(`share consumers: ${finished.size} decided, ${failed} acknowledgements failed at the kill, ${events.filter((e) => e.recv !== undefined).length} deliveries`);
   expect(finished.size).toBeGreaterThan(N - 20);
 }, 300_000);
+
+it('implicit acknowledgement: each record delivered once, accepted by the next poll, never again', async () => {
+  const classes = compileJava('ShareConsumerApp');
+  await prepare('share-implicit', 'share-implicit', 200);
+  const mine = () => events.filter((e) => e.consumer === 11 && e.recv !== undefined);
+  const c = startConsumer(11, classes, 'share-implicit', 'share-implicit', 'implicit');
+  await until(() => mine().length >= 200, 'every record delivered', 60_000);
+  // Closing accepts the last poll's records; had any been left unacknowledged, closing would release them.
+  expect(await stopConsumer(c)).toBe(0);
+  expect(mine().map((e) => e.recv)).toEqual(Array.from({ length: 200 }, (_, i) => i));
+  expect(mine().every((e) => e.count === 1)).toBe(true);
+  const d = startConsumer(12, classes, 'share-implicit', 'share-implicit', 'implicit');
+  await until(() => events.some((e) => e.consumer === 12 && e.started), 'second consumer started', 30_000);
+  await new Promise((r) => setTimeout(r, 6000));
+  expect(await stopConsumer(d)).toBe(0);
+  expect(events.filter((e) => e.consumer === 12 && e.recv !== undefined)).toEqual([]);
+}, 120_000);

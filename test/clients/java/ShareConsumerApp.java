@@ -1,12 +1,14 @@
-// One Kafka 4.4 KafkaShareConsumer with explicit acknowledgement, for test/integration/share-consumer-java.test.ts:
+// One Kafka 4.4 KafkaShareConsumer (explicit or implicit acknowledgement), for test/integration/share-consumer-java.test.ts:
 // it reads <topic> in share group <group>, acknowledges each record by its value (v % 10 == 3: RELEASE on its
 // first delivery, ACCEPT after; v % 10 == 7: REJECT; else ACCEPT), commits with commitSync, and prints one JSON
 // line per record received ({"recv": offset, "count": deliveryCount}) and per acknowledgement the broker
 // confirmed ({"ack": "ACCEPT", "offset": n}); an acknowledgement whose commit failed is printed as "failed".
 // It runs until stdin closes, riding out broker restarts. <pause ms> after each poll's records stands for work,
-// so that a test can kill the broker while records are out.
+// so that a test can kill the broker while records are out. With <mode> implicit it acknowledges nothing itself:
+// the consumer accepts what a poll returned with its next poll (share.acknowledgement.mode=implicit), and only
+// the deliveries are printed.
 //
-//   java -cp 'test/kafka/lib/*:<classes>' ShareConsumerApp <bootstrap> <topic> <group> <max.poll.records> <pause ms>
+//   java -cp 'test/kafka/lib/*:<classes>' ShareConsumerApp <bootstrap> <topic> <group> <max.poll.records> <pause ms> <explicit|implicit>
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.time.Duration;
@@ -33,7 +35,8 @@ public class ShareConsumerApp {
     p.put("bootstrap.servers", args[0]);
     p.put("group.id", args[2]);
     p.put("client.id", "share-" + ProcessHandle.current().pid());
-    p.put("share.acknowledgement.mode", "explicit");
+    boolean explicit = !"implicit".equals(args[5]);
+    p.put("share.acknowledgement.mode", explicit ? "explicit" : "implicit");
     p.put("max.poll.records", args[3]);
     long pauseMs = Long.parseLong(args[4]);
     p.put("key.deserializer", StringDeserializer.class.getName());
@@ -53,6 +56,7 @@ public class ShareConsumerApp {
         for (ConsumerRecord<String, String> r : records) {
           int count = r.deliveryCount().map(Short::intValue).orElse(-1);
           System.out.println("{\"recv\": " + r.offset() + ", \"count\": " + count + "}");
+          if (!explicit) continue;
           int v = Integer.parseInt(r.value());
           AcknowledgeType type = v % 10 == 7 ? AcknowledgeType.REJECT : v % 10 == 3 && count == 1 ? AcknowledgeType.RELEASE : AcknowledgeType.ACCEPT;
           consumer.acknowledge(r, type);
