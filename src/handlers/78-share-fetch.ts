@@ -4,7 +4,7 @@
 import type { ShareFetchRequest } from '../../protocol/generated/ShareFetchRequest.js';
 import type { PartitionData, ShareFetchResponse, ShareFetchableTopicResponse } from '../../protocol/generated/ShareFetchResponse.js';
 import { ErrorCode } from '../errors.js';
-import { readAndAcquire, type ShareRead } from '../share/share-fetch.js';
+import { fetchableBytes, readAndAcquire, type ShareRead } from '../share/share-fetch.js';
 import { acknowledgeAll, type PartitionAcknowledgements } from '../share/share-partition-manager.js';
 import { ShareSession, type ShareSessionPartition } from '../share/share-session-cache.js';
 import { waitRemote, type Handler, type RequestContext } from './handler.js';
@@ -83,7 +83,11 @@ export const handler: Handler<ShareFetchRequest, ShareFetchResponse> = {
       return acquired;
     };
     const deadline = Date.now() + request.maxWaitMs;
-    let acquired = await readOnce();
+    // Records are acquired once MinBytes of them can be, or at MaxWaitMs whatever there is (DelayedShareFetch):
+    // acquiring earlier would lock records the response then waits with.
+    const ready = async (): Promise<boolean> => request.minBytes <= 1 || Date.now() >= deadline || broker.closing
+      || (await fetchable(ctx, targets, groupId, readCommitted, request.minBytes)) >= request.minBytes;
+    let acquired = (await ready()) ? await readOnce() : 0;
     const hasErrors = (): boolean => [...reads.values()].some((r) => r.data.errorCode !== ErrorCode.NONE);
     if (acquired === 0 && targets.length > 0 && acks.length === 0 && !hasErrors() && Date.now() < deadline) ctx.responseDelayed?.();
     while (acquired === 0 && targets.length > 0 && acks.length === 0 && !hasErrors() && Date.now() < deadline && !broker.closing) {
@@ -92,7 +96,7 @@ export const handler: Handler<ShareFetchRequest, ShareFetchResponse> = {
         return name === undefined ? undefined : [name, t.partition];
       }).filter((x) => x !== undefined);
       await waitRemote(ctx, broker.purgatory.wait(names, deadline - Date.now()));
-      acquired = await readOnce();
+      if (await ready()) acquired = await readOnce();
     }
 
     const answered: Array<{ topicId: string; data: PartitionData }> = [];
@@ -113,6 +117,20 @@ export const handler: Handler<ShareFetchRequest, ShareFetchResponse> = {
     return { ...topLevel(ErrorCode.NONE, lockMs), responses: group(answered) };
   },
 };
+
+/** Bytes the session's partitions could hand out, up to `upTo`; a partition in error counts as enough (answered at once). */
+async function fetchable(ctx: RequestContext, targets: readonly ShareSessionPartition[], groupId: string, readCommitted: boolean, upTo: number): Promise<number> {
+  let total = 0;
+  for (const t of targets) {
+    if (total >= upTo) break;
+    const sp = await ctx.broker.sharePartitions.get(groupId, t.topicId, t.partition);
+    const topic = ctx.broker.topics.getById(t.topicId);
+    const log = topic && ctx.broker.getLog(topic.name, t.partition);
+    if (typeof sp === 'number' || !log || log.isOffline) return upTo;
+    total += fetchableBytes(sp, log, readCommitted, upTo - total);
+  }
+  return total;
+}
 
 async function readPartition(
   ctx: RequestContext, target: ShareSessionPartition, denied: ReadonlySet<string>, req: Parameters<typeof readAndAcquire>[2], groupId: string,

@@ -55,6 +55,20 @@ function readSlices(slices: readonly FileSlice[], bytes: number): Buffer {
   return at === bytes ? buf : buf.subarray(0, at);
 }
 
+/**
+ * Bytes the partition could hand out now, counted up to `upTo` without acquiring anything: what Kafka's
+ * DelayedShareFetch weighs against MinBytes before it acquires.
+ */
+export function fetchableBytes(sp: SharePartition, log: UnifiedLog, readCommitted: boolean, upTo: number): number {
+  const from = sp.nextFetchOffset();
+  const limit = readCommitted ? log.lastStableOffset : log.highWatermark;
+  if (from === undefined || from >= limit) return 0;
+  if (from < log.logStartOffset) return upTo;
+  // A read stops before the batch that would pass its limit: ask for more, so that reaching upTo shows.
+  const limitBytes = Math.min(upTo * 2 + (1 << 20), 0x7fffffff);
+  return (readCommitted ? log.readCommitted(from, limitBytes, true) : log.read(from, limitBytes, true)).bytes;
+}
+
 export async function readAndAcquire(sp: SharePartition, log: UnifiedLog, req: ShareReadRequest): Promise<ShareRead> {
   if (log.logStartOffset > sp.startOffset) await sp.moveStartTo(log.logStartOffset);
   const from = sp.nextFetchOffset();

@@ -65,6 +65,7 @@ async function member(memberId: string, group: string, topic: string): Promise<M
 }
 
 interface FetchOpts {
+  minBytes?: number;
   maxRecords?: number;
   maxWaitMs?: number;
   acks?: AcknowledgementBatch[];
@@ -74,7 +75,7 @@ interface FetchOpts {
 async function shareFetch(m: Member, group: string, topicId: string, opts: FetchOpts = {}): Promise<ShareFetchResponse> {
   const epoch = opts.epoch ?? m.epoch;
   const res: ShareFetchResponse = await m.client.send(78, 2, {
-    groupId: group, memberId: m.memberId, shareSessionEpoch: epoch, maxWaitMs: opts.maxWaitMs ?? 0, minBytes: 1, maxBytes: 1 << 20,
+    groupId: group, memberId: m.memberId, shareSessionEpoch: epoch, maxWaitMs: opts.maxWaitMs ?? 0, minBytes: opts.minBytes ?? 1, maxBytes: 1 << 20,
     maxRecords: opts.maxRecords ?? 500, batchSize: 500, shareAcquireMode: 0, isRenewAck: false,
     topics: [{ topicId, partitions: [{ partitionIndex: 0, partitionMaxBytes: 0, acknowledgementBatches: opts.acks ?? [] }] }],
     forgottenTopicsData: [],
@@ -198,6 +199,41 @@ describe('share fetch', () => {
     expect((await shareFetch(m2, 'gd', topicId, { epoch: 3 })).errorCode).toBe(122);
     m2.client.close();
     m3.client.close();
+  });
+
+  it('waits for MinBytes before acquiring, up to MaxWaitMs, then hands out what there is', async () => {
+    const topicId = await createTopic('share-minbytes');
+    const m1 = await member('n1', 'gn', 'share-minbytes');
+    const m2 = await member('n2', 'gn', 'share-minbytes');
+    await shareFetch(m1, 'gn', topicId);
+    await shareFetch(m2, 'gn', topicId);
+    await produce('share-minbytes', 0, 1, 5);
+    // Too few bytes: m1 waits without locking anything, so m2 can take the records meanwhile.
+    let started = Date.now();
+    const waiting = shareFetch(m1, 'gn', topicId, { minBytes: 1 << 20, maxWaitMs: 1500 });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(acquired(await shareFetch(m2, 'gn', topicId))).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: 1 }]);
+    expect((await acknowledge(m2, 'gn', topicId, [{ firstOffset: 0, lastOffset: 4, acknowledgeTypes: [ACCEPT] }])).responses[0].partitions[0].errorCode).toBe(0);
+    expect(acquired(await waiting)).toEqual([]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+    // At MaxWaitMs it takes what there is; enough bytes arriving answer it before.
+    await produce('share-minbytes', 5, 1, 5);
+    started = Date.now();
+    expect(acquired(await shareFetch(m1, 'gn', topicId, { minBytes: 1 << 20, maxWaitMs: 500 }))).toEqual([{ firstOffset: 5, lastOffset: 9, deliveryCount: 1 }]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+    await acknowledge(m1, 'gn', topicId, [{ firstOffset: 5, lastOffset: 9, acknowledgeTypes: [ACCEPT] }]);
+    started = Date.now();
+    const big = shareFetch(m1, 'gn', topicId, { minBytes: 300, maxWaitMs: 5000 });
+    await new Promise((r) => setTimeout(r, 200));
+    await produce('share-minbytes', 10, 5, 10);
+    // Answered as soon as 300 bytes could be acquired (the batches arrive one by one), long before MaxWaitMs.
+    const answer = await big;
+    const got = offsets(acquired(answer));
+    expect(got).toEqual(Array.from({ length: got.length }, (_, i) => 10 + i));
+    expect((answer.responses[0]!.partitions[0]!.records as Buffer).length).toBeGreaterThanOrEqual(300);
+    expect(Date.now() - started).toBeLessThan(3000);
+    m1.client.close();
+    m2.client.close();
   });
 
   it('a member leaving its group (ShareGroupHeartbeat epoch -1) gives back what it held', async () => {
