@@ -3,9 +3,10 @@
 // while the broker is killed with SIGKILL in the middle. Every record ends accepted or rejected, an accepted or
 // rejected record is never delivered again, a released one comes back with a higher delivery count, and a third
 // consumer afterwards finds nothing left. Implicit: each record delivered once and accepted by the next poll.
+// Released past share.delivery.count.limit: delivered exactly that many times, then archived.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { encodeBatch } from '../../protocol/records/record-batch.js';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { killAndRestart, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
@@ -56,6 +57,10 @@ async function stopConsumer(c: Consumer): Promise<number | null> {
   return c.exited;
 }
 
+beforeAll(async () => {
+  broker = await startBroker();
+});
+
 afterAll(async () => {
   for (const c of consumers) c.child.kill('SIGKILL');
   if (broker) {
@@ -65,13 +70,17 @@ afterAll(async () => {
 });
 
 /** A topic of `n` records with values "0".."n-1", ten to a batch, and a share group that reads it from the start. */
-async function prepare(topic: string, group: string, n: number): Promise<void> {
+async function prepare(topic: string, group: string, n: number, groupConfigs: Record<string, string> = {}): Promise<void> {
   const admin = await WireClient.connect(broker!.port);
   const created = await admin.send(19, 7, { topics: [{ name: topic, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
   expect(created.topics[0].errorCode).toBe(0);
   // share.auto.offset.reset is a GROUP config, latest by default.
   const altered = await admin.send(44, 1, {
-    resources: [{ resourceType: 32, resourceName: group, configs: [{ name: 'share.auto.offset.reset', configOperation: 0, value: 'earliest' }] }], validateOnly: false,
+    resources: [{
+      resourceType: 32, resourceName: group,
+      configs: Object.entries({ 'share.auto.offset.reset': 'earliest', ...groupConfigs }).map(([name, value]) => ({ name, configOperation: 0, value })),
+    }],
+    validateOnly: false,
   });
   expect(altered.responses[0].errorCode).toBe(0);
   for (let b = 0; b < n / 10; b++) {
@@ -86,7 +95,6 @@ const decided = (e: Event) => e.ack === 'ACCEPT' || e.ack === 'REJECT';
 
 it('two KafkaShareConsumers share a topic through a kill -9: each record accepted once or rejected, none lost', async () => {
   const classes = compileJava('ShareConsumerApp');
-  broker = await startBroker();
   await prepare(TOPIC, GROUP, N);
 
   const a = startConsumer(1, classes);
@@ -147,4 +155,23 @@ it('implicit acknowledgement: each record delivered once, accepted by the next p
   await new Promise((r) => setTimeout(r, 6000));
   expect(await stopConsumer(d)).toBe(0);
   expect(events.filter((e) => e.consumer === 12 && e.recv !== undefined)).toEqual([]);
+}, 120_000);
+
+it('a record released past share.delivery.count.limit is archived, not delivered again', async () => {
+  const classes = compileJava('ShareConsumerApp');
+  await prepare('share-release', 'share-release', 30, { 'share.delivery.count.limit': '2' });
+  const mine = (id: number) => events.filter((e) => e.consumer === id && e.recv !== undefined);
+  const c = startConsumer(21, classes, 'share-release', 'share-release', 'release');
+  await until(() => mine(21).length >= 60, 'every record delivered twice', 60_000);
+  // Nothing comes a third time, though the consumer keeps releasing and polling.
+  await new Promise((r) => setTimeout(r, 3000));
+  expect(await stopConsumer(c)).toBe(0);
+  for (let offset = 0; offset < 30; offset++) {
+    expect(mine(21).filter((e) => e.recv === offset).map((e) => e.count), `offset ${offset}`).toEqual([1, 2]);
+  }
+  const d = startConsumer(22, classes, 'share-release', 'share-release', 'release');
+  await until(() => events.some((e) => e.consumer === 22 && e.started), 'second consumer started', 30_000);
+  await new Promise((r) => setTimeout(r, 5000));
+  expect(await stopConsumer(d)).toBe(0);
+  expect(mine(22)).toEqual([]);
 }, 120_000);

@@ -6,9 +6,9 @@
 // It runs until stdin closes, riding out broker restarts. <pause ms> after each poll's records stands for work,
 // so that a test can kill the broker while records are out. With <mode> implicit it acknowledges nothing itself:
 // the consumer accepts what a poll returned with its next poll (share.acknowledgement.mode=implicit), and only
-// the deliveries are printed.
+// the deliveries are printed. With <mode> release it releases every record, every time (explicitly).
 //
-//   java -cp 'test/kafka/lib/*:<classes>' ShareConsumerApp <bootstrap> <topic> <group> <max.poll.records> <pause ms> <explicit|implicit>
+//   java -cp 'test/kafka/lib/*:<classes>' ShareConsumerApp <bootstrap> <topic> <group> <max.poll.records> <pause ms> <explicit|implicit|release>
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.time.Duration;
@@ -36,6 +36,7 @@ public class ShareConsumerApp {
     p.put("group.id", args[2]);
     p.put("client.id", "share-" + ProcessHandle.current().pid());
     boolean explicit = !"implicit".equals(args[5]);
+    boolean releaseAll = "release".equals(args[5]);
     p.put("share.acknowledgement.mode", explicit ? "explicit" : "implicit");
     p.put("max.poll.records", args[3]);
     long pauseMs = Long.parseLong(args[4]);
@@ -58,7 +59,7 @@ public class ShareConsumerApp {
           System.out.println("{\"recv\": " + r.offset() + ", \"count\": " + count + "}");
           if (!explicit) continue;
           int v = Integer.parseInt(r.value());
-          AcknowledgeType type = v % 10 == 7 ? AcknowledgeType.REJECT : v % 10 == 3 && count == 1 ? AcknowledgeType.RELEASE : AcknowledgeType.ACCEPT;
+          AcknowledgeType type = releaseAll ? AcknowledgeType.RELEASE : v % 10 == 7 ? AcknowledgeType.REJECT : v % 10 == 3 && count == 1 ? AcknowledgeType.RELEASE : AcknowledgeType.ACCEPT;
           consumer.acknowledge(r, type);
           decided.put(r.offset(), type.name());
         }
