@@ -437,7 +437,15 @@ export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
       await createTopic(s, 'admin');
       await s.call(19, 7, request(19, { topics: [topic], timeoutMs: 10_000 }), { label: 'exists' });
       await s.call(44, 1, request(44, { resources: [{ resourceType: 2, resourceName: 'admin', configs: [{ name: 'retention.ms', configOperation: 0, value: '7200000' }] }] }));
-      await s.call(32, 4, request(32, { resources: [{ resourceType: 2, resourceName: 'admin', configurationKeys: ['retention.ms', 'cleanup.policy'] }] }));
+      // Kafka answers the alter once its controller committed the ConfigRecord; the broker side applies it a moment
+      // later (its metadata publisher), so a DescribeConfigs at once may still see the default: wait, unrecorded.
+      const describe = request(32, { resources: [{ resourceType: 2, resourceName: 'admin', configurationKeys: ['retention.ms', 'cleanup.policy'] }] });
+      for (let tries = 0; tries < 100; tries++) {
+        const configs = (await s.setup(32, 4, describe)).results[0].configs as Array<{ name: string; value: string }>;
+        if (configs.find((c) => c.name === 'retention.ms')?.value === '7200000') break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await s.call(32, 4, describe);
       await s.call(37, 3, request(37, { topics: [{ name: 'admin', count: 3, assignments: null }], timeoutMs: 10_000 }));
       await s.setup(0, 9, produce('admin', batch(['a', 'b', 'c'])));
       await s.call(21, 2, request(21, { topics: [{ name: 'admin', partitions: [{ partitionIndex: 0, offset: 2 }] }], timeoutMs: 10_000 }));
