@@ -8,7 +8,7 @@ import { fetchableBytes, readAndAcquire, type ShareRead } from '../share/share-f
 import { acknowledgeAll, type PartitionAcknowledgements } from '../share/share-partition-manager.js';
 import { ShareSession, type ShareSessionPartition } from '../share/share-session-cache.js';
 import { waitRemote, type Handler, type RequestContext } from './handler.js';
-import { deniedTopicIds, shareRequestError } from './share-requests.js';
+import { acknowledgeErrorMessage, deniedTopicIds, shareRequestError } from './share-requests.js';
 
 const EMPTY = Buffer.alloc(0);
 /** ShareAcquireMode: 0 batch_optimized, 1 record_limit (KIP-1206). */
@@ -20,7 +20,7 @@ function topLevel(errorCode: number, lockMs = 0): ShareFetchResponse {
 
 function partitionData(partitionIndex: number, errorCode: number, acknowledgeErrorCode: number = ErrorCode.NONE): PartitionData {
   return {
-    partitionIndex, errorCode, errorMessage: null, acknowledgeErrorCode, acknowledgeErrorMessage: null,
+    partitionIndex, errorCode, errorMessage: null, acknowledgeErrorCode, acknowledgeErrorMessage: acknowledgeErrorMessage(acknowledgeErrorCode),
     // The message's defaults, which Kafka 4.4 leaves in place unless the partition has moved (never, on one node).
     currentLeader: { leaderId: 0, leaderEpoch: 0 }, records: EMPTY, acquiredRecords: [],
   };
@@ -43,9 +43,10 @@ export const handler: Handler<ShareFetchRequest, ShareFetchResponse> = {
     const lockMs = manager.lockDurationMs(groupId);
     // KafkaApis: an opening request carries no acknowledgements; a closing one fetches nothing (its partitions
     // are not read, and not refused either: Kafka 4.4 answers it with no error).
-    if (request.shareSessionEpoch === 0 && acks.length > 0) return topLevel(ErrorCode.INVALID_REQUEST, lockMs);
+    if (request.shareSessionEpoch === 0 && acks.length > 0) return topLevel(ErrorCode.INVALID_REQUEST);
     const context = manager.sessions.begin(groupId, memberId, request.shareSessionEpoch, ctx.connectionId);
-    if (context.kind === 'error') return topLevel(context.errorCode, lockMs);
+    // Refused before any partition: no lock duration, as Kafka 4.4 answers it.
+    if (context.kind === 'error') return topLevel(context.errorCode);
     const session = context.session;
     if (context.kind === 'open' && context.replaced) await manager.releaseSession(context.replaced, false);
     for (const f of request.forgottenTopicsData) for (const p of f.partitions) session.remove(f.topicId, p);
@@ -106,7 +107,10 @@ export const handler: Handler<ShareFetchRequest, ShareFetchResponse> = {
       const ack = ackResults.get(key);
       // A share partition the group coordinator has not initialized yet is left out, as Kafka 4.4 answers it.
       if (data.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION && ack === undefined && broker.topics.getById(target.topicId)) continue;
-      if (ack !== undefined) data.acknowledgeErrorCode = ack;
+      if (ack !== undefined) {
+        data.acknowledgeErrorCode = ack;
+        data.acknowledgeErrorMessage = acknowledgeErrorMessage(ack);
+      }
       // An incremental response names only partitions with records, an error or acknowledgements (ShareFetchContext).
       if (context.kind === 'open' || data.acquiredRecords.length > 0 || data.errorCode !== ErrorCode.NONE || ack !== undefined) answered.push({ topicId: target.topicId, data });
     }

@@ -20,3 +20,10 @@ export function deniedTopicIds(ctx: RequestContext, topicIds: Iterable<string>):
   }
   return denied;
 }
+
+/** The message beside an acknowledgement's error code: Kafka answers a refused acknowledgement with its exception's. */
+export function acknowledgeErrorMessage(errorCode: number): string | null {
+  if (errorCode === ErrorCode.NONE) return null;
+  if (errorCode === ErrorCode.INVALID_RECORD_STATE) return 'The record state is invalid. The acknowledgement of delivery could not be completed.';
+  return `The acknowledgement failed with error code ${errorCode}.`;
+}
