@@ -24,7 +24,7 @@ import type { ShareCoordinatorService } from './coordinator/share-coordinator/sh
 import { ErrorCode, KafkaError } from './errors.js';
 import { ClusterMetadataLog } from './metadata/cluster-metadata-log.js';
 import { DynamicConfigs } from './metadata/dynamic-configs.js';
-import { consumerGroupTimeouts, shareGroupTimeouts } from './metadata/group-configs.js';
+import { consumerGroupTimeouts, shareGroupTimeouts, streamsGroupSettings } from './metadata/group-configs.js';
 import { invalidTopicNameReason, newTopicId, TopicRegistry, type TopicInfo } from './metadata/topic-registry.js';
 import { ProducerIdManager } from './producer-ids.js';
 import { ScramCredentialStore } from './security/scram-credentials.js';
@@ -223,6 +223,7 @@ export class Broker {
     broker.groupCoordinator.shareGroupTimeoutsOf = (groupId) => shareGroupTimeouts(broker!.dynamicConfigs.groupConfigs(groupId), config);
     // A member that leaves its share group gives back what it acquired (Kafka's ShareGroupListener).
     broker.groupCoordinator.shareGroups.addListener(broker.sharePartitions);
+    broker.groupCoordinator.useStreamsGroupSettings((groupId) => streamsGroupSettings(broker!.dynamicConfigs.groupConfigs(groupId), config));
     return broker;
   }
 
