@@ -16,11 +16,14 @@ import { compileJava, javaArgs, KafkaTools } from '../helpers/java.js';
 import { runJsonClient } from '../helpers/json-client.js';
 import { until } from '../helpers/poll.js';
 import { encodeBatch } from '../../protocol/records/record-batch.js';
-import { connectWithRetry, produce, readPartition, type ReadBack } from '../reliability/support.js';
+import { connectWithRetry, initProducerId, produce, readPartition, recordBatch, type ProducerIdentity, type ReadBack } from '../reliability/support.js';
 
 const CODEC_TOPICS = ['java-none', 'java-gzip', 'java-snappy', 'java-lz4', 'java-zstd'];
-const TOPICS = [...CODEC_TOPICS, 'java-txn', 'compacted'];
-const OVERRIDES = ['auto.create.topics.enable=false', 'group.initial.rebalance.delay.ms=0', 'offsets.topic.num.partitions=3'];
+const TOPICS = [...CODEC_TOPICS, 'java-txn', 'compacted', 'idempotent'];
+const OVERRIDES = [
+  'auto.create.topics.enable=false', 'group.initial.rebalance.delay.ms=0', 'offsets.topic.num.partitions=3',
+  'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer', 'super.users=User:ANONYMOUS',
+];
 
 let kafkite: BrokerProcess | undefined;
 let kafka: ChildProcess | undefined;
@@ -32,6 +35,9 @@ let kafkaPort: number;
 const topicIds = new Map<string, string>();
 const before = new Map<string, ReadBack>();
 let dumped: string;
+/** An idempotent producer mid-stream on kafkite: its id, epoch and the next sequence. */
+let idempotent: ProducerIdentity & { baseSequence: number };
+let lastBatch: Buffer;
 
 async function kafkiteFilled(): Promise<BrokerProcess> {
   const broker = await startBroker({ overrides: OVERRIDES });
@@ -52,6 +58,23 @@ async function kafkiteFilled(): Promise<BrokerProcess> {
   expect((await produce(client, 'compacted', 0, keyed)).errorCode).toBe(0);
   const metadata = await client.send(3, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
   for (const t of metadata.topics) topicIds.set(t.name, t.topicId);
+  // An idempotent producer's first two batches; it goes on on Kafka.
+  const producer = await initProducerId(client);
+  for (let i = 0; i < 2; i++) {
+    lastBatch = recordBatch([`idem-${2 * i}`, `idem-${2 * i + 1}`], { ...producer, baseSequence: 2 * i });
+    expect((await produce(client, 'idempotent', 0, lastBatch)).errorCode).toBe(0);
+  }
+  idempotent = { ...producer, baseSequence: 4 };
+  // A SCRAM user, an ACL and a client quota, through Kafka's tools.
+  const bootstrap = ['--bootstrap-server', broker.bootstrap];
+  for (const args of [
+    ['org.apache.kafka.tools.ConfigCommand', ...bootstrap, '--alter', '--entity-type', 'users', '--entity-name', 'alice', '--add-config', 'SCRAM-SHA-256=[iterations=4096,password=alice-secret]'],
+    ['org.apache.kafka.tools.ConfigCommand', ...bootstrap, '--alter', '--entity-type', 'clients', '--entity-name', 'slow-client', '--add-config', 'producer_byte_rate=1024'],
+    ['org.apache.kafka.tools.AclCommand', ...bootstrap, '--add', '--allow-principal', 'User:alice', '--operation', 'Read', '--topic', 'java-none'],
+  ]) {
+    const run = await tools.run(args[0]!, ...args.slice(1));
+    expect({ args, code: run.code, err: run.err }).toEqual({ args, code: 0, err: '' });
+  }
   for (const name of TOPICS) before.set(name, await readPartition(client, name, 0));
   client.close();
   return broker;
@@ -177,6 +200,34 @@ describe('kafkite -> Kafka 4.4 on the same log dir', () => {
   it('leaves the aborted transaction out of a read_committed read', async () => {
     const records = await tools.consumeCommitted(`127.0.0.1:${kafkaPort}`, 'java-txn');
     expect(records.map(([, , value]) => value)).toEqual([...Array.from({ length: 10 }, (_, i) => `committed-${i}`), 'committed-after-abort']);
+  });
+
+  it('lets the idempotent producer go on: its next batch is appended, a retried one is a duplicate', async () => {
+    const client = await WireClient.connect(kafkaPort);
+    try {
+      const retried = await produce(client, 'idempotent', 0, lastBatch);
+      expect({ errorCode: retried.errorCode, baseOffset: retried.baseOffset }).toEqual({ errorCode: 0, baseOffset: 2 });
+      const next = await produce(client, 'idempotent', 0, recordBatch(['idem-4', 'idem-5'], idempotent));
+      expect({ errorCode: next.errorCode, baseOffset: next.baseOffset }).toEqual({ errorCode: 0, baseOffset: 4 });
+      expect((await readPartition(client, 'idempotent', 0)).values).toEqual(['idem-0', 'idem-1', 'idem-2', 'idem-3', 'idem-4', 'idem-5']);
+      // Kafka's controller hands out producer ids past kafkite's reserved block (ProducerIdsRecord).
+      // (COORDINATOR_LOAD_IN_PROGRESS, retriable, until the broker has its first block from the controller.)
+      let fresh: ProducerIdentity | undefined;
+      await until(async () => (fresh = await initProducerId(client).catch(() => undefined)) !== undefined, 'a producer id from Kafka', 30_000);
+      expect(fresh!.producerId).toBeGreaterThan(idempotent.producerId);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('has the SCRAM user, the ACL and the client quota', async () => {
+    const bootstrap = ['--bootstrap-server', `127.0.0.1:${kafkaPort}`];
+    const users = await tools.run('org.apache.kafka.tools.ConfigCommand', ...bootstrap, '--describe', '--entity-type', 'users', '--entity-name', 'alice');
+    expect(users.out).toContain('SCRAM-SHA-256=iterations=4096');
+    const quotas = await tools.run('org.apache.kafka.tools.ConfigCommand', ...bootstrap, '--describe', '--entity-type', 'clients', '--entity-name', 'slow-client');
+    expect(quotas.out).toContain('producer_byte_rate=1024');
+    const acls = await tools.run('org.apache.kafka.tools.AclCommand', ...bootstrap, '--list', '--topic', 'java-none');
+    expect(acls.out).toMatch(/principal=User:alice, host=\*, operation=READ, permissionType=ALLOW/);
   });
 
   it('moves no partition dir aside as stray', () => {
