@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../bench/lib/free-port.js';
+import { waitUntilServing } from '../../bench/lib/reference-kafka.js';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { REPO_ROOT, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { compileJava, javaArgs, KafkaTools } from '../helpers/java.js';
@@ -80,26 +81,6 @@ async function kafkiteFilled(): Promise<BrokerProcess> {
   return broker;
 }
 
-/** Kafka is ready once Metadata names it as a broker. */
-async function waitForKafka(port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const client = await WireClient.connect(port);
-      try {
-        const res = await client.send(3, 12, { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
-        if (res.brokers.length > 0) return;
-      } finally {
-        client.close();
-      }
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`Kafka did not serve Metadata within ${timeoutMs} ms: ${readFileSync(join(workDir, 'kafka.log'), 'utf8').slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'kafka-takeover-'));
   tools = new KafkaTools();
@@ -129,7 +110,9 @@ beforeAll(async () => {
   kafka = spawn('java', ['-Xms64m', '-Xmx512m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', `-Dlog4j2.configurationFile=${log4j}`,
     '-cp', join(REPO_ROOT, 'test/kafka/lib/*'), 'kafka.Kafka', join(workDir, 'server.properties')], { cwd: workDir, stdio: 'ignore' });
   kafkaExited = new Promise((r) => kafka!.once('exit', (code) => r(code)));
-  await waitForKafka(kafkaPort, 90_000);
+  await waitUntilServing(kafkaPort, 90_000).catch((err) => {
+    throw new Error(`${(err as Error).message}: ${readFileSync(join(workDir, 'kafka.log'), 'utf8').slice(-3000)}`);
+  });
 }, 420_000);
 
 afterAll(async () => {
