@@ -116,6 +116,17 @@ describe('ClusterMetadataLog', () => {
     await a.close();
   });
 
+  it('refuses a quorum-state it cannot read with an error naming the file, leaving the log as it is', async () => {
+    const a = await open();
+    await a.append([{ type: 6, version: 0, body: Buffer.from([1]) }]);
+    await a.close();
+    const segment = join(dir, '__cluster_metadata-0', '00000000000000000000.log');
+    const bytes = readFileSync(segment);
+    writeFileSync(join(dir, '__cluster_metadata-0', 'quorum-state'), '{"leaderId":1,"leaderEp');
+    await expect(open()).rejects.toThrow(/cannot read .*quorum-state/);
+    expect(readFileSync(segment)).toEqual(bytes);
+  });
+
   it('truncates a torn tail as Kafka log recovery does, keeping the whole batches before it', async () => {
     const a = await open();
     await a.append([{ type: 6, version: 0, body: Buffer.from([1]) }]);
