@@ -49,6 +49,15 @@ export function kafkaServerProperties(loaded: LoadedConfig, controllerPort = DEF
   if (properties.has('advertised.listeners')) derived.push(['advertised.listeners', config.advertisedListeners.map((l) => `${l.name}://${l.host}:${l.port}`).join(',')]);
   // One node: the internal topics Kafka would create (or check) have one replica (Kafka's defaults, 3 and 2, fail).
   for (const key of ONE_NODE_DEFAULTS) if (!properties.has(key)) derived.push([key, '1']);
+  // Kafka's SCRAM server needs a JAAS login module per SASL listener and mechanism (JaasContext.loadServerContext);
+  // kafkite needs none, so a kafkite config may lack it.
+  const mechanisms = (properties.get('sasl.enabled.mechanisms') ?? 'GSSAPI').split(',').map((m) => m.trim().toUpperCase()).filter((m) => m.startsWith('SCRAM-'));
+  for (const l of config.listeners.filter((e) => e.securityProtocol.startsWith('SASL_'))) {
+    for (const mechanism of mechanisms) {
+      const key = `listener.name.${l.name.toLowerCase()}.${mechanism.toLowerCase()}.sasl.jaas.config`;
+      if (!properties.has(key) && !properties.has('sasl.jaas.config')) derived.push([key, 'org.apache.kafka.common.security.scram.ScramLoginModule required;']);
+    }
+  }
   const user = [...properties].filter(([key]) => !DERIVED.has(key) && !KAFKITE_ONLY(key));
   return [...derived, ...user];
 }

@@ -15,6 +15,7 @@ import { WireClient } from '../../bench/lib/wire-client.js';
 import { REPO_ROOT, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { compileJava, javaArgs, KafkaTools } from '../helpers/java.js';
 import { runJsonClient } from '../helpers/json-client.js';
+import { listenerPorts } from '../helpers/secure-broker.js';
 import { until } from '../helpers/poll.js';
 import { encodeBatch } from '../../protocol/records/record-batch.js';
 import { connectWithRetry, initProducerId, produce, readPartition, recordBatch, type ProducerIdentity, type ReadBack } from '../reliability/support.js';
@@ -24,7 +25,11 @@ const TOPICS = [...CODEC_TOPICS, 'java-txn', 'compacted', 'idempotent'];
 const OVERRIDES = [
   'auto.create.topics.enable=false', 'group.initial.rebalance.delay.ms=0', 'offsets.topic.num.partitions=3',
   'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer', 'super.users=User:ANONYMOUS',
+  'sasl.enabled.mechanisms=SCRAM-SHA-256',
 ];
+/** alice logs in with SCRAM on the SASL listener; her ACLs let her read java-none in group alice-group, nothing else. */
+const ALICE = ['security.protocol=SASL_PLAINTEXT', 'sasl.mechanism=SCRAM-SHA-256',
+  'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="alice-secret";'];
 
 let kafkite: BrokerProcess | undefined;
 let kafka: ChildProcess | undefined;
@@ -32,6 +37,7 @@ let kafkaExited: Promise<number | null> | undefined;
 let tools: KafkaTools;
 let workDir: string;
 let kafkaPort: number;
+let saslPort: number;
 /** What kafkite served before it stopped: topic ids and each partition 0's records. */
 const topicIds = new Map<string, string>();
 const before = new Map<string, ReadBack>();
@@ -41,7 +47,7 @@ let idempotent: ProducerIdentity & { baseSequence: number };
 let lastBatch: Buffer;
 
 async function kafkiteFilled(): Promise<BrokerProcess> {
-  const broker = await startBroker({ overrides: OVERRIDES });
+  const broker = await startBroker({ overrides: [...OVERRIDES, 'listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0'] });
   const client = await connectWithRetry(broker.port);
   for (const name of TOPICS) {
     const configs = name === 'compacted' ? [{ name: 'cleanup.policy', value: 'compact' }, { name: 'min.compaction.lag.ms', value: '60000' }]
@@ -71,7 +77,7 @@ async function kafkiteFilled(): Promise<BrokerProcess> {
   for (const args of [
     ['org.apache.kafka.tools.ConfigCommand', ...bootstrap, '--alter', '--entity-type', 'users', '--entity-name', 'alice', '--add-config', 'SCRAM-SHA-256=[iterations=4096,password=alice-secret]'],
     ['org.apache.kafka.tools.ConfigCommand', ...bootstrap, '--alter', '--entity-type', 'clients', '--entity-name', 'slow-client', '--add-config', 'producer_byte_rate=1024'],
-    ['org.apache.kafka.tools.AclCommand', ...bootstrap, '--add', '--allow-principal', 'User:alice', '--operation', 'Read', '--topic', 'java-none'],
+    ['org.apache.kafka.tools.AclCommand', ...bootstrap, '--add', '--allow-principal', 'User:alice', '--operation', 'Read', '--topic', 'java-none', '--group', 'alice-group'],
   ]) {
     const run = await tools.run(args[0]!, ...args.slice(1));
     expect({ args, code: run.code, err: run.err }).toEqual({ args, code: 0, err: '' });
@@ -93,12 +99,14 @@ beforeAll(async () => {
   dumped = dump.out;
 
   // The properties kafkite prints for Kafka, for the same config as the broker's (an empty file and the overrides).
-  kafkaPort = kafkite.port;
+  const ports = listenerPorts(kafkite);
+  kafkaPort = ports.PLAINTEXT;
+  saslPort = ports.SASL_PLAINTEXT;
   const controllerPort = await freePort();
   const empty = join(workDir, 'kafkite.properties');
   writeFileSync(empty, '');
   const args = ['bin/kafkite.js', 'kafka-config', empty, '--controller-port', String(controllerPort),
-    ...[`log.dirs=${dataDir}`, `listeners=PLAINTEXT://127.0.0.1:${kafkaPort}`, ...OVERRIDES].flatMap((o) => ['--override', o])];
+    ...[`log.dirs=${dataDir}`, ...OVERRIDES, `listeners=PLAINTEXT://127.0.0.1:${kafkaPort},SASL_PLAINTEXT://127.0.0.1:${saslPort}`].flatMap((o) => ['--override', o])];
   const properties = execFileSync(process.execPath, args, { cwd: REPO_ROOT, encoding: 'utf8' });
   writeFileSync(join(workDir, 'server.properties'), properties);
   const log4j = join(workDir, 'log4j2.properties');
@@ -211,6 +219,26 @@ describe('kafkite -> Kafka 4.4 on the same log dir', () => {
     expect(quotas.out).toContain('producer_byte_rate=1024');
     const acls = await tools.run('org.apache.kafka.tools.AclCommand', ...bootstrap, '--list', '--topic', 'java-none');
     expect(acls.out).toMatch(/principal=User:alice, host=\*, operation=READ, permissionType=ALLOW/);
+  });
+
+  it("logs alice in with her SCRAM credential and enforces her ACLs", async () => {
+    const consume = (topic: string) => tools.run('org.apache.kafka.tools.consumer.ConsoleConsumer', '--bootstrap-server', `127.0.0.1:${saslPort}`,
+      '--topic', topic, '--group', 'alice-group', '--from-beginning', '--max-messages', '100', '--timeout-ms', '15000',
+      ...ALICE.flatMap((p) => ['--consumer-property', p]));
+    const allowed = await consume('java-none');
+    expect(allowed.out.split('\n').filter((l) => l.startsWith('record '))).toHaveLength(100);
+    const denied = await consume('java-gzip');
+    expect(denied.out.split('\n').filter((l) => l.startsWith('record '))).toEqual([]);
+    // Kafka's GetOffsetShell as alice: READ (which implies DESCRIBE) lets her list java-none's offsets; java-gzip is refused.
+    const aliceConfig = join(workDir, 'alice.properties');
+    writeFileSync(aliceConfig, ALICE.join('\n') + '\n');
+    const offsets = (topic: string) => tools.run('org.apache.kafka.tools.GetOffsetShell', '--bootstrap-server', `127.0.0.1:${saslPort}`, '--command-config', aliceConfig, '--topic', topic);
+    const visible = await offsets('java-none');
+    expect(visible.out.trim()).toBe('java-none:0:100');
+    const hidden = await offsets('java-gzip');
+    expect(hidden.out).not.toContain('java-gzip:0:');
+    // Kafka lists only the topics she may describe.
+    expect(hidden.out + hidden.err).toContain('Could not match any topic-partitions');
   });
 
   it('moves no partition dir aside as stray', () => {
