@@ -11,6 +11,10 @@ import {
   type TopicsImage,
 } from './consumer/consumer-group-coordinator.js';
 import { CONSUMER_GROUP_TYPE } from './consumer/consumer-group.js';
+import {
+  ShareGroupCoordinator, type DescribedShareGroup, type ShareGroupHeartbeatRequest, type ShareGroupHeartbeatResult,
+} from './share/share-group-coordinator.js';
+import { SHARE_GROUP_TYPE } from './share/share-group.js';
 import { ErrorCode as E } from '../errors.js';
 import { ClassicGroup, GroupState } from './classic/classic-group.js';
 import { ClassicGroupMember } from './classic/classic-group-member.js';
@@ -43,6 +47,12 @@ export class GroupCoordinator {
   private readonly offsetManager: OffsetMetadataManager;
   /** KIP-848 consumer groups; a group id is either one of them or a classic group. */
   private readonly consumerGroups: ConsumerGroupCoordinator;
+  /** KIP-932 share groups; their ids are neither classic nor consumer groups. */
+  readonly shareGroups: ShareGroupCoordinator;
+  /** Where share groups read each group's session timeout and heartbeat interval (group configs). */
+  shareGroupTimeoutsOf: ConsumerGroupTimeoutsOf = () => ({
+    sessionTimeoutMs: this.config.shareGroupSessionTimeoutMs, heartbeatIntervalMs: this.config.shareGroupHeartbeatIntervalMs,
+  });
   private loading = true;
   private active = true;
   private expiryTimer: NodeJS.Timeout | undefined;
@@ -54,6 +64,12 @@ export class GroupCoordinator {
   ) {
     this.offsetManager = new OffsetMetadataManager(config, offsetsTopic, log);
     this.consumerGroups = new ConsumerGroupCoordinator(config, offsetsTopic, this.offsetManager, this.groups, log);
+    this.shareGroups = new ShareGroupCoordinator(
+      { maxSize: config.shareGroupMaxSize, timeoutsOf: (groupId) => this.shareGroupTimeoutsOf(groupId) },
+      offsetsTopic,
+      (groupId) => this.groups.has(groupId) || this.consumerGroups.has(groupId),
+      log,
+    );
   }
 
   /** The __consumer_offsets partition that holds a group's records. */
@@ -71,6 +87,7 @@ export class GroupCoordinator {
     for (const o of pendingTransactionalOffsets) this.offsetManager.loadPending(o.producerId, o.group, o.topic, o.partition, o.value);
     for (const [groupId, metadata] of groups) this.loadGroup(groupId, metadata);
     this.consumerGroups.load(records);
+    this.shareGroups.load(records);
     // Offsets without group metadata belong to standalone consumers.
     for (const o of offsets) {
       if (!this.groups.has(o.group) && !this.consumerGroups.has(o.group)) this.groups.set(o.group, new ClassicGroup(o.group, Date.now()));
@@ -118,6 +135,7 @@ export class GroupCoordinator {
     }
     this.groups.clear();
     this.consumerGroups.shutdown();
+    this.shareGroups.shutdown();
   }
 
   /** OffsetCommit, OffsetFetch, DescribeGroups and DeleteGroups accept the empty group id (`requireNonEmptyId` false). */
@@ -138,6 +156,8 @@ export class GroupCoordinator {
     }
     // Classic members cannot join a consumer group (Kafka's online migration is not implemented).
     if (this.consumerGroups.has(req.groupId)) return joinError(req.memberId, E.INCONSISTENT_GROUP_PROTOCOL);
+    // A share group's id too, as Kafka 4.4 answers it (seen on the reference broker).
+    if (this.shareGroups.has(req.groupId)) return joinError(req.memberId, E.INCONSISTENT_GROUP_PROTOCOL);
     const isUnknownMember = req.memberId === '';
     let group = this.groups.get(req.groupId);
     if (!group) {
@@ -638,6 +658,8 @@ export class GroupCoordinator {
       req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
     const status = this.validateGroupStatus(req.groupId, false);
     if (status !== E.NONE) return allWith(status);
+    // A share group keeps no committed offsets in __consumer_offsets (its state is on __share_group_state).
+    if (this.shareGroups.has(req.groupId)) return allWith(E.GROUP_ID_NOT_FOUND);
     if (this.consumerGroups.has(req.groupId)) {
       const memberError = this.consumerGroups.validateOffsetCommit(req.groupId, req.memberId, req.generationId, apiVersion);
       if (memberError !== E.NONE) return allWith(memberError);
@@ -754,13 +776,39 @@ export class GroupCoordinator {
     if (status !== E.NONE) {
       return { errorCode: status, errorMessage: null, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
     }
+    if (this.shareGroups.has(req.groupId)) {
+      return {
+        errorCode: E.GROUP_ID_NOT_FOUND, errorMessage: `Group ${req.groupId} is not a consumer group.`, memberId: null, memberEpoch: 0,
+        heartbeatIntervalMs: 0, assignment: null,
+      };
+    }
     return this.consumerGroups.heartbeat(req, topics);
   }
 
   consumerGroupDescribe(groupIds: ReadonlyArray<string>, topics: TopicsImage): DescribedConsumerGroup[] {
     return groupIds.map((groupId) => {
       const status = this.validateGroupStatus(groupId, false);
-      if (status === E.NONE) return this.consumerGroups.describe(groupId, topics);
+      const failed = { errorCode: status, errorMessage: null as string | null, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [] };
+      if (status !== E.NONE) return failed;
+      if (this.shareGroups.has(groupId)) return { ...failed, errorCode: E.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} is not a consumer group.` };
+      return this.consumerGroups.describe(groupId, topics);
+    });
+  }
+
+  // ---- KIP-932 share groups ----
+
+  async shareGroupHeartbeat(req: ShareGroupHeartbeatRequest, topics: TopicsImage): Promise<ShareGroupHeartbeatResult> {
+    const status = this.validateGroupStatus(req.groupId, false);
+    if (status !== E.NONE) {
+      return { errorCode: status, errorMessage: null, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
+    }
+    return this.shareGroups.heartbeat(req, topics);
+  }
+
+  shareGroupDescribe(groupIds: ReadonlyArray<string>, topics: TopicsImage): DescribedShareGroup[] {
+    return groupIds.map((groupId) => {
+      const status = this.validateGroupStatus(groupId, false);
+      if (status === E.NONE) return this.shareGroups.describe(groupId, topics);
       return { errorCode: status, errorMessage: null, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [] };
     });
   }
@@ -803,6 +851,7 @@ export class GroupCoordinator {
     const states = new Set(statesFilter.map((s) => s.toLowerCase()));
     const types = new Set(typesFilter.map((s) => s.toLowerCase()));
     const groups: ListedGroup[] = types.size === 0 || types.has(CONSUMER_GROUP_TYPE) ? this.consumerGroups.listGroups(states) : [];
+    if (types.size === 0 || types.has(SHARE_GROUP_TYPE)) groups.push(...this.shareGroups.listGroups(states));
     if (types.size > 0 && !types.has(CLASSIC_GROUP_TYPE)) return { errorCode: E.NONE, groups };
     for (const group of this.groups.values()) {
       if (group.is(GroupState.Dead) || (states.size > 0 && !states.has(group.state.toLowerCase()))) continue;
@@ -821,6 +870,7 @@ export class GroupCoordinator {
     const status = this.validateGroupStatus(groupId, false);
     if (status !== E.NONE) return status;
     if (this.consumerGroups.has(groupId)) return this.consumerGroups.deleteGroup(groupId);
+    if (this.shareGroups.has(groupId)) return this.shareGroups.deleteGroup(groupId);
     const group = this.groups.get(groupId);
     if (!group || group.is(GroupState.Dead)) return E.GROUP_ID_NOT_FOUND;
     if (!group.is(GroupState.Empty)) return E.NON_EMPTY_GROUP;
@@ -856,6 +906,7 @@ export class GroupCoordinator {
   async onTopicDeleted(topic: string): Promise<void> {
     await this.cleanupGroupMetadata((group) => this.offsetManager.partitionsOfTopic(group.groupId, topic));
     await this.removeConsumerGroupOffsets((groupId) => this.offsetManager.partitionsOfTopic(groupId, topic));
+    if (this.active && !this.loading) await this.shareGroups.onTopicDeleted(topic);
   }
 
   private async removeConsumerGroupOffsets(select: (groupId: string) => TopicPartition[]): Promise<void> {

@@ -1,19 +1,22 @@
 // Per-group configs (config resource type GROUP = 32, Kafka 4.0's GroupConfig): the consumer protocol's session
-// timeout and heartbeat interval, bounded by the broker's group.consumer.min/max.* settings, and the share-group
-// ones, accepted and stored. Unset, each takes the broker's group.* value.
+// timeout and heartbeat interval, bounded by the broker's group.consumer.min/max.* settings, and Kafka 4.4's
+// share-group ones (GroupConfig.SHARE_*), bounded by group.share.min/max.*. Unset, each takes the broker's group.*
+// value, or GroupConfig's default where no broker config stands behind it.
 import type { BrokerConfig } from '../../config/broker-config.js';
 import { ConfigSource, CONFIG_TYPE_IDS, type ConfigEntry } from '../../config/config-entry.js';
 import { ErrorCode, KafkaError } from '../errors.js';
 
 interface GroupConfigDef {
   readonly name: string;
-  readonly type: 'int' | 'string';
+  readonly type: 'int' | 'string' | 'boolean';
   /** The broker config whose value a group without its own takes. */
   readonly brokerDefault: string | null;
   readonly fallback?: string;
   /** [min, max] broker configs bounding the value, for ints. */
   readonly bounds?: readonly [string, string];
   readonly oneOf?: readonly string[];
+  /** A pattern the value may match instead of oneOf (share.auto.offset.reset's by_duration). */
+  readonly orMatches?: RegExp;
 }
 
 const GROUP_CONFIG_DEFS: readonly GroupConfigDef[] = [
@@ -27,7 +30,18 @@ const GROUP_CONFIG_DEFS: readonly GroupConfigDef[] = [
     bounds: ['group.share.min.heartbeat.interval.ms', 'group.share.max.heartbeat.interval.ms'] },
   { name: 'share.record.lock.duration.ms', type: 'int', brokerDefault: 'group.share.record.lock.duration.ms',
     bounds: ['group.share.min.record.lock.duration.ms', 'group.share.max.record.lock.duration.ms'] },
-  { name: 'share.auto.offset.reset', type: 'string', brokerDefault: null, fallback: 'latest', oneOf: ['latest', 'earliest'] },
+  { name: 'share.delivery.count.limit', type: 'int', brokerDefault: 'group.share.delivery.count.limit',
+    bounds: ['group.share.min.delivery.count.limit', 'group.share.max.delivery.count.limit'] },
+  { name: 'share.partition.max.record.locks', type: 'int', brokerDefault: 'group.share.partition.max.record.locks',
+    bounds: ['group.share.min.partition.max.record.locks', 'group.share.max.partition.max.record.locks'] },
+  // by_duration:<ISO-8601 duration> (KIP-1106): start that far back in time.
+  { name: 'share.auto.offset.reset', type: 'string', brokerDefault: null, fallback: 'latest', oneOf: ['latest', 'earliest'],
+    orMatches: /^by_duration:P(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d{1,9})?S)?)?$/i },
+  { name: 'share.isolation.level', type: 'string', brokerDefault: null, fallback: 'read_uncommitted', oneOf: ['read_committed', 'read_uncommitted'] },
+  { name: 'share.renew.acknowledge.enable', type: 'boolean', brokerDefault: null, fallback: 'true' },
+  { name: 'share.assignment.interval.ms', type: 'int', brokerDefault: 'group.share.assignment.interval.ms',
+    bounds: ['group.share.min.assignment.interval.ms', 'group.share.max.assignment.interval.ms'] },
+  { name: 'share.assignor.offload.enable', type: 'boolean', brokerDefault: 'group.share.assignor.offload.enable' },
 ];
 
 const defs = new Map(GROUP_CONFIG_DEFS.map((d) => [d.name, d]));
@@ -51,7 +65,13 @@ export function validateGroupConfigs(configs: ReadonlyMap<string, string>, broke
     const def = defs.get(name);
     if (!def) throw invalid(`Unknown group config name: ${name}`);
     if (def.type === 'string') {
-      if (def.oneOf && !def.oneOf.includes(raw.toLowerCase())) throw invalid(`Invalid value ${raw} for configuration ${name}: String must be one of: ${def.oneOf.join(', ')}`);
+      if (def.oneOf && !def.oneOf.includes(raw.toLowerCase()) && !def.orMatches?.test(raw)) {
+        throw invalid(`Invalid value ${raw} for configuration ${name}: String must be one of: ${def.oneOf.join(', ')}`);
+      }
+      continue;
+    }
+    if (def.type === 'boolean') {
+      if (!/^(true|false)$/i.test(raw.trim())) throw invalid(`Invalid value ${raw} for configuration ${name}: Expected value to be either true or false`);
       continue;
     }
     if (!/^-?\d+$/.test(raw.trim())) throw invalid(`Invalid value ${raw} for configuration ${name}: Not a number of type INT`);
@@ -96,6 +116,14 @@ export function describeGroupConfigs(configs: ReadonlyMap<string, string>, broke
 export interface ConsumerGroupTimeouts {
   readonly sessionTimeoutMs: number;
   readonly heartbeatIntervalMs: number;
+}
+
+/** What the share group coordinator reads at each heartbeat (share.session.timeout.ms, share.heartbeat.interval.ms). */
+export function shareGroupTimeouts(configs: ReadonlyMap<string, string> | undefined, broker: BrokerConfig): ConsumerGroupTimeouts {
+  return {
+    sessionTimeoutMs: Number(configs?.get('share.session.timeout.ms') ?? broker.get('group.share.session.timeout.ms')),
+    heartbeatIntervalMs: Number(configs?.get('share.heartbeat.interval.ms') ?? broker.get('group.share.heartbeat.interval.ms')),
+  };
 }
 
 export function consumerGroupTimeouts(configs: ReadonlyMap<string, string> | undefined, broker: BrokerConfig): ConsumerGroupTimeouts {

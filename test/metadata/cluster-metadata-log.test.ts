@@ -10,6 +10,7 @@ import { Broker } from '../../src/broker.js';
 import { ErrorCode } from '../../src/errors.js';
 import { ClusterMetadataLog, PRE_KRAFT_BACKUP_FILE } from '../../src/metadata/cluster-metadata-log.js';
 import { frameMetadataRecord, unframeMetadataRecord, type MetadataRecord } from '../../src/metadata/metadata-frame.js';
+import { FEATURES } from '../../src/metadata/features.js';
 import { readMetadataRecord, recordTypeOf } from '../../src/metadata/metadata-records.js';
 import { DEFAULT_LOG_CONFIG } from '../../storage/log-config.js';
 
@@ -23,6 +24,8 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const open = () => ClusterMetadataLog.open({ dir, config: DEFAULT_LOG_CONFIG, logger: log, nodeId: 1 });
 const FEATURE_LEVEL = recordTypeOf('FeatureLevelRecord');
+/** The feature levels a new log's bootstrap records finalize: those FEATURES finalizes, metadata.version first. */
+const FINALIZED = FEATURES.filter((f) => f.finalized > 0).map((f) => ({ name: f.name, featureLevel: f.finalized }));
 /** The records kafkite's own tests appended (types the bootstrap does not write). */
 const appended = (records: Iterable<MetadataRecord>) => [...records].filter((r) => r.type >= 200 || [6, 14, 21, 7].includes(r.type));
 
@@ -46,9 +49,9 @@ describe('ClusterMetadataLog', () => {
     expect(log0[0]!.records[0]!.value!.toString('hex')).toBe('0000' + '00000001' + '02' + '0000000100' + '02' + '0000000100' + '00');
     expect(log0.map((b) => b.header.partitionLeaderEpoch)).toEqual([1, 1]);
     const bootstrap = log0[1]!.records.map((r) => unframeMetadataRecord(r.value!));
-    expect(bootstrap.map((r) => r.type)).toEqual([recordTypeOf('BeginTransactionRecord'), FEATURE_LEVEL, FEATURE_LEVEL, FEATURE_LEVEL, recordTypeOf('EndTransactionRecord')]);
-    expect(bootstrap.filter((r) => r.type === FEATURE_LEVEL).map((r) => readMetadataRecord('FeatureLevelRecord', r)))
-      .toEqual([{ name: 'metadata.version', featureLevel: 26 }, { name: 'transaction.version', featureLevel: 2 }, { name: 'group.version', featureLevel: 1 }]);
+    expect(bootstrap.map((r) => r.type)).toEqual([recordTypeOf('BeginTransactionRecord'), ...FINALIZED.map(() => FEATURE_LEVEL), recordTypeOf('EndTransactionRecord')]);
+    expect(bootstrap.filter((r) => r.type === FEATURE_LEVEL).map((r) => readMetadataRecord('FeatureLevelRecord', r))).toEqual(FINALIZED);
+    expect(FINALIZED.slice(0, 3)).toEqual([{ name: 'metadata.version', featureLevel: 26 }, { name: 'transaction.version', featureLevel: 2 }, { name: 'group.version', featureLevel: 1 }]);
     expect(readFileSync(join(partitionDir, 'leader-epoch-checkpoint'), 'utf8')).toBe('0\n1\n1 0\n');
     // The snapshot kafka-storage format writes: header (type 3), the feature levels, footer (type 4).
     const checkpoint = batchesOf(join(partitionDir, '00000000000000000000-0000000000.checkpoint'));
@@ -56,7 +59,7 @@ describe('ClusterMetadataLog', () => {
     expect(checkpoint[0]!.records[0]!.key).toEqual(Buffer.from([0, 0, 0, 3]));
     expect(checkpoint[2]!.records[0]!.key).toEqual(Buffer.from([0, 0, 0, 4]));
     expect(checkpoint[1]!.records.map((r) => readMetadataRecord<{ name: string }>('FeatureLevelRecord', unframeMetadataRecord(r.value!)).name))
-      .toEqual(['metadata.version', 'transaction.version', 'group.version']);
+      .toEqual(FINALIZED.map((f) => f.name));
   });
 
   it('frames records as MetadataRecordSerde does and replays them in order after a reopen', async () => {
@@ -85,7 +88,7 @@ describe('ClusterMetadataLog', () => {
     await b.append([{ type: 300, version: 2, body: Buffer.from([0]) }]);
     expect(appended(b.records()).map((r) => r.type)).toEqual([6, 14, 21, 300]);
     // Bootstrapped once: a reopen writes no second opening.
-    expect([...b.records()].filter((r) => r.type === FEATURE_LEVEL)).toHaveLength(3);
+    expect([...b.records()].filter((r) => r.type === FEATURE_LEVEL)).toHaveLength(FINALIZED.length);
     await b.close();
   });
 
@@ -136,7 +139,7 @@ describe('ClusterMetadataLog', () => {
     truncateSync(segment, readFileSync(segment).length - 30);
     const b = await open();
     expect(appended(b.records())).toEqual([{ type: 6, version: 0, body: Buffer.from([1]) }]);
-    expect([...b.records()].filter((r) => r.type === FEATURE_LEVEL)).toHaveLength(3);
+    expect([...b.records()].filter((r) => r.type === FEATURE_LEVEL)).toHaveLength(FINALIZED.length);
     await b.close();
   });
 });

@@ -122,11 +122,11 @@ function errorResult(errorCode: number, errorMessage: string | null = null): Con
   return { errorCode, errorMessage, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
 }
 
-function toTopicPartitions(assignment: Assignment): TopicPartitions[] {
+export function toTopicPartitions(assignment: Assignment): TopicPartitions[] {
   return [...assignment].map(([topicId, partitions]) => ({ topicId, partitions: [...partitions].sort((a, b) => a - b) }));
 }
 
-function sameNames(a: readonly string[], b: readonly string[]): boolean {
+export function sameNames(a: readonly string[], b: readonly string[]): boolean {
   const set = new Set(a);
   return set.size === new Set(b).size && b.every((n) => set.has(n));
 }
@@ -134,6 +134,16 @@ function sameNames(a: readonly string[], b: readonly string[]): boolean {
 /** Kafka's Uuid.randomUuid().toString(): 16 random bytes, URL-safe base64 without padding. */
 function newMemberId(): string {
   return randomBytes(16).toString('base64url');
+}
+
+/** Metadata of every subscribed topic that exists, by name in name order (consumer and share groups). */
+export function subscribedTopicsMetadata(names: Iterable<string>, topics: TopicsImage): Map<string, TopicMetadata> {
+  const metadata = new Map<string, TopicMetadata>();
+  for (const name of [...names].sort()) {
+    const topic = topics.get(name);
+    if (topic) metadata.set(name, { topicId: topic.topicId, name, numPartitions: topic.partitions });
+  }
+  return metadata;
 }
 
 /** A group's session timeout and heartbeat interval (its group configs, else the broker's). */
@@ -415,14 +425,8 @@ export class ConsumerGroupCoordinator {
     return changed;
   }
 
-  /** Metadata of every subscribed topic that exists. */
   private subscriptionMetadata(group: ConsumerGroup, topics: TopicsImage): Map<string, TopicMetadata> {
-    const metadata = new Map<string, TopicMetadata>();
-    for (const name of [...group.subscribedTopicNames()].sort()) {
-      const topic = topics.get(name);
-      if (topic) metadata.set(name, { topicId: topic.topicId, name, numPartitions: topic.partitions });
-    }
-    return metadata;
+    return subscribedTopicsMetadata(group.subscribedTopicNames(), topics);
   }
 
   private bumpGroupEpoch(group: ConsumerGroup, records: CoordinatorRecord[]): void {
