@@ -298,7 +298,7 @@ export function registerConsoleApi(app: FastifyInstance, opts: ConsoleApiOptions
         };
       }
       if (listed.groupType === 'share') {
-        const { assignor, ...share } = shareGroupView(broker, groupId, []);
+        const { assignor, ...share } = shareGroupView(broker, groupId, broker.sharePartitions.ofGroup(groupId));
         return { ...base, protocol: assignor, ...share };
       }
       if (listed.groupType === 'streams') {

@@ -140,6 +140,13 @@ describe('console', () => {
     await shot(page, 'streams-group');
   });
 
+  /** The cells of a share partition's row on a share group's page, by their test ids. */
+  async function sharePartitionRow(partition: string): Promise<Record<string, string | null>> {
+    const row = page.getByTestId(`share-partition-${partition}`);
+    const cells = ['source', 'start', 'end', 'available', 'acquired', 'acknowledged', 'archived', 'deliveries'];
+    return Object.fromEntries(await Promise.all(cells.map(async (c) => [c, await row.getByTestId(`share-${c}`).textContent()])));
+  }
+
   it('shows a share group (KIP-932): its members sharing a partition and the share partitions\' in-flight records', async () => {
     const wire = await WireClient.connect(broker.port);
     try {
@@ -176,16 +183,58 @@ describe('console', () => {
       const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: member, exact: true }) });
       expect(await row.getByTestId('member-assignment').textContent()).toBe('sh-in: 0');
     }
-    const sp = page.getByTestId('share-partition-sh-in-0');
-    expect(await sp.getByTestId('share-source').textContent()).toBe('persisted');
-    expect(await sp.getByTestId('share-start').textContent()).toBe('10');
-    expect(await sp.getByTestId('share-end').textContent()).toBe('19');
-    expect(await sp.getByTestId('share-available').textContent()).toBe('3');
-    expect(await sp.getByTestId('share-acquired').textContent()).toBe('0');
-    expect(await sp.getByTestId('share-acknowledged').textContent()).toBe('5');
-    expect(await sp.getByTestId('share-archived').textContent()).toBe('2');
-    expect(await sp.getByTestId('share-deliveries').textContent()).toBe('1×: 5, 2×: 3, 5×: 2');
+    expect(await sharePartitionRow('sh-in-0')).toEqual({
+      source: 'persisted', start: '10', end: '19', available: '3', acquired: '0', acknowledged: '5', archived: '2', deliveries: '1×: 5, 2×: 3, 5×: 2',
+    });
     await shot(page, 'share-group');
+  });
+
+  it('shows a share group\'s live share partition: records acquired by two members, accepted and rejected', async () => {
+    const members = await Promise.all(['lv-a', 'lv-b'].map(() => WireClient.connect(broker.port)));
+    try {
+      const [a, b] = members as [WireClient, WireClient];
+      const created = await a.send(ApiKey.CreateTopics, 7, { topics: [{ name: 'lv-in', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false });
+      const topicId: string = created.topics[0].topicId;
+      const epochs = new Map<WireClient, number>();
+      const fetch = async (c: WireClient, memberId: string, maxRecords: number) => {
+        const epoch = epochs.get(c) ?? 0;
+        const res = await c.send(ApiKey.ShareFetch, 2, {
+          groupId: 'lv-app', memberId, shareSessionEpoch: epoch, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, maxRecords, batchSize: maxRecords, shareAcquireMode: 0, isRenewAck: false,
+          topics: [{ topicId, partitions: [{ partitionIndex: 0, partitionMaxBytes: 0, acknowledgementBatches: [] }] }], forgottenTopicsData: [],
+        });
+        expect(res.errorCode).toBe(0);
+        epochs.set(c, epoch + 1);
+        return res.responses[0]?.partitions[0]?.acquiredRecords ?? [];
+      };
+      for (const [c, memberId] of [[a, 'lv-a'], [b, 'lv-b']] as const) {
+        expect((await c.send(ApiKey.ShareGroupHeartbeat, 1, { groupId: 'lv-app', memberId, memberEpoch: 0, rackId: null, subscribedTopicNames: ['lv-in'] })).errorCode).toBe(0);
+        // Opening the session initializes the share partition at the end of the empty log.
+        expect(await fetch(c, memberId, 10)).toEqual([]);
+      }
+      const producer = kafka().producer();
+      await producer.connect();
+      // One batch per record: a share fetch acquires whole batches, as Kafka's does.
+      for (let i = 0; i < 10; i++) await producer.send({ topic: 'lv-in', messages: [{ value: `v${i}` }] });
+      await producer.disconnect();
+      expect(await fetch(a, 'lv-a', 4)).toEqual([{ firstOffset: 0, lastOffset: 3, deliveryCount: 1 }]);
+      expect(await fetch(b, 'lv-b', 3)).toEqual([{ firstOffset: 4, lastOffset: 6, deliveryCount: 1 }]);
+      const acked = await b.send(ApiKey.ShareAcknowledge, 2, {
+        groupId: 'lv-app', memberId: 'lv-b', shareSessionEpoch: epochs.get(b), isRenewAck: false,
+        topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: [
+          { firstOffset: 4, lastOffset: 5, acknowledgeTypes: [1] }, { firstOffset: 6, lastOffset: 6, acknowledgeTypes: [3] },
+        ] }] }],
+      });
+      expect(acked.responses[0].partitions[0].errorCode).toBe(0);
+      // a's records stay acquired while its connection (and so its share session) is open.
+      await page.goto(`${base}/#/groups/lv-app`);
+      await expect.poll(() => sharePartitionRow('lv-in-0'), { timeout: 20_000 }).toEqual({
+        source: 'live', start: '0', end: '6', available: '0', acquired: '4', acknowledged: '2', archived: '1', deliveries: '1×: 7',
+      });
+      expect(await page.getByTestId('member-assignment').allTextContents()).toEqual(['lv-in: 0', 'lv-in: 0']);
+      await shot(page, 'share-group-live');
+    } finally {
+      for (const c of members) c.close();
+    }
   });
 
   it('edits a topic config, seen by DescribeConfigs', async () => {
