@@ -36,7 +36,7 @@ import { ClientQuotaManager } from './quota/client-quota-manager.js';
 import { ClientQuotaStore } from './quota/client-quotas.js';
 import { FetchPurgatory } from './purgatory.js';
 import { FetchSessionCache } from './fetch-sessions.js';
-import { SharePartitionManager } from './share/share-partition-manager.js';
+import { SharePartitionManager, type ShareGroupMetricsSink } from './share/share-partition-manager.js';
 import { raiseOpenFileLimit } from './open-file-limit.js';
 
 export interface Endpoint {
@@ -77,6 +77,8 @@ export interface BrokerMetrics {
   transactionTimedOut(): void;
   /** A SASL authentication (or re-authentication) that succeeded or failed. */
   authentication(listener: string, mechanism: string, success: boolean): void;
+  /** Share groups (KIP-932): acknowledgements and share-partition loads. */
+  readonly shareGroups: ShareGroupMetricsSink;
 }
 
 /** A log dir that cannot be created or written at start-up. */

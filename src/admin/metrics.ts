@@ -10,7 +10,7 @@ import type { UnifiedLog } from '../../storage/unified-log.js';
 import type { Broker, BrokerMetrics, RequestTimes } from '../broker.js';
 import { HANDLERS } from '../handlers/index.js';
 import { groupIds, groupLags } from './group-views.js';
-import { registerShareGroupGauges } from './share-metrics.js';
+import { ShareGroupMetrics } from './share-metrics.js';
 import { TrafficHistory } from './traffic-history.js';
 import type { QuotaSensor } from '../quota/client-quota-manager.js';
 
@@ -73,6 +73,7 @@ export class KafkiteMetrics implements BrokerMetrics {
   private readonly transactionsTimedOut: Counter;
   private readonly partitionCounters = new Map<string, PartitionCounters>();
   private readonly requestSeries = new Map<number, RequestSeries>();
+  readonly shareGroups: ShareGroupMetrics;
   /** Produce/fetch per second over 15 minutes, for the console. */
   readonly traffic = new TrafficHistory();
 
@@ -128,7 +129,7 @@ export class KafkiteMetrics implements BrokerMetrics {
     });
     this.registerLogGauges(registers);
     this.registerQuotaGauges(registers);
-    registerShareGroupGauges(this.broker, registers);
+    this.shareGroups = new ShareGroupMetrics(this.broker, this.registry);
     collectDefaultMetrics({ register: this.registry, prefix: 'kafkite_' });
     this.replaceCollectorsLinearInHandles(registers);
   }

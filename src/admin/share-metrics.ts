@@ -1,34 +1,111 @@
-// Kafka's share-group metrics (KIP-932) in Prometheus form, read from the broker at scrape time:
-// group-coordinator-metrics group-count{protocol} and share-group-count{state} (GroupCoordinatorMetrics).
-import { Gauge, type Registry } from 'prom-client';
+// Kafka's share-group metrics (KIP-932) in Prometheus form. Read from the broker at scrape time:
+// group-coordinator-metrics group-count{protocol} and share-group-count{state} (GroupCoordinatorMetrics), and
+// SharePartitionMetrics' InFlightMessageCount and InFlightBatchCount. Counted as they happen:
+// share-group-metrics RecordAcknowledgementsPerSec{ackType} and PartitionLoadTimeMs (ShareGroupMetrics).
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Broker } from '../broker.js';
+import type { SharePartition } from '../share/share-partition.js';
+import type { ShareGroupMetricsSink } from '../share/share-partition-manager.js';
+import { BucketHistogram } from './bucket-histogram.js';
 
 /** Share groups' states as ShareGroup.ShareGroupState names them; each is reported, 0 when none. */
 const SHARE_GROUP_STATES = ['Empty', 'Stable', 'Dead'];
+/** AcknowledgeType's ids and names (the ackType tag); the protocol's 0 (a gap) is no acknowledgement. */
+const ACK_TYPES = new Map([[1, 'Accept'], [2, 'Release'], [3, 'Reject'], [4, 'Renew']]);
+/** Seconds: reading a share partition's state from the share coordinator is in memory, a cold one waits on a write. */
+const LOAD_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
-export function registerShareGroupGauges(broker: Broker, registers: Registry[]): void {
-  const listed = () => broker.groupCoordinator.listGroups([], []).groups;
-  new Gauge({
-    name: 'kafkite_group_count',
-    help: "Groups per protocol: classic, consumer, share, streams (Kafka's group-count{protocol}).",
-    labelNames: ['protocol'],
-    registers,
-    collect() {
-      this.reset();
-      const counts = new Map<string, number>();
-      for (const g of listed()) counts.set(g.groupType, (counts.get(g.groupType) ?? 0) + 1);
-      for (const [protocol, n] of counts) this.set({ protocol }, n);
-    },
-  });
-  new Gauge({
-    name: 'kafkite_share_group_count',
-    help: "Share groups per state (Kafka's share-group-count{state}).",
-    labelNames: ['state'],
-    registers,
-    collect() {
-      const counts = new Map(SHARE_GROUP_STATES.map((s) => [s, 0]));
-      for (const g of listed()) if (g.groupType === 'share') counts.set(g.groupState, (counts.get(g.groupState) ?? 0) + 1);
-      for (const [state, n] of counts) this.set({ state }, n);
-    },
-  });
+export class ShareGroupMetrics implements ShareGroupMetricsSink {
+  private readonly acknowledgements = new Map<string, number>();
+  private readonly loadTime: BucketHistogram;
+
+  constructor(private readonly broker: Broker, registry: Registry) {
+    const registers = [registry];
+    const acknowledgements = this.acknowledgements;
+    // Counted in a plain map and handed over at scrape time, as metrics.ts' request-path counters are.
+    new Counter({
+      name: 'kafkite_share_record_acknowledgements_total',
+      help: "Acknowledgement types applied to share partitions, one per batch and type (Kafka's RecordAcknowledgementsPerSec{ackType}).",
+      labelNames: ['ack_type'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [ackType, n] of acknowledgements) this.labels(ackType).inc(n);
+      },
+    });
+    this.loadTime = new BucketHistogram(
+      'kafkite_share_partition_load_time_seconds', "Time to load a share partition's state from the share coordinator (Kafka's PartitionLoadTimeMs).", null, LOAD_BUCKETS, registry,
+    );
+    this.registerGroupGauges(registers);
+    this.registerInFlightGauges(registers);
+  }
+
+  recordAcknowledgement(acknowledgeTypes: readonly number[]): void {
+    for (const id of acknowledgeTypes) {
+      const name = ACK_TYPES.get(id);
+      if (name) this.acknowledgements.set(name, (this.acknowledgements.get(name) ?? 0) + 1);
+    }
+  }
+
+  partitionLoadTime(millis: number): void {
+    this.loadTime.observe(millis / 1000);
+  }
+
+  private shareGroupIds(): string[] {
+    return this.broker.groupCoordinator.listGroups([], ['share']).groups.map((g) => g.groupId);
+  }
+
+  private registerGroupGauges(registers: Registry[]): void {
+    const listed = () => this.broker.groupCoordinator.listGroups([], []).groups;
+    new Gauge({
+      name: 'kafkite_group_count',
+      help: "Groups per protocol: classic, consumer, share, streams (Kafka's group-count{protocol}).",
+      labelNames: ['protocol'],
+      registers,
+      collect() {
+        this.reset();
+        const counts = new Map<string, number>();
+        for (const g of listed()) counts.set(g.groupType, (counts.get(g.groupType) ?? 0) + 1);
+        for (const [protocol, n] of counts) this.set({ protocol }, n);
+      },
+    });
+    new Gauge({
+      name: 'kafkite_share_group_count',
+      help: "Share groups per state (Kafka's share-group-count{state}).",
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const counts = new Map(SHARE_GROUP_STATES.map((s) => [s, 0]));
+        for (const g of listed()) if (g.groupType === 'share') counts.set(g.groupState, (counts.get(g.groupState) ?? 0) + 1);
+        for (const [state, n] of counts) this.set({ state }, n);
+      },
+    });
+  }
+
+  /** Per loaded share partition, as Kafka's SharePartitionMetrics tags them (group, topic, partition). */
+  private registerInFlightGauges(registers: Registry[]): void {
+    const { broker } = this;
+    const groups = () => this.shareGroupIds();
+    const inFlightGauge = (name: string, help: string, valueOf: (sp: SharePartition) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['group', 'topic', 'partition'],
+        registers,
+        collect() {
+          this.reset();
+          for (const group of groups()) {
+            for (const sp of broker.sharePartitions.ofGroup(group)) {
+              const topic = broker.topics.getById(sp.key.topicId)?.name;
+              if (topic !== undefined) this.set({ group, topic, partition: String(sp.key.partition) }, valueOf(sp));
+            }
+          }
+        },
+      });
+    inFlightGauge('kafkite_share_partition_in_flight_messages', "Records in flight: from the share-partition start offset to its end offset (Kafka's InFlightMessageCount).", (sp) => {
+      const c = sp.counts();
+      return c.available + c.acquired + c.acknowledged + c.archived;
+    });
+    inFlightGauge('kafkite_share_partition_in_flight_batches', "In-flight batches the share partition keeps (Kafka's InFlightBatchCount).", (sp) => sp.inFlightBatchCount);
+  }
 }

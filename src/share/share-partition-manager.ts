@@ -19,7 +19,16 @@ export interface ShareBroker {
   readonly topics: { getById(topicId: string): { name: string; partitions: number } | undefined };
   readonly purgatory: { notify(topic: string, partition: number): void };
   readonly log: Logger;
+  readonly metrics?: { readonly shareGroups: ShareGroupMetricsSink };
   getLog(topic: string, partition: number): UnifiedLog | undefined;
+}
+
+/** Kafka's ShareGroupMetrics, as far as the share partitions feed it (kafkite's /metrics implements it). */
+export interface ShareGroupMetricsSink {
+  /** The types of acknowledgement batches applied, one per batch and type (Kafka's recordAcknowledgement). */
+  recordAcknowledgement(acknowledgeTypes: readonly number[]): void;
+  /** How long a share partition's state took to load (Kafka's PartitionLoadTimeMs). */
+  partitionLoadTime(millis: number): void;
 }
 
 export class SharePartitionManager {
@@ -86,6 +95,7 @@ export class SharePartitionManager {
       sp.close();
       sp = undefined;
     }
+    const loadStart = sp ? undefined : performance.now();
     if (!sp) {
       const name = topic.name;
       sp = new SharePartition({ groupId, topicId, partition }, this.persister, this.configFor(groupId), () => this.broker.purgatory.notify(name, partition));
@@ -103,6 +113,7 @@ export class SharePartitionManager {
       this.broker.log.warn({ groupId, topic: topic.name, partition, error: (err as Error).message }, 'share partition initialization failed');
       return (err as { errorCode?: number }).errorCode ?? ErrorCode.COORDINATOR_NOT_AVAILABLE;
     }
+    if (loadStart !== undefined) this.broker.metrics?.shareGroups.partitionLoadTime(performance.now() - loadStart);
     return sp;
   }
 
@@ -114,7 +125,10 @@ export class SharePartitionManager {
   async acknowledge(groupId: string, memberId: string, topicId: string, partition: number, batches: readonly AcknowledgementBatch[]): Promise<number> {
     const sp = await this.get(groupId, topicId, partition);
     if (typeof sp === 'number') return sp;
-    return sp.acknowledge(memberId, batches);
+    const code = await sp.acknowledge(memberId, batches);
+    // Kafka's SharePartitionManager records each applied batch's types in ShareGroupMetrics.
+    if (code === ErrorCode.NONE) for (const b of batches) this.broker.metrics?.shareGroups.recordAcknowledgement(b.acknowledgeTypes);
+    return code;
   }
 
   /** Releases what the member acquired on the session's partitions (its session closed or its connection dropped). */

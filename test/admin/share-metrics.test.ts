@@ -1,5 +1,8 @@
 // Kafka's share-group metrics on /metrics (KIP-932), moved by real share activity over TCP: a member joining
-// and leaving a share group changes group-count{protocol="share"} and share-group-count{state}.
+// and leaving a share group changes group-count{protocol="share"} and share-group-count{state}; a share
+// session loading, acquiring and acknowledging records moves PartitionLoadTimeMs, InFlightMessageCount and
+// RecordAcknowledgementsPerSec{ackType}.
+import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { ApiKey } from '../../protocol/generated/index.js';
@@ -7,6 +10,7 @@ import { adminAddress, startBroker, type BrokerProcess } from '../helpers/broker
 
 let broker: BrokerProcess;
 let wire: WireClient;
+let topicId: string;
 
 async function metric(series: string): Promise<number> {
   const text = await (await fetch(`${adminAddress(broker)}/metrics`)).text();
@@ -18,8 +22,9 @@ async function metric(series: string): Promise<number> {
 beforeAll(async () => {
   broker = await startBroker();
   wire = await WireClient.connect(broker.port);
-  const created = await wire.send(ApiKey.CreateTopics, 7, { topics: [{ name: 'sm-in', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false });
+  const created = await wire.send(ApiKey.CreateTopics, 7, { topics: [{ name: 'sm-in', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false });
   expect(created.topics[0].errorCode).toBe(0);
+  topicId = created.topics[0].topicId;
 }, 60_000);
 
 afterAll(async () => {
@@ -44,5 +49,38 @@ describe('share-group metrics', () => {
     expect(await metric('kafkite_share_group_count{state="Stable"}')).toBe(0);
     expect(await metric('kafkite_share_group_count{state="Empty"}')).toBe(1);
     expect(await metric('kafkite_group_count{protocol="share"}')).toBe(1);
+  });
+
+  it('counts acknowledgements by type, share-partition loads and the records in flight', async () => {
+    const loadsBefore = await metric('kafkite_share_partition_load_time_seconds_count');
+    expect((await heartbeat('sm-b', 0)).errorCode).toBe(0);
+    let epoch = 0;
+    const fetch = async () => {
+      const res = await wire.send(ApiKey.ShareFetch, 2, {
+        groupId: 'sm-group', memberId: 'sm-b', shareSessionEpoch: epoch++, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, maxRecords: 10, batchSize: 10, shareAcquireMode: 0, isRenewAck: false,
+        topics: [{ topicId, partitions: [{ partitionIndex: 0, partitionMaxBytes: 0, acknowledgementBatches: [] }] }], forgottenTopicsData: [],
+      });
+      expect(res.errorCode).toBe(0);
+      return res.responses[0]?.partitions[0]?.acquiredRecords ?? [];
+    };
+    expect(await fetch()).toEqual([]);
+    expect(await metric('kafkite_share_partition_load_time_seconds_count')).toBe(loadsBefore + 1);
+    const producer = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).producer();
+    await producer.connect();
+    for (let i = 0; i < 3; i++) await producer.send({ topic: 'sm-in', messages: [{ value: `v${i}` }] });
+    await producer.disconnect();
+    expect(await fetch()).toEqual([{ firstOffset: 0, lastOffset: 2, deliveryCount: 1 }]);
+    const inFlight = 'kafkite_share_partition_in_flight_messages{group="sm-group",topic="sm-in",partition="0"}';
+    expect(await metric(inFlight)).toBe(3);
+    const acked = await wire.send(ApiKey.ShareAcknowledge, 2, {
+      groupId: 'sm-group', memberId: 'sm-b', shareSessionEpoch: epoch, isRenewAck: false,
+      topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: [
+        { firstOffset: 0, lastOffset: 0, acknowledgeTypes: [1] }, { firstOffset: 1, lastOffset: 1, acknowledgeTypes: [2] }, { firstOffset: 2, lastOffset: 2, acknowledgeTypes: [3] },
+      ] }] }],
+    });
+    expect(acked.responses[0].partitions[0].errorCode).toBe(0);
+    for (const ackType of ['Accept', 'Release', 'Reject']) expect(await metric(`kafkite_share_record_acknowledgements_total{ack_type="${ackType}"}`)).toBe(1);
+    // 0 accepted moves the start offset past it; 1 (available again) and 2 (archived) stay in flight.
+    expect(await metric(inFlight)).toBe(2);
   });
 });
