@@ -1,8 +1,9 @@
 // Share groups seen by Apache Kafka 4.4's own Java Admin (Admin.listGroups with the share type,
 // Admin.describeShareGroups: test/clients/java/ShareGroupAdmin.java) and by kafka-share-groups
 // (org.apache.kafka.tools.consumer.group.ShareGroupCommand --list, --describe --members / --state), with members
-// that joined over our wire client.
-import { execFileSync } from 'node:child_process';
+// that joined over our wire client; and a KafkaShareConsumer 4.4 joining and leaving (test/clients/java/ShareMember.java).
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey } from '../../protocol/generated/index.js';
 import { WireClient } from '../../bench/lib/wire-client.js';
@@ -70,4 +71,33 @@ describe('kafka-share-groups (ShareGroupCommand)', () => {
     expect(state.code, state.err).toBe(0);
     expect(state.out).toMatch(/^jobs-sg\s+\S+\s+\(1\)\s+Stable\s+3$/m);
   }, 60_000);
+});
+
+describe('KafkaShareConsumer 4.4', () => {
+  it('joins with its own heartbeats, takes both partitions, and leaves when closed', async () => {
+    const member = spawn('java', javaArgs('ShareMember', [broker().bootstrap, 'java-sg', 'jobs', 'java-share-1'], compileJava('ShareMember')));
+    const exited = once(member, 'exit');
+    try {
+      const describe = async () => (await client.send(ApiKey.ShareGroupDescribe, 1, { groupIds: ['java-sg'], includeAuthorizedOperations: false })).groups[0];
+      let group = await describe();
+      for (const deadline = Date.now() + 30_000; (group.errorCode !== 0 || group.members.length === 0) && Date.now() < deadline;) {
+        await new Promise((r) => setTimeout(r, 200));
+        group = await describe();
+      }
+      expect(group).toMatchObject({ errorCode: 0, groupState: 'Stable', groupEpoch: 3, assignmentEpoch: 3 });
+      expect(group.members).toHaveLength(1);
+      expect(group.members[0]).toMatchObject({ clientId: 'java-share-1', memberEpoch: 3, subscribedTopicNames: ['jobs'] });
+      // The client generated its member id (a UUID, base64url as Kafka's Uuid.toString()).
+      expect(group.members[0].memberId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(group.members[0].assignment.topicPartitions.map((tp: any) => `${tp.topicName}:${tp.partitions}`)).toEqual(['jobs:0,1']);
+
+      member.stdin.end();
+      const [code] = await exited;
+      expect(code).toBe(0);
+      // Closing sends the leave heartbeat (epoch -1): the group is empty at once, not after the session timeout.
+      expect(await describe()).toMatchObject({ groupState: 'Empty', members: [] });
+    } finally {
+      member.kill('SIGKILL');
+    }
+  }, 90_000);
 });
