@@ -74,7 +74,7 @@ describe('kafka-share-groups (ShareGroupCommand)', () => {
 });
 
 describe('KafkaShareConsumer 4.4', () => {
-  it('joins with its own heartbeats, takes both partitions, and leaves when closed', async () => {
+  it('joins with its own heartbeats, takes both partitions, and leaves when closed; kafka-share-groups --delete then deletes the group', async () => {
     const member = spawn('java', javaArgs('ShareMember', [broker().bootstrap, 'java-sg', 'jobs', 'java-share-1'], compileJava('ShareMember')));
     const exited = once(member, 'exit');
     try {
@@ -96,6 +96,16 @@ describe('KafkaShareConsumer 4.4', () => {
       expect(code).toBe(0);
       // Closing sends the leave heartbeat (epoch -1): the group is empty at once, not after the session timeout.
       expect(await describe()).toMatchObject({ groupState: 'Empty', members: [] });
+
+      // kafka-share-groups --delete: refused for the group with members, done for the empty one.
+      const busy = await tools.run(SHARE_GROUP_COMMAND, '--bootstrap-server', broker().bootstrap, '--delete', '--group', 'jobs-sg');
+      expect(`${busy.out}${busy.err}`).toMatch(/not empty|NON_EMPTY_GROUP|GroupNotEmpty/i);
+      const deleted = await tools.run(SHARE_GROUP_COMMAND, '--bootstrap-server', broker().bootstrap, '--delete', '--group', 'java-sg');
+      expect(deleted.code, deleted.err).toBe(0);
+      expect(deleted.out).toContain('java-sg');
+      expect((await describe()).errorCode).toBe(69);
+      const listed = await client.send(ApiKey.ListGroups, 5, { statesFilter: [], typesFilter: ['share'] });
+      expect(listed.groups.map((g: any) => g.groupId)).toEqual(['jobs-sg']);
     } finally {
       member.kill('SIGKILL');
     }
