@@ -9,7 +9,7 @@ import { withDefaults } from '../protocol/message-arbitraries.js';
 import type { Scenario, Session } from './differential.js';
 
 /** A request of `apiKey` with every field `partial` leaves out at its schema default. */
-function request(apiKey: number, partial: Record<string, unknown> = {}): Record<string, unknown> {
+export function request(apiKey: number, partial: Record<string, unknown> = {}): Record<string, unknown> {
   const schema = MESSAGE_SCHEMAS.find((m) => m.type === 'request' && m.apiKey === apiKey);
   if (!schema) throw new Error(`no request schema for API key ${apiKey}`);
   return withDefaults(schema.fields, partial);
@@ -85,7 +85,7 @@ function produce(topic: string, records: Buffer, extra: Record<string, unknown> 
  * Creates a topic without recording it, and waits until its partitions are led: Kafka answers CreateTopics
  * before its broker has taken the leadership (ListOffsets answers NOT_LEADER_OR_FOLLOWER until then).
  */
-async function createTopic(s: Session, name: string, partitions = 1): Promise<string> {
+export async function createTopic(s: Session, name: string, partitions = 1): Promise<string> {
   const created = await s.setup(19, 7, request(19, { topics: [{ name, numPartitions: partitions, replicationFactor: 1 }], timeoutMs: 10_000 }));
   if (created.topics[0].errorCode !== 0) throw new Error(`${s.target.name}: CreateTopics ${name}: ${created.topics[0].errorCode}`);
   const listOffsets = request(2, { replicaId: -1, topics: [{ name, partitions: Array.from({ length: partitions }, (_, p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp: -1 })) }] });
