@@ -213,6 +213,7 @@ export class Broker {
     broker.groupCoordinator = await openGroupCoordinator(broker);
     broker.transactionCoordinator = await openTransactionCoordinator(broker);
     broker.shareCoordinator = await openShareCoordinator(broker);
+    broker.groupCoordinator.shareGroups.persister = broker.shareCoordinator;
     broker.groupCoordinator.useConsumerGroupTimeouts((groupId) => consumerGroupTimeouts(broker!.dynamicConfigs.groupConfigs(groupId), config));
     broker.groupCoordinator.shareGroupTimeoutsOf = (groupId) => shareGroupTimeouts(broker!.dynamicConfigs.groupConfigs(groupId), config);
     return broker;

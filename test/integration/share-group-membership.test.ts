@@ -41,11 +41,21 @@ function describeShare(groupIds: string[], c = client) {
 
 const partitions = (r: any) => (r.assignment?.topicPartitions ?? []).flatMap((tp: any) => tp.partitions).sort();
 
+/** The share coordinator's summary of a share partition's state (ReadShareGroupStateSummary): stateEpoch 0 when never initialized. */
+async function stateSummary(groupId: string, topicId: string, partition: number, c = client) {
+  const res = await c.send(ApiKey.ReadShareGroupStateSummary, 1, { groupId, topics: [{ topicId, partitions: [{ partition, leaderEpoch: 0 }] }] });
+  return res.results[0].partitions[0];
+}
+
 describe('ShareGroupHeartbeat and ShareGroupDescribe', () => {
   it('lets two members hold the one partition of a topic, and splits a four-partition topic', async () => {
     const a = await heartbeat('sg-one', 'a', 0, ['one']);
     expect(a).toMatchObject({ errorCode: 0, memberId: 'a', memberEpoch: 3, heartbeatIntervalMs: 5000 });
     expect(partitions(a)).toEqual([0]);
+    // The share coordinator holds the partition's state, initialized at the group epoch 2, before it was assigned.
+    const oneId = a.assignment.topicPartitions[0].topicId;
+    expect(await stateSummary('sg-one', oneId, 0)).toMatchObject({ errorCode: 0, stateEpoch: 2, startOffset: -1 });
+    expect((await stateSummary('sg-unknown', oneId, 0)).stateEpoch).toBe(0);
     const b = await heartbeat('sg-one', 'b', 0, ['one']);
     expect(partitions(b)).toEqual([0]);
     const [one] = await describeShare(['sg-one']);
@@ -138,12 +148,16 @@ describe('ListGroups, group configs and DeleteGroups', () => {
   }, 30_000);
 
   it('refuses to delete a share group with members; deletes it once they left', async () => {
+    const fourId = (await describeShare(['sg-four']))[0].members[0].assignment.topicPartitions[0].topicId;
+    expect((await stateSummary('sg-four', fourId, 1)).stateEpoch).toBe(2);
     const del = (groupsNames: string[]) => client.send(ApiKey.DeleteGroups, 2, { groupsNames }).then((r: any) => r.results.map((x: any) => x.errorCode));
     expect(await del(['sg-four'])).toEqual([E.NON_EMPTY_GROUP]);
     expect((await heartbeat('sg-four', 'a', -1)).memberEpoch).toBe(-1);
     expect((await heartbeat('sg-four', 'b', -1)).errorCode).toBe(0);
     expect(await del(['sg-four'])).toEqual([E.NONE]);
     expect((await describeShare(['sg-four']))[0].errorCode).toBe(E.GROUP_ID_NOT_FOUND);
+    // Its share-partition state went with it (Persister.deleteState).
+    for (const p of [0, 1, 2, 3]) expect((await stateSummary('sg-four', fourId, p)).stateEpoch).toBe(0);
   });
 });
 
@@ -162,5 +176,7 @@ describe('restart', () => {
     expect(a).toMatchObject({ errorCode: 0, memberEpoch: 4 });
     expect(partitions(a)).toEqual([0]);
     expect((await describeShare(['sg-four']))[0].errorCode).toBe(E.GROUP_ID_NOT_FOUND);
+    // The share-partition state is still there, not initialized again (its state epoch is still the first one).
+    expect(await stateSummary('sg-one', a.assignment.topicPartitions[0].topicId, 0)).toMatchObject({ errorCode: 0, stateEpoch: 2 });
   }, 60_000);
 });

@@ -400,15 +400,13 @@ export class ShareGroupCoordinator {
       await this.serialized(group.groupId, async () => {
         const gone = [...group.initializedTopics].filter(([, t]) => t.topicName === topicName);
         if (gone.length === 0) return;
-        try {
-          for (const [topicId, t] of gone) {
-            for (const partition of t.partitions) await this.persister?.deleteState({ groupId: group.groupId, topicId, partition });
-            group.initializedTopics.delete(topicId);
-          }
-          await this.append(group.groupId, [shareStatePartitionMetadataRecord(group.groupId, group.initializedTopics)]);
-        } catch (err) {
-          this.log?.warn({ err, group: group.groupId, topic: topicName }, 'failed to delete the share-partition state of a deleted topic');
+        const warn = (err: unknown) => this.log?.warn({ err, group: group.groupId, topic: topicName }, 'failed to clean up the share state of a deleted topic');
+        for (const [topicId, t] of gone) {
+          // The share coordinator also drops a deleted topic's state (by its id): a failure here leaves nothing behind.
+          for (const partition of t.partitions) await this.persister?.deleteState({ groupId: group.groupId, topicId, partition }).catch(warn);
+          group.initializedTopics.delete(topicId);
         }
+        await this.append(group.groupId, [shareStatePartitionMetadataRecord(group.groupId, group.initializedTopics)]).catch(warn);
       });
     }
   }
