@@ -20,7 +20,7 @@ export const DOCUMENTED_DIFFERENCES: readonly DocumentedDifference[] = [
     path: /^ApiVersions v\d+ \.apiKeys\.\w+$/,
     reason: 'APIs kafkite does not implement: delegation tokens (38-41), AlterReplicaLogDirs (34, one log dir per partition is placed at creation), '
       + 'the KRaft quorum and feature APIs (DescribeQuorum, UpdateFeatures, UnregisterBroker, Add/RemoveRaftVoter), client metrics (KIP-714), '
-      + 'share groups\' fetch, acknowledgement, state and offsets APIs (KIP-932, while being written) and streams groups (KIP-1071).',
+      + 'share groups\' ShareFetch and ShareAcknowledge (KIP-932, being written) and streams groups (KIP-1071).',
   },
   {
     apis: ['ApiVersions'],
