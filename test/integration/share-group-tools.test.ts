@@ -70,6 +70,12 @@ describe('kafka-share-groups (ShareGroupCommand)', () => {
     const state = await tools.run(SHARE_GROUP_COMMAND, '--bootstrap-server', broker().bootstrap, '--describe', '--group', 'jobs-sg', '--state');
     expect(state.code, state.err).toBe(0);
     expect(state.out).toMatch(/^jobs-sg\s+\S+\s+\(1\)\s+Stable\s+3$/m);
+    // The default --describe adds each partition's start offset from the share coordinator (DescribeShareGroupOffsets):
+    // both partitions are there, their state initialized when the members joined (no start offset before a first share fetch).
+    const offsets = await tools.run(SHARE_GROUP_COMMAND, '--bootstrap-server', broker().bootstrap, '--describe', '--group', 'jobs-sg');
+    expect(offsets.code, offsets.err).toBe(0);
+    expect(offsets.out).toMatch(/^jobs-sg\s+jobs\s+0\s/m);
+    expect(offsets.out).toMatch(/^jobs-sg\s+jobs\s+1\s/m);
   }, 60_000);
 });
 
