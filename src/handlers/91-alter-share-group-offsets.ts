@@ -25,6 +25,7 @@ async function alterTopic(ctx: RequestContext, groupId: string, t: AlterShareGro
     const stateEpoch = (ctx.broker.shareCoordinator.summaryOf(key)?.stateEpoch ?? -1) + 1;
     try {
       await ctx.broker.shareCoordinator.initializeState(key, stateEpoch, startOffset);
+      await ctx.broker.groupCoordinator.shareGroups.onStateInitialized(groupId, topicId, t.topicName, [partitionIndex]);
       return { partitionIndex, errorCode: ErrorCode.NONE, errorMessage: null };
     } catch (err) {
       if (!(err instanceof PersisterError)) throw err;

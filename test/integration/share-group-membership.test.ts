@@ -161,6 +161,37 @@ describe('ListGroups, group configs and DeleteGroups', () => {
   });
 });
 
+describe('share-group offsets admin APIs and membership', () => {
+  it('keeps a start offset AlterShareGroupOffsets set when members join, and initializes again what DeleteShareGroupOffsets removed', async () => {
+    const altered = await client.send(ApiKey.AlterShareGroupOffsets, 0, {
+      groupId: 'sg-alter', topics: [{ topicName: 'four', partitions: [{ partitionIndex: 1, startOffset: 5 }] }],
+    });
+    expect(altered.responses[0].partitions[0].errorCode).toBe(0);
+    // The unused id became an empty share group, as in Kafka 4.4.
+    const listed = await client.send(ApiKey.ListGroups, 5, { statesFilter: [], typesFilter: ['share'] });
+    expect(listed.groups.find((g: any) => g.groupId === 'sg-alter')).toMatchObject({ groupState: 'Empty', groupType: 'share' });
+    const fourId = altered.responses[0].topicId;
+    const before = await stateSummary('sg-alter', fourId, 1);
+    expect(before).toMatchObject({ errorCode: 0, startOffset: 5 });
+
+    const a = await heartbeat('sg-alter', 'a', 0, ['four']);
+    expect(partitions(a)).toEqual([0, 1, 2, 3]);
+    // Partition 1 kept its state; the others were initialized at the join.
+    expect(await stateSummary('sg-alter', fourId, 1)).toMatchObject({ startOffset: 5, stateEpoch: before.stateEpoch });
+    expect(await stateSummary('sg-alter', fourId, 0)).toMatchObject({ startOffset: -1, stateEpoch: 2 });
+
+    expect((await heartbeat('sg-alter', 'a', -1)).errorCode).toBe(0);
+    const deleted = await client.send(ApiKey.DeleteShareGroupOffsets, 0, { groupId: 'sg-alter', topics: [{ topicName: 'four' }] });
+    expect(deleted.responses[0].errorCode).toBe(0);
+    expect((await stateSummary('sg-alter', fourId, 1)).stateEpoch).toBe(0);
+    const again = await heartbeat('sg-alter', 'b', 0, ['four']);
+    expect(partitions(again)).toEqual([0, 1, 2, 3]);
+    expect(await stateSummary('sg-alter', fourId, 1)).toMatchObject({ errorCode: 0, startOffset: -1 });
+    expect((await stateSummary('sg-alter', fourId, 1)).stateEpoch).toBeGreaterThan(0);
+    expect((await heartbeat('sg-alter', 'b', -1)).errorCode).toBe(0);
+  });
+});
+
 describe('restart', () => {
   it('keeps share groups, their epochs and assignments across a kill -9, as a new connection sees them', async () => {
     const before = await describeShare(['sg-one', 'sg-fence']);

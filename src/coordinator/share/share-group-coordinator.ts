@@ -392,6 +392,31 @@ export class ShareGroupCoordinator {
   }
 
   /**
+   * AlterShareGroupOffsets initialized these partitions' state: they count as initialized, so that members joining
+   * later are assigned them without initializing them again over the new start offset. An unused id becomes an
+   * empty share group, as Kafka 4.4's alterShareGroupOffsets creates it (getOrMaybeCreatePersistedShareGroup).
+   */
+  onStateInitialized(groupId: string, topicId: string, topicName: string, partitions: readonly number[]): Promise<void> {
+    return this.serialized(groupId, async () => {
+      if (partitions.length === 0) return;
+      const group = this.groups.get(groupId) ?? this.getOrMaybeCreateGroup(groupId, true);
+      let entry = group.initializedTopics.get(topicId);
+      if (!entry) group.initializedTopics.set(topicId, (entry = { topicName, partitions: new Set() }));
+      for (const p of partitions) entry.partitions.add(p);
+      await this.append(groupId, [shareStatePartitionMetadataRecord(groupId, group.initializedTopics)]);
+    });
+  }
+
+  /** DeleteShareGroupOffsets deleted a topic's state: its partitions are initialized again when next assigned. */
+  onStateDeleted(groupId: string, topicId: string): Promise<void> {
+    return this.serialized(groupId, async () => {
+      const group = this.groups.get(groupId);
+      if (!group?.initializedTopics.delete(topicId)) return;
+      await this.append(groupId, [shareStatePartitionMetadataRecord(groupId, group.initializedTopics)]);
+    });
+  }
+
+  /**
    * A deleted topic's share-partition state goes from every share group that initialized it (Kafka's
    * maybeCleanupShareGroupState); members drop its partitions at their next heartbeat, when the hash changes.
    */
