@@ -437,7 +437,15 @@ export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
       await createTopic(s, 'admin');
       await s.call(19, 7, request(19, { topics: [topic], timeoutMs: 10_000 }), { label: 'exists' });
       await s.call(44, 1, request(44, { resources: [{ resourceType: 2, resourceName: 'admin', configs: [{ name: 'retention.ms', configOperation: 0, value: '7200000' }] }] }));
-      await s.call(32, 4, request(32, { resources: [{ resourceType: 2, resourceName: 'admin', configurationKeys: ['retention.ms', 'cleanup.policy'] }] }));
+      const describe = request(32, { resources: [{ resourceType: 2, resourceName: 'admin', configurationKeys: ['retention.ms', 'cleanup.policy'] }] });
+      // Kafka answers the alter once its controller committed it; its broker applies it a moment later (a busy machine
+      // made that moment visible), so the described value is awaited unrecorded first.
+      for (let tries = 0; tries < 50; tries++) {
+        const res = await s.setup(32, 4, describe);
+        if (res.results[0].configs.find((c: { name: string }) => c.name === 'retention.ms')?.value === '7200000') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await s.call(32, 4, describe);
       await s.call(37, 3, request(37, { topics: [{ name: 'admin', count: 3, assignments: null }], timeoutMs: 10_000 }));
       await s.setup(0, 9, produce('admin', batch(['a', 'b', 'c'])));
       await s.call(21, 2, request(21, { topics: [{ name: 'admin', partitions: [{ partitionIndex: 0, offset: 2 }] }], timeoutMs: 10_000 }));
