@@ -24,6 +24,8 @@ import { join } from 'node:path';
 import { ApiKey } from '../protocol/generated/index.js';
 import { encodeBatch } from '../protocol/records/record-batch.js';
 import { spawnKafkite } from './lib/kafkite-process.js';
+import { createReadyTopic, startBroker } from './lib/peer-broker.js';
+import { figureOfValues, type Figure } from './lib/peer-figures.js';
 import { percentile, printJson, printTable, round, seconds } from './lib/stats.js';
 import { WireClient, encodeRequest } from './lib/wire-client.js';
 
@@ -322,6 +324,9 @@ async function main(): Promise<void> {
     });
     const stored = (offsets.topics[0].partitions as Array<{ offset: bigint | number }>).reduce((s, p) => s + Number(p.offset), 0);
     admin.close();
+    await ask(workers, workers.map(() => ({ cmd: 'drop' })), 'dropped');
+    // Apache Kafka 4.4 takes the same storm and produce from the same clients (issue 32; BENCH_CONN_PEER=0 leaves it out).
+    const kafka = process.env.BENCH_CONN_PEER === '0' ? null : await kafkaStorm(workers, connectAll);
     await ask(workers, workers.map(() => ({ cmd: 'close' })), 'closed');
 
     const result = {
@@ -345,13 +350,61 @@ async function main(): Promise<void> {
       { phase: 'all idle', 'broker RSS MB': rssIdle, 'event-loop p99 ms': '', note: `${result.kbPerIdleConnection} KB per connection` },
       { phase: 'producing (peak)', 'broker RSS MB': rssPeak, 'event-loop p99 ms': produceP99, note: `${result.producedRecordsPerSec} rec/s, request p99 ${result.produceLatencyMsP99} ms, ${errors} errors` },
     ]);
-    printJson('connections', result);
+    const peerFigures: Figure[] = kafka
+      ? [
+        figureOfValues(`RSS, ${CONNECTIONS.toLocaleString('en-US')} connections idle (MB)`, rssIdle, kafka.rssIdleMB, 1),
+        figureOfValues(`RSS, ${PRODUCERS.toLocaleString('en-US')} of them producing, peak (MB)`, rssPeak, kafka.rssPeakMB, 1),
+        figureOfValues(`new connections, ApiVersions + Metadata each (conn/s)`, result.connectionsPerSec, kafka.connectionsPerSec),
+        figureOfValues(`broker CPU per new connection (ms)`, result.brokerCpuMsPerConnection, kafka.brokerCpuMsPerConnection, 3),
+        figureOfValues(`produce from ${PRODUCERS.toLocaleString('en-US')} connections, 1 in flight each (rec/s)`, result.producedRecordsPerSec, kafka.producedRecordsPerSec),
+      ]
+      : [];
+    if (kafka) {
+      printTable(`Kafka 4.4, the same ${CONNECTIONS} connections and ${PRODUCERS} producers`, [kafka as unknown as Record<string, unknown>]);
+      printTable('kafkite / Kafka 4.4, connections', peerFigures as unknown as Array<Record<string, unknown>>);
+    }
+    printJson('connections', { ...result, kafka, peerFigures });
   } finally {
     for (const w of workers) if (w.exitCode === null) w.kill();
     if (peer.exitCode === null) peer.kill();
     broker.child.kill('SIGTERM');
     await broker.exited;
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+type ConnectAll = (port: number) => Promise<Array<Extract<FromWorker, { kind: 'connected' }>>>;
+
+/** Kafka 4.4 (as kafka-server-start.sh starts it) through the kafkite phase's steps: RSS before, the storm, all idle, producing. */
+async function kafkaStorm(workers: ChildProcess[], connectAll: ConnectAll) {
+  const kafka = await startBroker('kafka');
+  try {
+    const { pid, port } = kafka.side;
+    await createReadyTopic(kafka.side, TOPIC, PARTITIONS);
+    await new Promise((r) => setTimeout(r, 1000));
+    const rssBeforeMB = rssMB(pid);
+    const cpu0 = cpuSeconds(pid);
+    const t0 = process.hrtime.bigint();
+    const connected = await connectAll(port);
+    const stormSeconds = seconds(t0);
+    const brokerCpuMsPerConnection = round(((cpuSeconds(pid) - cpu0) * 1000) / CONNECTIONS, 3);
+    const open = connected.reduce((s, c) => s + c.connected, 0);
+    await new Promise((r) => setTimeout(r, 2000));
+    const rssIdleMB = rssMB(pid);
+    let rssPeakMB = rssIdleMB;
+    const sampler = setInterval(() => (rssPeakMB = Math.max(rssPeakMB, rssMB(pid))), 100);
+    const produced = await ask(workers, workers.map((_, i) => ({ cmd: 'produce', seconds: PRODUCE_SECONDS, count: Math.floor(PRODUCERS / WORKERS) + (i < PRODUCERS % WORKERS ? 1 : 0) })), 'produced');
+    clearInterval(sampler);
+    await ask(workers, workers.map(() => ({ cmd: 'drop' })), 'dropped');
+    const requests = produced.reduce((s, p) => s + p.requests, 0);
+    return {
+      open, failed: connected.reduce((s, c) => s + c.failed, 0), connectionsPerSec: Math.round(open / stormSeconds), brokerCpuMsPerConnection,
+      rssBeforeMB, rssIdleMB, rssPeakMB: Math.max(rssPeakMB, rssMB(pid)),
+      producedRecordsPerSec: Math.round((requests * RECORDS_PER_BATCH) / PRODUCE_SECONDS), produceLatencyMsP99: Math.max(...produced.map((p) => p.latenciesMs.p99)),
+      produceErrors: produced.reduce((s, p) => s + p.errors, 0),
+    };
+  } finally {
+    await kafka.stop();
   }
 }
 

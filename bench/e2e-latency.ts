@@ -16,6 +16,9 @@
 // the fetches' total p99, the event loop's longest delay and the GC pauses over 10 ms. A broker-side
 // p99 far below the end-to-end one puts the tail in the clients (or the machine), not in kafkite.
 //
+// Apache Kafka 4.4 takes the rows by rate too, in runs alternating with kafkite's (issue 32; BENCH_E2E_PEER=0
+// leaves it out), with the same C clients: p50, p99 and p99.9 of both, and their ratios.
+//
 //   npx tsc -p . && node dist/bench/e2e-latency.js
 //   BENCH_E2E_RATE=10000 BENCH_E2E_SECONDS=10 BENCH_RUNS=3 BENCH_E2E_RATES=10000,50000,100000 node dist/bench/e2e-latency.js
 import { execFileSync, spawn } from 'node:child_process';
@@ -25,6 +28,8 @@ import { brokerTimes, scrapeMetrics, type BrokerTimes } from './lib/broker-metri
 import { BenchBroker, REPO_ROOT } from './lib/broker-process.js';
 import { buildPeer } from './lib/c-peer.js';
 import { freePort } from './lib/free-port.js';
+import { brokerOrder, createReadyTopic, startBroker, type Broker, type Started } from './lib/peer-broker.js';
+import { figureOf, type Figure } from './lib/peer-figures.js';
 import { printJson, printTable, medianRun } from './lib/stats.js';
 import { createTopic, latencyLoad, type LatencySummary } from './loadgen.js';
 
@@ -91,17 +96,18 @@ interface LibrdkafkaRun extends LatencySummary {
   /** Records/s the producers achieved (all of them together). */
   achievedRate: number;
   producers: number;
-  broker: BrokerTimes;
+  /** kafkite's side of the run (its /metrics); none for Kafka. */
+  broker?: BrokerTimes;
 }
 
-async function librdkafkaRun(kind: ClientKind, bootstrap: string, admin: string, topic: string, acks: string, rate: number): Promise<LibrdkafkaRun> {
+async function librdkafkaRun(kind: ClientKind, bootstrap: string, admin: string | null, topic: string, acks: string, rate: number): Promise<LibrdkafkaRun> {
   const warmup = rate; // the first second
   const producers = Math.max(1, Math.ceil(rate / PER_PRODUCER));
   let ready!: () => void;
   const consumerReady = new Promise<void>((resolve) => (ready = resolve));
   const consumer = clientProcess(kind, ['consume', bootstrap, topic, String(rate * SECONDS), String(warmup)], ready);
   await Promise.race([consumerReady, consumer.done]);
-  const before = await scrapeMetrics(admin);
+  const before = admin ? await scrapeMetrics(admin) : null;
   const producing = Array.from({ length: producers }, () =>
     clientProcess(kind, ['produce', bootstrap, topic, String(rate / producers), String(SECONDS + 1), String(RECORD_BYTES), acks]));
   let produced: any[];
@@ -113,7 +119,7 @@ async function librdkafkaRun(kind: ClientKind, bootstrap: string, admin: string,
     throw err;
   }
   const latency = await consumer.done;
-  const broker = brokerTimes(before, await scrapeMetrics(admin));
+  const broker = admin && before ? brokerTimes(before, await scrapeMetrics(admin)) : undefined;
   const sent = produced.reduce((s, p) => s + p.sent, 0);
   const achievedRate = Math.round(sent / Math.max(...produced.map((p) => p.seconds)));
   return { ...latency, achievedRate, producers, broker };
@@ -140,6 +146,9 @@ async function main(): Promise<void> {
   const broker = await BenchBroker.start({ overrides: [`admin.listener=${admin}`] });
   const rows: Row[] = [];
   const byRate: Row[] = [];
+  const peerByRate: Row[] = [];
+  const peer: Figure[] = [];
+  let kafka: Started | null = null;
   let topicCount = 0;
   const newTopic = async () => {
     const topic = `e2e-${topicCount++}`;
@@ -161,19 +170,50 @@ async function main(): Promise<void> {
       }, (x) => x.p99Ms);
       rows.push({ client: 'kafkite loadgen', acks, rate: RATE, achievedRate: Math.round(r.records / SECONDS), records: r.records, p50Ms: r.p50Ms, p99Ms: r.p99Ms, p999Ms: r.p999Ms, maxMs: r.maxMs, p99Runs: r.runs });
     }
-    // The targets' rows, with C clients: no interpreter competing with the broker for the 2 cores.
+    // The targets' rows, with C clients: no interpreter competing with the broker for the 2 cores. With
+    // Kafka 4.4 beside kafkite (issue 32; BENCH_E2E_PEER=0 leaves it out), the brokers take turns run by run.
+    const withKafka = process.env.BENCH_E2E_PEER !== '0';
+    kafka = withKafka && haveLibrdkafkaDev() ? await startBroker('kafka') : null;
+    // Kafka's warm-up, unmeasured, one run at each rate (kafkite has had the rows above): Kafka serves one
+    // request per connection at a time, so with linger.ms=0 a JVM not yet compiled falls behind and the
+    // backlog stays for the run (p50 ≈ p99 ≈ 0.7-3.9 s at 10k/s in the first runs after a start, load ~9).
+    for (const rate of kafka ? RATES : []) {
+      const topic = `e2e-${topicCount++}`;
+      await createReadyTopic(kafka!.side, topic, 1);
+      await librdkafkaRun('c', kafka!.side.bootstrap, null, topic, 'all', rate);
+    }
     for (const rate of haveLibrdkafkaDev() ? RATES : []) {
-      const r = await medianRun(RUNS, async () => librdkafkaRun('c', broker.bootstrap, admin, await newTopic(), 'all', rate), (x) => x.p99Ms);
-      byRate.push({
-        client: `librdkafka C client, ${r.producers} producer${r.producers > 1 ? 's' : ''}`, acks: 'all', rate, achievedRate: r.achievedRate,
-        records: r.records, p50Ms: r.p50Ms, p99Ms: r.p99Ms, p999Ms: r.p999Ms, maxMs: r.maxMs, p99Runs: r.runs, broker: r.broker,
-      });
+      const runs: Record<Broker, LibrdkafkaRun[]> = { kafkite: [], kafka: [] };
+      for (let run = 0; run < RUNS; run++) {
+        for (const name of brokerOrder(run)) {
+          if (name === 'kafkite') runs.kafkite.push(await librdkafkaRun('c', broker.bootstrap, admin, await newTopic(), 'all', rate));
+          else if (kafka) {
+            const topic = `e2e-${topicCount++}`;
+            await createReadyTopic(kafka.side, topic, 1);
+            runs.kafka.push(await librdkafkaRun('c', kafka.side.bootstrap, null, topic, 'all', rate));
+          }
+        }
+      }
+      const rowOf = (name: Broker, list: LibrdkafkaRun[]): Row => {
+        const r = [...list].sort((a, b) => a.p99Ms - b.p99Ms)[Math.floor((list.length - 1) / 2)]!;
+        return {
+          client: `librdkafka C client, ${r.producers} producer${r.producers > 1 ? 's' : ''}${name === 'kafka' ? ', Kafka 4.4' : ''}`, acks: 'all', rate, achievedRate: r.achievedRate,
+          records: r.records, p50Ms: r.p50Ms, p99Ms: r.p99Ms, p999Ms: r.p999Ms, maxMs: r.maxMs, p99Runs: list.map((x) => x.p99Ms), broker: r.broker,
+        };
+      };
+      byRate.push(rowOf('kafkite', runs.kafkite));
+      if (runs.kafka.length > 0) {
+        peerByRate.push(rowOf('kafka', runs.kafka));
+        const perRun = (key: 'p50Ms' | 'p99Ms' | 'p999Ms') => runs.kafkite.map((r, i) => ({ kafkite: r[key], kafka: runs.kafka[i]![key] }));
+        for (const [key, name] of [['p50Ms', 'p50'], ['p99Ms', 'p99'], ['p999Ms', 'p99.9']] as const) {
+          peer.push(figureOf(`e2e ${name} at ${rate / 1000}k rec/s, acks=all, 100 B (ms)`, perRun(key), 2));
+        }
+      }
     }
     if (!haveLibrdkafka) console.log('python3-confluent-kafka not available (apt-get install -y python3-confluent-kafka): its rows skipped');
     if (!haveLibrdkafkaDev()) console.log('librdkafka-dev not available (apt-get install -y librdkafka-dev): the rows by rate skipped');
   } finally {
-    await broker.stop();
-    broker.cleanup();
+    await Promise.all([broker.stop().then(() => broker.cleanup()), kafka?.stop()]);
   }
   const flat = ({ broker: b, ...r }: Row) => ({
     ...r,
@@ -184,7 +224,11 @@ async function main(): Promise<void> {
   });
   printTable(`end-to-end latency at ${RATE} records/s of ${RECORD_BYTES} B, ${SECONDS} s after a 1 s warm-up, 1 partition (ms; run with the median p99 of ${RUNS}; broker-side p99s are histogram bucket bounds)`, rows.map(flat));
   printTable(`end-to-end latency by rate, acks=all, librdkafka linger.ms=0, 1 partition, ${SECONDS} s after a 1 s warm-up (ms; median p99 of ${RUNS}; targets p99 ≤ 5 ms at 50k/s, ≤ 10 ms at 100k/s)`, byRate.map(flat));
-  printJson('e2e-latency', { rate: RATE, seconds: SECONDS, recordBytes: RECORD_BYTES, runs: RUNS, rows, byRate });
+  if (peer.length > 0) {
+    printTable(`Kafka 4.4, the same clients by rate, runs alternating with kafkite's (ms)`, peerByRate.map(flat));
+    printTable(`kafkite / Kafka 4.4, end-to-end latency (medians of ${RUNS} runs; ratio: median of per-run ratios)`, peer as unknown as Array<Record<string, unknown>>);
+  }
+  printJson('e2e-latency', { rate: RATE, seconds: SECONDS, recordBytes: RECORD_BYTES, runs: RUNS, rows, byRate, peerByRate, peer });
 }
 
 await main();

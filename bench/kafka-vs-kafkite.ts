@@ -28,13 +28,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BenchBroker, cpuTimesOf, rssBytesOf, sampleRssOf } from './lib/broker-process.js';
+import { rssBytesOf } from './lib/broker-process.js';
 import { recycleGuestMemory } from './lib/guest-memory.js';
 import { KCAT_CONSUME_TO_END, timeKcat, writeInput } from './lib/kcat.js';
-import { ReferenceKafka } from './lib/reference-kafka.js';
+import { brokerCost, brokerOrder, createReadyTopic, type BrokerCost, startBoth, startBroker, type Broker, type Side } from './lib/peer-broker.js';
 import { median, printJson, printTable, round } from './lib/stats.js';
-import { WireClient } from './lib/wire-client.js';
-import { createTopic } from './loadgen.js';
 
 const FULL = process.env.BENCH_FULL === '1';
 const ROUNDS = Number(process.env.BENCH_RUNS ?? (FULL ? 7 : 5));
@@ -51,8 +49,6 @@ const MODES = [
   { mode: 'acks=all, both durable', acks: 'all', kafkaTopicConfigs: { 'flush.messages': '1' } },
 ] as const;
 type Mode = (typeof MODES)[number]['mode'];
-const BROKERS = ['kafkite', 'kafka'] as const;
-type Broker = (typeof BROKERS)[number];
 
 const produceArgs = (bootstrap: string, topic: string, acks: string) => [
   '-P', '-b', bootstrap, '-t', topic,
@@ -60,62 +56,11 @@ const produceArgs = (bootstrap: string, topic: string, acks: string) => [
 ];
 const consumeArgs = (bootstrap: string, topic: string) => ['-C', '-b', bootstrap, '-t', topic, ...KCAT_CONSUME_TO_END];
 
-interface Side {
-  name: Broker;
-  bootstrap: string;
-  port: number;
-  pid: number;
-}
-
-interface Measured {
-  seconds: number;
-  user: number;
-  system: number;
-  peakRss: number;
-}
+type Measured = BrokerCost & { seconds: number };
 
 async function measure(side: Side, args: string[], input: string | null): Promise<Measured> {
-  const before = cpuTimesOf(side.pid);
-  const stopRss = sampleRssOf(side.pid);
-  const seconds = await timeKcat(args, input);
-  const peakRss = stopRss();
-  const after = cpuTimesOf(side.pid);
-  return { seconds, user: after.user - before.user, system: after.system - before.system, peakRss };
-}
-
-/** Creates the topic and waits until Metadata gives every partition a leader: Kafka elects them after answering CreateTopics. */
-async function createReadyTopic(side: Side, topic: string, configs: Record<string, string> = {}): Promise<void> {
-  await createTopic(side.bootstrap, topic, PARTITIONS, configs);
-  const client = await WireClient.connect(side.port);
-  try {
-    for (let tries = 0; ; tries++) {
-      const res = await client.send(3, 12, {
-        topics: [{ topicId: '00000000-0000-0000-0000-000000000000', name: topic }],
-        allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false,
-      });
-      const partitions = res.topics[0]?.partitions ?? [];
-      if (partitions.length === PARTITIONS && partitions.every((p: { errorCode: number; leaderId: number }) => p.errorCode === 0 && p.leaderId >= 0)) return;
-      if (tries > 200) throw new Error(`${side.name}: ${topic} has no leaders after 10 s`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  } finally {
-    client.close();
-  }
-}
-
-interface Started {
-  side: Side;
-  readyMs: number;
-  stop(): Promise<unknown>;
-}
-
-async function startBroker(name: Broker): Promise<Started> {
-  if (name === 'kafkite') {
-    const b = await BenchBroker.start();
-    return { side: { name, bootstrap: b.bootstrap, port: b.port, pid: b.pid }, readyMs: b.readyMs, stop: async () => (await b.stop(), b.cleanup()) };
-  }
-  const k = await ReferenceKafka.start({ jvm: 'server' });
-  return { side: { name, bootstrap: `127.0.0.1:${k.port}`, port: k.port, pid: k.pid }, readyMs: k.readyMs, stop: async () => (await k.stop(), k.cleanup()) };
+  const { result: seconds, ...cost } = await brokerCost(side, () => timeKcat(args, input));
+  return { seconds, ...cost };
 }
 
 interface StartRow {
@@ -128,7 +73,7 @@ interface StartRow {
 async function startToReady(): Promise<StartRow[]> {
   const rows: StartRow[] = [];
   for (let i = 0; i < STARTS; i++) {
-    for (const name of i % 2 === 0 ? BROKERS : [...BROKERS].reverse()) {
+    for (const name of brokerOrder(i)) {
       const b = await startBroker(name);
       try {
         await new Promise((r) => setTimeout(r, 1000));
@@ -165,7 +110,7 @@ async function runCase(sides: Record<Broker, Side>, dir: string, recordBytes: nu
       const produce: number[] = [];
       for (let i = 0; i < 3; i++) {
         const topic = `startup-${recordBytes}-${i}`;
-        await createReadyTopic(side, topic);
+        await createReadyTopic(side, topic, PARTITIONS);
         produce.push((await measure(side, produceArgs(side.bootstrap, topic, '1'), one)).seconds);
       }
       kcatStart[side.name] = median(produce);
@@ -175,7 +120,7 @@ async function runCase(sides: Record<Broker, Side>, dir: string, recordBytes: nu
     const noStart: Record<Broker, number> = { kafkite: 0, kafka: 0 };
     for (let i = 0; i < WARMUP_RUNS; i++) {
       for (const side of Object.values(sides)) {
-        await createReadyTopic(side, `warmup-${recordBytes}-${i}`);
+        await createReadyTopic(side, `warmup-${recordBytes}-${i}`, PARTITIONS);
         await timeKcat(produceArgs(side.bootstrap, `warmup-${recordBytes}-${i}`, '1'), input);
       }
     }
@@ -196,12 +141,12 @@ async function runCase(sides: Record<Broker, Side>, dir: string, recordBytes: nu
       };
     };
     for (let i = 0; i < ROUNDS; i++) {
-      const order = i % 2 === 0 ? BROKERS : [...BROKERS].reverse();
+      const order = brokerOrder(i);
       for (const [m, { mode, acks, kafkaTopicConfigs }] of MODES.entries()) {
         const produced = {} as Record<Broker, Measured>;
         for (const name of order) {
           const topic = `produce-${recordBytes}-${i}-${m}`;
-          await createReadyTopic(sides[name], topic, name === 'kafka' ? kafkaTopicConfigs : {});
+          await createReadyTopic(sides[name], topic, PARTITIONS, name === 'kafka' ? kafkaTopicConfigs : {});
           recycleGuestMemory(dir, Math.ceil(records * recordBytes * 1.25));
           produced[name] = await measure(sides[name], produceArgs(sides[name].bootstrap, topic, acks), input);
         }
@@ -255,14 +200,7 @@ async function main(): Promise<void> {
     starts = await startToReady();
     for (const { recordBytes, records } of CASES) {
       // Fresh brokers per record size keep the logs and the page cache small.
-      const kafkite = await startBroker('kafkite');
-      let kafka: Started;
-      try {
-        kafka = await startBroker('kafka');
-      } catch (err) {
-        await kafkite.stop();
-        throw err;
-      }
+      const { kafkite, kafka } = await startBoth();
       try {
         cases.push({ recordBytes, records, rounds: await runCase({ kafkite: kafkite.side, kafka: kafka.side }, dir, recordBytes, records) });
       } finally {

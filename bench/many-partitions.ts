@@ -15,12 +15,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeBatch } from '../protocol/records/record-batch.js';
 import { spawnKafkite, type KafkiteProcess } from './lib/kafkite-process.js';
+import { createReadyTopic, startBroker } from './lib/peer-broker.js';
+import { figureOfValues, type Figure } from './lib/peer-figures.js';
 import { percentile, printJson, printTable, round } from './lib/stats.js';
 import { WireClient } from './lib/wire-client.js';
 
 const TOPICS = Number(process.env.BENCH_MP_TOPICS ?? 1000);
 const PER_TOPIC = Number(process.env.BENCH_MP_PER_TOPIC ?? 100);
 const SERVED = Math.min(1000, TOPICS * PER_TOPIC);
+// Kafka with 100,000 partitions needs more descriptors than a shell's default and a long time to create them: its
+// peer run is bounded to 10,000 unless asked for more (BENCH_MP_KAFKA_TOPICS), and serves the same partitions in those topics.
+const KAFKA_TOPICS = Math.min(TOPICS, Number(process.env.BENCH_MP_KAFKA_TOPICS ?? 100));
 const LIMIT = 4096;
 const TOPICS_PER_REQUEST = 50;
 const IDLE_SETTLE_MS = 2000;
@@ -113,6 +118,72 @@ function p99(values: number[]): number {
   return round(percentile([...values].sort((a, b) => a - b), 0.99), 2);
 }
 
+/** Topics mp-0 … mp-(topics-1) of PER_TOPIC partitions each, TOPICS_PER_REQUEST a request. */
+async function createTopics(client: WireClient, topics: number): Promise<void> {
+  for (let t = 0; t < topics; t += TOPICS_PER_REQUEST) {
+    const names = Array.from({ length: Math.min(TOPICS_PER_REQUEST, topics - t) }, (_, i) => `mp-${t + i}`);
+    const res = await client.send(19, 7, {
+      topics: names.map((name) => ({ name, numPartitions: PER_TOPIC, replicationFactor: 1, assignments: [], configs: [] })),
+      timeoutMs: 600_000,
+      validateOnly: false,
+    });
+    const failed = (res.topics as Array<{ name: string; errorCode: number; errorMessage: string | null }>).filter((x) => x.errorCode !== 0);
+    if (failed.length > 0) throw new Error(`CreateTopics: ${failed[0]!.name} error ${failed[0]!.errorCode} ${failed[0]!.errorMessage}`);
+  }
+}
+
+/** One record to each target, each retried until its partition has a leader (NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION), for 15 minutes at most. */
+async function produceUntilLed(client: WireClient, targets: Array<[string, number]>, tag: string): Promise<void> {
+  const deadline = Date.now() + 900_000;
+  for (const [topic, partition] of targets) {
+    for (;;) {
+      try {
+        await produceOne(client, topic, partition, tag);
+        break;
+      } catch (err) {
+        if (!/error (6|3)$/.test((err as Error).message) || Date.now() > deadline) throw err;
+        await sleep(100);
+      }
+    }
+  }
+}
+
+/**
+ * Apache Kafka 4.4 (as kafka-server-start.sh starts it: 1 GiB heap, the shell's RLIMIT_NOFILE) with KAFKA_TOPICS × PER_TOPIC
+ * partitions: create, produce to and fetch from the same random partitions, idle RSS, restart, ready and idle RSS again.
+ * Kafka keeps every segment open, so it needs a descriptor per partition and more: it gets the shell's limit, not 4,096.
+ */
+async function kafkaManyPartitions(targets: Array<[string, number]>) {
+  const kafka = await startBroker('kafka');
+  let current = kafka;
+  try {
+    let client = await WireClient.connect(kafka.side.port);
+    const createStarted = performance.now();
+    await createTopics(client, KAFKA_TOPICS);
+    // CreateTopics is answered once the controller has the records; the partitions are made after (Metadata shows their leaders).
+    await createReadyTopic(kafka.side, `mp-ready`, 1, {}, 900_000);
+    await produceUntilLed(client, targets, 'kafka');
+    const createMs = round(performance.now() - createStarted);
+    const serveMs = await serve(client, targets, 1);
+    client.close();
+    await sleep(IDLE_SETTLE_MS);
+    const idleRssBeforeRestartMiB = rssMiB(kafka.side.pid);
+    current = await kafka.restart();
+    const readyMs = round(current.readyMs);
+    client = await WireClient.connect(current.side.port);
+    // Kafka lists itself in Metadata before it leads its partitions again: until then they answer NOT_LEADER_OR_FOLLOWER.
+    const restarted = performance.now();
+    await produceUntilLed(client, targets, 'restarted');
+    const servingMs = round(readyMs + performance.now() - restarted);
+    const serveAfterRestartMs = await serve(client, targets, 3);
+    client.close();
+    await sleep(IDLE_SETTLE_MS);
+    return { partitions: KAFKA_TOPICS * PER_TOPIC, createMs, serveMs, readyMs, servingMs, serveAfterRestartMs, idleRssBeforeRestartMiB, idleRssMiB: rssMiB(current.side.pid), fds: openFds(current.side.pid) };
+  } finally {
+    await current.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(process.env.BENCH_MP_DIR ?? tmpdir(), 'kafkite-many-'));
   const overrides = ['kafkite.storage.min.free.bytes=0'];
@@ -121,16 +192,7 @@ async function main(): Promise<void> {
     let broker = await spawnKafkite({ dataDir, openFileLimit: LIMIT, overrides });
     let client = await WireClient.connect(broker.port);
     const createStarted = performance.now();
-    for (let t = 0; t < TOPICS; t += TOPICS_PER_REQUEST) {
-      const names = Array.from({ length: Math.min(TOPICS_PER_REQUEST, TOPICS - t) }, (_, i) => `mp-${t + i}`);
-      const res = await client.send(19, 7, {
-        topics: names.map((name) => ({ name, numPartitions: PER_TOPIC, replicationFactor: 1, assignments: [], configs: [] })),
-        timeoutMs: 600_000,
-        validateOnly: false,
-      });
-      const failed = (res.topics as Array<{ name: string; errorCode: number; errorMessage: string | null }>).filter((x) => x.errorCode !== 0);
-      if (failed.length > 0) throw new Error(`CreateTopics: ${failed[0]!.name} error ${failed[0]!.errorCode} ${failed[0]!.errorMessage}`);
-    }
+    await createTopics(client, TOPICS);
     const createMs = round(performance.now() - createStarted);
     const targets: Array<[string, number]> = [];
     const picked = new Set<string>();
@@ -199,7 +261,25 @@ async function main(): Promise<void> {
       { figure: `p99 ms, loaded partition, during background load (${duringLoad.loaded.length} req)`, value: p99(duringLoad.loaded), target: '', peer: `${round(p99(duringLoad.loaded) / p99(afterLoad.loaded), 1)}× after (${p99(afterLoad.loaded)} ms)` },
     ];
     printTable(`many partitions, RLIMIT_NOFILE ${LIMIT}, data in ${dataDir} (${String(backgroundLoad)})`, rows);
+    // Apache Kafka 4.4 with the same partitions (issue 32; BENCH_MP_PEER=0 leaves it out), up to BENCH_MP_KAFKA_TOPICS topics.
+    const kafkaTargets = targets.map(([t, p]): [string, number] => [`mp-${Number(t.slice('mp-'.length)) % KAFKA_TOPICS}`, p]);
+    const kafka = process.env.BENCH_MP_PEER === '0' ? null : await kafkaManyPartitions(kafkaTargets);
+    const peerFigures: Figure[] = kafka && kafka.partitions === partitions
+      ? [
+        figureOfValues(`ready after restart, ${partitions.toLocaleString('en-US')} partitions (ms)`, readyMs, kafka.readyMs),
+        // kafkite serves a partition whose log is not loaded yet (loading it first); Kafka answers NOT_LEADER_OR_FOLLOWER until it
+        // leads it again. kafkite's figure has a fetch from each partition besides the produce, Kafka's the produce only.
+        figureOfValues(`serving ${SERVED.toLocaleString('en-US')} random partitions after restart, ${partitions.toLocaleString('en-US')} partitions (ms)`, readyMs + serveAfterRestartMs, kafka.servingMs),
+        figureOfValues(`RSS idle after restart, ${partitions.toLocaleString('en-US')} partitions (MB)`, idleRss * 1.048576, kafka.idleRssMiB * 1.048576, 1),
+        figureOfValues(`create ${partitions.toLocaleString('en-US')} partitions, ${TOPICS_PER_REQUEST} topics a request (ms)`, createMs, kafka.createMs),
+      ]
+      : [];
+    if (kafka) {
+      printTable(`Kafka 4.4, ${kafka.partitions.toLocaleString('en-US')} partitions (create includes the first produce to the ${SERVED} served partitions)`, [kafka as unknown as Record<string, unknown>]);
+      printTable('kafkite / Kafka 4.4, many partitions', peerFigures as unknown as Array<Record<string, unknown>>);
+    }
     printJson('many-partitions', {
+      kafka, peerFigures,
       partitions, createMs, serveMs, readyMs, serveAfterRestartMs, rssAtReadyMiB: rssAtReady, idleRssMiB: idleRss, idleRssBeforeRestartMiB: rssFirst, fdsServing, fdsAfterRestart, idleFds,
       duringLoadP99Ms: { cold: p99(duringLoad.cold), loaded: p99(duringLoad.loaded), requests: duringLoad.cold.length + duringLoad.loaded.length },
       afterLoadP99Ms: { cold: p99(afterLoad.cold), loaded: p99(afterLoad.loaded) },

@@ -1,12 +1,14 @@
 // Runs every benchmark (each script in its own process, one after another), then prints the
 // figures against the targets (PASS/MISS) and as fractions of the machine's limits.
 //
-//   npm run bench                      short version, ~3-5 minutes
+//   npm run bench                      short version, ~45 minutes (the Kafka 4.4 peers take most of it)
 //   BENCH_FULL=1 npm run bench         more runs and bigger inputs
 //   BENCH_SOAK=1 npm run bench         adds the soak (BENCH_SOAK_MINUTES, 30 by default: half an hour more)
 //
 // Each script's output is passed through; its last JSON line feeds the summary.
+import type { PeerResults } from './lib/peer-results.js';
 import { runScript } from './lib/run-script.js';
+import { writePeerReport } from './peer-report.js';
 import { printJson, printTable, round } from './lib/stats.js';
 
 const FULL = process.env.BENCH_FULL === '1';
@@ -19,6 +21,8 @@ const SCRIPTS: Array<{ name: string; file: string; env: Record<string, string> }
   { name: 'produce-vs-mock', file: 'produce-vs-mock.js', env: { BENCH_RUNS: FULL ? '7' : '5', BENCH_PVM_RECORDS_100: FULL ? '4000000' : '2000000', BENCH_PVM_RECORDS_1K: FULL ? '800000' : '400000' } },
   // Apache Kafka 4.4 beside kafkite (issue 32); needs test/kafka/lib (node scripts/kafka-jars.mjs).
   { name: 'kafka-vs-kafkite', file: 'kafka-vs-kafkite.js', env: {} },
+  // Kafka's own ProducerPerformance and ConsumerPerformance against both brokers, ~8 minutes (issue 32).
+  { name: 'perf-tools', file: 'perf-tools.js', env: { BENCH_RUNS: FULL ? '5' : '3' } },
   { name: 'fetch-cpu', file: 'fetch-cpu.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_FETCH_MB: FULL ? '2000' : '1000' } },
   { name: 'security', file: 'security.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_SEC_CONNECTIONS: FULL ? '2000' : '600' } },
   { name: 'transactions', file: 'transactions.js', env: { BENCH_RUNS: FULL ? '9' : '5', BENCH_TXN_SECONDS: '1' } },
@@ -55,6 +59,7 @@ function kafkaTarget(figure: string): { bound: number; atLeast: boolean } | null
   if (figure.startsWith('broker CPU-s per GB')) return { bound: 0.5, atLeast: false };
   if (figure.startsWith('RSS')) return { bound: 0.2, atLeast: false };
   if (figure.startsWith('start to ready')) return { bound: 0.1, atLeast: false };
+  if (figure.startsWith('e2e p99 ')) return { bound: 1.0, atLeast: false };
   return null;
 }
 
@@ -106,7 +111,14 @@ async function main(): Promise<void> {
     targets.push({ figure: `broker CPU per GB, consume ${size} (kcat)`, value: `${c.kafkite.consumeCpuSecondsPerGb} CPU-s/GB`, target: '(figure)', verdict: 'n/a', ofLimit: `${c.kafkite.consumeMbPerSec} MB/s` });
   }
   // Issue 32's targets, kafkite ÷ Kafka 4.4 in the same run; the other figures of that bench are listed beside them.
-  for (const f of (r['kafka-vs-kafkite']?.results ?? []) as Array<{ figure: string; kafkite: number; kafka: number; ratio: number }>) {
+  // Every peer bench's figures, also written to bench/results/kafka-vs-kafkite.{json,md,svg,png} for the README.
+  let peer: PeerResults | null = null;
+  try {
+    peer = await writePeerReport(r);
+  } catch (err) {
+    console.log(`peer report failed: ${(err as Error).message}`);
+  }
+  for (const f of peer?.figures ?? []) {
     const target = kafkaTarget(f.figure);
     const ofLimit = `kafkite ${f.kafkite.toLocaleString('en-US')}, Kafka 4.4 ${f.kafka.toLocaleString('en-US')}`;
     if (target) check(`${f.figure.trim()} / Kafka 4.4`, f.ratio, '×', `${target.atLeast ? '≥' : '≤'} ${target.bound}×`, target.atLeast ? f.ratio >= target.bound : f.ratio <= target.bound, ofLimit);

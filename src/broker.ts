@@ -24,7 +24,7 @@ import type { ShareCoordinatorService } from './coordinator/share-coordinator/sh
 import { ErrorCode, KafkaError } from './errors.js';
 import { ClusterMetadataLog } from './metadata/cluster-metadata-log.js';
 import { DynamicConfigs } from './metadata/dynamic-configs.js';
-import { consumerGroupTimeouts, shareGroupTimeouts } from './metadata/group-configs.js';
+import { consumerGroupTimeouts, shareGroupTimeouts, streamsGroupSettings } from './metadata/group-configs.js';
 import { invalidTopicNameReason, newTopicId, TopicRegistry, type TopicInfo } from './metadata/topic-registry.js';
 import { ProducerIdManager } from './producer-ids.js';
 import { ScramCredentialStore } from './security/scram-credentials.js';
@@ -216,6 +216,7 @@ export class Broker {
     broker.groupCoordinator.shareGroups.persister = broker.shareCoordinator;
     broker.groupCoordinator.useConsumerGroupTimeouts((groupId) => consumerGroupTimeouts(broker!.dynamicConfigs.groupConfigs(groupId), config));
     broker.groupCoordinator.shareGroupTimeoutsOf = (groupId) => shareGroupTimeouts(broker!.dynamicConfigs.groupConfigs(groupId), config);
+    broker.groupCoordinator.useStreamsGroupSettings((groupId) => streamsGroupSettings(broker!.dynamicConfigs.groupConfigs(groupId), config));
     return broker;
   }
 

@@ -66,6 +66,8 @@ export class BenchBroker {
     /** Milliseconds from spawn to the 'kafkite started' log line. */
     readonly readyMs: number,
     exited: Promise<number | null>,
+    /** The overrides it was started with (a restart takes them again). */
+    readonly overrides: string[] = [],
   ) {
     this.exited = exited;
   }
@@ -82,7 +84,7 @@ export class BenchBroker {
     const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'kafkite-bench-'));
     const nodeArgs = opts.nodeArgs ?? (process.env.BENCH_BROKER_NODE_ARGS?.split(' ').filter(Boolean) ?? []);
     const { child, port, readyMs, exited } = await spawnKafkite({ dataDir, overrides: opts.overrides, nodeArgs });
-    return new BenchBroker(child, dataDir, port, readyMs, exited);
+    return new BenchBroker(child, dataDir, port, readyMs, exited, opts.overrides);
   }
 
   /** User + system CPU seconds the broker process has used so far (all threads). */

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { freePort } from './free-port.js';
 import { REPO_ROOT } from './kafkite-process.js';
 import { WireClient } from './wire-client.js';
@@ -65,16 +65,22 @@ export class ReferenceKafka {
       'appender.file.layout.type=PatternLayout', 'appender.file.layout.pattern=[%d] %p %m (%c)%n',
       'rootLogger.level=INFO', 'rootLogger.appenderRef.file.ref=FILE',
     ].join('\n') + '\n');
-    const java = (main: string, args: string[], flags = TEST_JVM_FLAGS) => spawn('java', [...flags, `-Dlog4j2.configurationFile=${log4j}`, '-cp', CLASSPATH, main, ...args], {
-      cwd: dir, stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const format = java('kafka.tools.StorageTool', ['format', '-t', clusterId(), '-c', propsFile]);
+    const format = java(log4j, 'kafka.tools.StorageTool', ['format', '-t', clusterId(), '-c', propsFile]);
     const formatOut = collect(format);
     const formatCode = await new Promise<number | null>((r) => format.once('exit', r));
     if (formatCode !== 0) throw new Error(`kafka-storage format exited with ${formatCode}: ${formatOut()}`);
+    return ReferenceKafka.launch(dir, ports, opts);
+  }
 
+  /** Starts kafka.Kafka again on this node's directory (after stop): a restart, its logs loaded as they are. */
+  async restart(opts: ReferenceKafkaOptions = {}): Promise<ReferenceKafka> {
+    return ReferenceKafka.launch(this.dir, this.ports, opts);
+  }
+
+  private static async launch(dir: string, ports: Record<string, number>, opts: ReferenceKafkaOptions): Promise<ReferenceKafka> {
+    const logFile = join(dir, 'kafka.log');
     const started = performance.now();
-    const child = java('kafka.Kafka', [propsFile], opts.jvm === 'server' ? SERVER_JVM_FLAGS : TEST_JVM_FLAGS);
+    const child = java(join(dir, 'log4j2.properties'), 'kafka.Kafka', [join(dir, 'server.properties')], opts.jvm === 'server' ? SERVER_JVM_FLAGS : TEST_JVM_FLAGS);
     const output = collect(child);
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     try {
@@ -113,6 +119,10 @@ function clusterId(): string {
     const id = randomBytes(16).toString('base64url');
     if (!id.startsWith('-')) return id;
   }
+}
+
+function java(log4j: string, main: string, args: string[], flags = TEST_JVM_FLAGS): ChildProcess {
+  return spawn('java', [...flags, `-Dlog4j2.configurationFile=${log4j}`, '-cp', CLASSPATH, main, ...args], { cwd: dirname(log4j), stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 function collect(child: ChildProcess): () => string {

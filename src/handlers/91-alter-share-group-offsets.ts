@@ -12,7 +12,7 @@ import { shareGroupOffsetsRefusal, shareGroupStatus } from '../coordinator/share
 
 const UNKNOWN_PARTITION = 'This server does not host this topic-partition.';
 
-async function alterTopic(ctx: RequestContext, groupId: string, t: AlterShareGroupOffsetsRequestTopic): Promise<AlterShareGroupOffsetsResponseTopic> {
+async function alterTopic(ctx: RequestContext, groupId: string, groupEpoch: number, t: AlterShareGroupOffsetsRequestTopic): Promise<AlterShareGroupOffsetsResponseTopic> {
   const info = ctx.broker.topics.get(t.topicName);
   const topicId = info?.topicId ?? ZERO_UUID;
   const allowed = authorizeTopic(ctx, AclOperation.READ, t.topicName);
@@ -22,7 +22,8 @@ async function alterTopic(ctx: RequestContext, groupId: string, t: AlterShareGro
       return { partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: UNKNOWN_PARTITION };
     }
     const key = { groupId, topicId, partition: partitionIndex };
-    const stateEpoch = (ctx.broker.shareCoordinator.summaryOf(key)?.stateEpoch ?? -1) + 1;
+    // A new state epoch, and at least the group's epoch, as Kafka 4.4's alter initializes at.
+    const stateEpoch = Math.max((ctx.broker.shareCoordinator.summaryOf(key)?.stateEpoch ?? -1) + 1, groupEpoch);
     try {
       await ctx.broker.shareCoordinator.initializeState(key, stateEpoch, startOffset);
       await ctx.broker.groupCoordinator.shareGroups.onStateInitialized(groupId, topicId, t.topicName, [partitionIndex]);
@@ -50,7 +51,8 @@ export const handler: Handler<AlterShareGroupOffsetsRequest, AlterShareGroupOffs
     // Kafka answers the topics it does not know first.
     const unknown = request.topics.filter((t) => !ctx.broker.topics.get(t.topicName));
     const known = request.topics.filter((t) => ctx.broker.topics.get(t.topicName));
-    const responses = await Promise.all([...unknown, ...known].map((t) => alterTopic(ctx, groupId, t)));
+    const groupEpoch = ctx.broker.groupCoordinator.shareGroupDescribe([groupId], ctx.broker.topics)[0]?.groupEpoch ?? 0;
+    const responses = await Promise.all([...unknown, ...known].map((t) => alterTopic(ctx, groupId, groupEpoch, t)));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, responses };
   },
 };

@@ -58,6 +58,8 @@ import { handler as readShareGroupState } from './84-read-share-group-state.js';
 import { handler as writeShareGroupState } from './85-write-share-group-state.js';
 import { handler as deleteShareGroupState } from './86-delete-share-group-state.js';
 import { handler as readShareGroupStateSummary } from './87-read-share-group-state-summary.js';
+import { handler as streamsGroupHeartbeat } from './88-streams-group-heartbeat.js';
+import { handler as streamsGroupDescribe } from './89-streams-group-describe.js';
 import { handler as describeShareGroupOffsets } from './90-describe-share-group-offsets.js';
 import { handler as alterShareGroupOffsets } from './91-alter-share-group-offsets.js';
 import { handler as deleteShareGroupOffsets } from './92-delete-share-group-offsets.js';
@@ -75,7 +77,7 @@ export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
     addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, txnOffsetCommit, describeTransactions, listTransactions,
     describeTopicPartitions, shareGroupHeartbeat, shareGroupDescribe,
     initializeShareGroupState, readShareGroupState, writeShareGroupState, deleteShareGroupState, readShareGroupStateSummary,
-    describeShareGroupOffsets, alterShareGroupOffsets, deleteShareGroupOffsets,
+    streamsGroupHeartbeat, streamsGroupDescribe, describeShareGroupOffsets, alterShareGroupOffsets, deleteShareGroupOffsets,
   ].map((h) => [h.apiKey, h]),
 );
 

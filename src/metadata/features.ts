@@ -30,7 +30,7 @@ export const FEATURES: readonly FeatureLevels[] = [
   // Level 1: KIP-932 share groups (ShareVersion.SV_1). A new Kafka 4.4 cluster finalizes 2 (SV_2, the share
   // groups' dead-letter queue, KIP-1191), which kafkite lacks; neither level depends on metadata.version.
   { name: 'share.version', minSupported: 0, maxSupported: 1, finalized: 1 },
-  // Not implemented: streams groups (KIP-1071), eligible leader replicas (KIP-966).
-  { name: 'streams.version', minSupported: 0, maxSupported: 0, finalized: 0 },
+  // Level 1: KIP-1071 streams groups (StreamsGroupHeartbeat, StreamsGroupDescribe), as a new Kafka 4.4 cluster finalizes it.
+  { name: 'streams.version', minSupported: 0, maxSupported: 1, finalized: 1 },
   { name: 'eligible.leader.replicas.version', minSupported: 0, maxSupported: 0, finalized: 0 },
 ];

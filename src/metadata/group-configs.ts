@@ -5,6 +5,7 @@
 import type { BrokerConfig } from '../../config/broker-config.js';
 import { ConfigSource, CONFIG_TYPE_IDS, type ConfigEntry } from '../../config/config-entry.js';
 import { ErrorCode, KafkaError } from '../errors.js';
+import type { StreamsGroupSettings } from '../coordinator/streams/streams-group-coordinator.js';
 
 interface GroupConfigDef {
   readonly name: string;
@@ -12,8 +13,8 @@ interface GroupConfigDef {
   /** The broker config whose value a group without its own takes. */
   readonly brokerDefault: string | null;
   readonly fallback?: string;
-  /** [min, max] broker configs bounding the value, for ints. */
-  readonly bounds?: readonly [string, string];
+  /** [min, max] bounding the value, for ints: a broker config's name, a number, or null for none. */
+  readonly bounds?: readonly [string | number, string | null];
   readonly oneOf?: readonly string[];
   /** A pattern the value may match instead of oneOf (share.auto.offset.reset's by_duration). */
   readonly orMatches?: RegExp;
@@ -42,6 +43,21 @@ const GROUP_CONFIG_DEFS: readonly GroupConfigDef[] = [
   { name: 'share.assignment.interval.ms', type: 'int', brokerDefault: 'group.share.assignment.interval.ms',
     bounds: ['group.share.min.assignment.interval.ms', 'group.share.max.assignment.interval.ms'] },
   { name: 'share.assignor.offload.enable', type: 'boolean', brokerDefault: 'group.share.assignor.offload.enable' },
+  // Kafka 4.4's GroupConfig for streams groups (KIP-1071).
+  { name: 'streams.session.timeout.ms', type: 'int', brokerDefault: 'group.streams.session.timeout.ms',
+    bounds: ['group.streams.min.session.timeout.ms', 'group.streams.max.session.timeout.ms'] },
+  { name: 'streams.heartbeat.interval.ms', type: 'int', brokerDefault: 'group.streams.heartbeat.interval.ms',
+    bounds: ['group.streams.min.heartbeat.interval.ms', 'group.streams.max.heartbeat.interval.ms'] },
+  { name: 'streams.num.standby.replicas', type: 'int', brokerDefault: 'group.streams.num.standby.replicas', bounds: [0, 'group.streams.max.standby.replicas'] },
+  { name: 'streams.initial.rebalance.delay.ms', type: 'int', brokerDefault: 'group.streams.initial.rebalance.delay.ms', bounds: [0, null] },
+  { name: 'streams.assignment.interval.ms', type: 'int', brokerDefault: 'group.streams.assignment.interval.ms',
+    bounds: ['group.streams.min.assignment.interval.ms', 'group.streams.max.assignment.interval.ms'] },
+  { name: 'streams.task.offset.interval.ms', type: 'int', brokerDefault: 'group.streams.task.offset.interval.ms', bounds: ['group.streams.min.task.offset.interval.ms', null] },
+  { name: 'streams.num.warmup.replicas', type: 'int', brokerDefault: 'group.streams.num.warmup.replicas', bounds: [0, 'group.streams.max.warmup.replicas'] },
+  { name: 'streams.acceptable.recovery.lag', type: 'int', brokerDefault: 'group.streams.acceptable.recovery.lag', bounds: [0, null] },
+  { name: 'streams.rack.aware.assignment.tags', type: 'string', brokerDefault: 'group.streams.rack.aware.assignment.tags' },
+  { name: 'streams.assignor.offload.enable', type: 'boolean', brokerDefault: 'group.streams.assignor.offload.enable' },
+  { name: 'streams.assignor.name', type: 'string', brokerDefault: null, fallback: '' },
 ];
 
 const defs = new Map(GROUP_CONFIG_DEFS.map((d) => [d.name, d]));
@@ -77,13 +93,14 @@ export function validateGroupConfigs(configs: ReadonlyMap<string, string>, broke
     if (!/^-?\d+$/.test(raw.trim())) throw invalid(`Invalid value ${raw} for configuration ${name}: Not a number of type INT`);
     const value = Number(raw.trim());
     const [minKey, maxKey] = def.bounds!;
-    if (value < (broker.get(minKey) as number)) throw invalid(`${name} must be greater than or equal to ${minKey}`);
-    if (value > (broker.get(maxKey) as number)) throw invalid(`${name} must be less than or equal to ${maxKey}`);
+    const min = typeof minKey === 'number' ? minKey : Number(broker.get(minKey));
+    if (value < min) throw invalid(`${name} must be greater than or equal to ${minKey}`);
+    if (maxKey !== null && value > Number(broker.get(maxKey))) throw invalid(`${name} must be less than or equal to ${maxKey}`);
   }
   for (const def of GROUP_CONFIG_DEFS) {
     if (def.type === 'int') effective.set(def.name, Number(configs.get(def.name) ?? defaultOf(def, broker)));
   }
-  for (const prefix of ['consumer', 'share']) {
+  for (const prefix of ['consumer', 'share', 'streams']) {
     if (effective.get(`${prefix}.heartbeat.interval.ms`)! >= effective.get(`${prefix}.session.timeout.ms`)!) {
       throw invalid(`${prefix}.heartbeat.interval.ms must be less than ${prefix}.session.timeout.ms`);
     }
@@ -130,5 +147,19 @@ export function consumerGroupTimeouts(configs: ReadonlyMap<string, string> | und
   return {
     sessionTimeoutMs: Number(configs?.get('consumer.session.timeout.ms') ?? broker.get('group.consumer.session.timeout.ms')),
     heartbeatIntervalMs: Number(configs?.get('consumer.heartbeat.interval.ms') ?? broker.get('group.consumer.heartbeat.interval.ms')),
+  };
+}
+
+/** What the streams-protocol coordinator reads at each heartbeat (Kafka's GroupConfig over GroupCoordinatorConfig). */
+export function streamsGroupSettings(configs: ReadonlyMap<string, string> | undefined, broker: BrokerConfig): StreamsGroupSettings {
+  const get = (own: string, brokerName: string) => Number(configs?.get(own) ?? broker.get(brokerName));
+  return {
+    sessionTimeoutMs: get('streams.session.timeout.ms', 'group.streams.session.timeout.ms'),
+    heartbeatIntervalMs: get('streams.heartbeat.interval.ms', 'group.streams.heartbeat.interval.ms'),
+    numStandbyReplicas: get('streams.num.standby.replicas', 'group.streams.num.standby.replicas'),
+    initialRebalanceDelayMs: get('streams.initial.rebalance.delay.ms', 'group.streams.initial.rebalance.delay.ms'),
+    acceptableRecoveryLag: get('streams.acceptable.recovery.lag', 'group.streams.acceptable.recovery.lag'),
+    taskOffsetIntervalMs: get('streams.task.offset.interval.ms', 'group.streams.task.offset.interval.ms'),
+    maxSize: Number(broker.get('group.streams.max.size')),
   };
 }

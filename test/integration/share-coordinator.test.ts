@@ -15,10 +15,12 @@ let broker: BrokerProcess;
 let client: WireClient;
 let topicId: string;
 const GROUP = 'sg';
+const OVERRIDES = ['share.coordinator.state.topic.num.partitions=3'];
 
 beforeAll(async () => {
-  // A small per-snapshot count keeps the snapshot test short; the topic's 3 partitions keep start-up quick.
-  broker = await startBroker({ overrides: ['share.coordinator.state.topic.num.partitions=3', 'share.coordinator.snapshot.update.records.per.snapshot=20'] });
+  // share.coordinator.snapshot.update.records.per.snapshot stays at its default (500); 3 partitions of
+  // __share_group_state keep start-up quick.
+  broker = await startBroker({ overrides: OVERRIDES });
   client = await WireClient.connect(broker.port);
   const created = await client.send(19, 7, {
     topics: [{ name: 'work', numPartitions: 4, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false,
@@ -103,7 +105,7 @@ describe('share coordinator', () => {
     const before0 = await read(0, 2);
     client.close();
     expect(await broker.stop()).toBe(0);
-    broker = await startBroker({ dataDir: broker.dataDir, port: broker.port, overrides: ['share.coordinator.state.topic.num.partitions=3', 'share.coordinator.snapshot.update.records.per.snapshot=20'] });
+    broker = await startBroker({ dataDir: broker.dataDir, port: broker.port, overrides: OVERRIDES });
     client = await WireClient.connect(broker.port);
     expect(await read(2)).toEqual(before);
     expect(await read(0, 2)).toEqual(before0);
@@ -112,13 +114,31 @@ describe('share coordinator', () => {
     for (let i = 30; i < 40; i++) expect(code(await write(2, { batches: [batch(i, i, 0, 2)] }))).toBe(0);
     const acknowledged = await read(2);
     client.close();
-    broker = await killAndRestart(broker, { overrides: ['share.coordinator.state.topic.num.partitions=3', 'share.coordinator.snapshot.update.records.per.snapshot=20'] });
+    broker = await killAndRestart(broker, { overrides: OVERRIDES });
     client = await WireClient.connect(broker.port);
     expect(await read(2)).toEqual(acknowledged);
     expect(acknowledged.stateBatches).toEqual([
       ...Array.from({ length: 10 }, (_, j) => [batch(3 * j, 3 * j, 4, 1), batch(3 * j + 1, 3 * j + 2, 2, 1)]).flat().filter((b) => b.firstOffset < 30),
       batch(30, 39, 0, 2),
     ]);
+  });
+
+  it('keeps every answered write when killed -9 amid pipelined writes', async () => {
+    const amid = { groupId: 'amid', topics: [{ topicId, partitions: [{ partition: 1, stateEpoch: 0, startOffset: 0 }] }] };
+    expect(code(await client.send(83, 0, amid))).toBe(0);
+    const answered: number[] = [];
+    const pending = Array.from({ length: 300 }, (_, i) => client.send(85, 1, { groupId: 'amid', topics: [{ topicId, partitions: [{
+      partition: 1, stateEpoch: 0, leaderEpoch: 0, startOffset: 0, deliveryCompleteCount: -1, stateBatches: [batch(2 * i, 2 * i, 4, 1)],
+    }] }] }).then((res) => { if (code(res) === 0) answered.push(i); }, () => {}));
+    while (answered.length < 20) await new Promise((r) => setTimeout(r, 1));
+    client.close();
+    broker = await killAndRestart(broker, { overrides: OVERRIDES });
+    await Promise.all(pending);
+    client = await WireClient.connect(broker.port);
+    const read = await client.send(84, 0, { groupId: 'amid', topics: [{ topicId, partitions: [{ partition: 1, leaderEpoch: 0 }] }] });
+    const stored = new Set(read.results[0].partitions[0].stateBatches.map((b: { firstOffset: number }) => b.firstOffset / 2));
+    expect(answered.length).toBeGreaterThanOrEqual(20);
+    expect(answered.filter((i) => !stored.has(i))).toEqual([]);
   });
 
   it('describes, alters and deletes share-group offsets, with 4.4\'s lag', async () => {
@@ -145,7 +165,16 @@ describe('share coordinator', () => {
     expect((await describe(null)).topics).toEqual([]);
   });
 
-  it('writes a ShareSnapshot after the configured number of updates, as the records on disk show', async () => {
+  it('writes a ShareSnapshot after 500 updates, as the records on disk show', async () => {
+    const snap = { groupId: 'snap', topics: [{ topicId, partitions: [{ partition: 0, stateEpoch: 0, startOffset: 0 }] }] };
+    expect(code(await client.send(83, 0, snap))).toBe(0);
+    // Pipelined on one connection: the coordinator takes them in order.
+    const writes = await Promise.all(Array.from({ length: 502 }, (_, i) => client.send(85, 1, { groupId: 'snap', topics: [{ topicId, partitions: [{
+      partition: 0, stateEpoch: 0, leaderEpoch: 0, startOffset: 0, deliveryCompleteCount: -1, stateBatches: [batch(i, i, 2, 1)],
+    }] }] })));
+    expect(writes.map(code).every((c) => c === 0)).toBe(true);
+    const read = await client.send(84, 0, { groupId: 'snap', topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: 0 }] }] });
+    expect(read.results[0].partitions[0].stateBatches).toEqual([batch(0, 501, 2, 1)]);
     const partitionDirs = readdirSync(broker.dataDir).filter((d) => d.startsWith('__share_group_state-'));
     expect(partitionDirs).toHaveLength(3);
     const types: number[] = [];
@@ -155,16 +184,15 @@ describe('share coordinator', () => {
       for await (const line of dumpLog({ files, printDataLog: true, deepIteration: true, indexSanityCheck: false, shareGroupStateDecoder: true })) {
         ours.push(line);
         const m = /key: (\{.*\}) payload: /.exec(line);
-        if (m && line.includes('"partition":2')) types.push(Number(JSON.parse(m[1]!).type));
+        if (m && line.includes('"groupId":"snap"')) types.push(Number(JSON.parse(m[1]!).type));
       }
       // Kafka 4.4's kafka-dump-log.sh decodes the same segments into the same lines.
       const kafka = spawnSync('java', javaArgs('org.apache.kafka.tools.DumpLogSegments', ['--share-group-state-decoder', '--files', files.join(',')]), { cwd: REPO_ROOT, encoding: 'utf8' });
       expect(kafka.status, kafka.stderr).toBe(0);
       expect(ours).toEqual(kafka.stdout.trimEnd().split('\n'));
     }
-    // Partition 2: the initializing snapshot, 40 writes, the 22nd of them a snapshot (as Kafka counts, the first
-    // update after a snapshot counts 0), and one update recording leader epoch 1 at its first read.
-    expect(types.filter((t) => t === 0)).toHaveLength(2);
-    expect(types).toHaveLength(42);
+    // The initializing snapshot, then 502 writes: 501 updates and, as Kafka counts (the first update after a
+    // snapshot counts 0), a snapshot for the 502nd.
+    expect(types).toEqual([0, ...Array(501).fill(1), 0]);
   });
 });

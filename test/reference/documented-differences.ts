@@ -20,7 +20,7 @@ export const DOCUMENTED_DIFFERENCES: readonly DocumentedDifference[] = [
     path: /^ApiVersions v\d+ \.apiKeys\.\w+$/,
     reason: 'APIs kafkite does not implement: delegation tokens (38-41), AlterReplicaLogDirs (34, one log dir per partition is placed at creation), '
       + 'the KRaft quorum and feature APIs (DescribeQuorum, UpdateFeatures, UnregisterBroker, Add/RemoveRaftVoter), client metrics (KIP-714), '
-      + 'share groups\' ShareFetch and ShareAcknowledge (KIP-932, being written) and streams groups (KIP-1071).',
+      + 'share groups\' ShareFetch and ShareAcknowledge (KIP-932, being written) and StreamsGroupTopologyDescriptionUpdate (93, KIP-1071\'s topology description plugin, off by default in Kafka 4.4).',
   },
   {
     apis: ['ApiVersions'],
@@ -28,8 +28,7 @@ export const DOCUMENTED_DIFFERENCES: readonly DocumentedDifference[] = [
     path: /^ApiVersions v\d+ \.(supportedFeatures|finalizedFeatures)(\.length|\[\]\.\w+)$|\.finalizedFeaturesEpoch$/,
     reason: 'kafkite lists the seven features of a Kafka 4.4 node at the levels it implements (src/metadata/features.ts): metadata.version 26 '
       + '(Kafka 4.4: 7-33, finalized 33), kraft.version 0 (no KRaft quorum), share.version 1 (Kafka 4.4: 2, the share groups\' '
-      + 'dead-letter queue), and streams.version and eligible.leader.replicas.version supported at level 0 only and not finalized '
-      + '(streams groups and ELR are not implemented).',
+      + 'dead-letter queue), and eligible.leader.replicas.version supported at level 0 only and not finalized (ELR is not implemented).',
   },
   {
     apis: ['FindCoordinator'],

@@ -343,6 +343,47 @@ export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
     },
   },
   {
+    // KIP-1071: a topology whose source is missing, a join that makes the broker create the internal topics, an
+    // unknown member, a greater epoch, and the group ids of another type refused both ways.
+    id: 'streams-group-topology-and-epochs',
+    api: 88,
+    async run(s) {
+      await createTopic(s, 'streams-in');
+      const info = (name: string) => ({ name, partitions: 0, replicationFactor: 0, topicConfigs: [{ key: 'cleanup.policy', value: 'compact' }] });
+      const topology = (source: string) => ({
+        epoch: 0,
+        subtopologies: [{
+          subtopologyId: '0', sourceTopics: [source], sourceTopicRegex: [], stateChangelogTopics: [info(`app-${source}-store-changelog`)],
+          repartitionSinkTopics: [], repartitionSourceTopics: [], copartitionGroups: [],
+        }],
+      });
+      const heartbeat = (groupId: string, memberId: string, memberEpoch: number, source = 'streams-in') => request(88, {
+        groupId, memberId, memberEpoch, endpointInformationEpoch: 0, rebalanceTimeoutMs: memberEpoch === 0 ? 30_000 : -1,
+        topology: memberEpoch === 0 ? topology(source) : null, activeTasks: memberEpoch === 0 ? [] : null,
+        standbyTasks: memberEpoch === 0 ? [] : null, warmupTasks: memberEpoch === 0 ? [] : null, processId: memberEpoch === 0 ? 'process-1' : null,
+        clientTags: memberEpoch === 0 ? [] : null,
+      });
+      await s.call(88, 1, heartbeat('streams-missing', 'streams-member-1', 0, 'no-such-source'), { label: 'missing source topic' });
+      await s.call(88, 1, heartbeat('streams-app', 'streams-member-1', 0), { label: 'join' });
+      await s.call(88, 1, heartbeat('streams-app', 'streams-member-2', 1), { label: 'unknown member' });
+      await s.call(88, 1, heartbeat('streams-app', 'streams-member-1', 99), { label: 'greater epoch' });
+      await s.call(88, 1, heartbeat('', 'streams-member-1', 0), { label: 'empty group id' });
+      await s.call(68, 1, request(68, {
+        groupId: 'streams-app', memberId: 'conformance-member-0000000003', memberEpoch: 0, rebalanceTimeoutMs: 30_000,
+        subscribedTopicNames: ['streams-in'], topicPartitions: [],
+      }), { label: 'consumer heartbeat on a streams group' });
+      await s.setup(68, 1, request(68, {
+        groupId: 'consumer-not-streams', memberId: 'conformance-member-0000000004', memberEpoch: 0, rebalanceTimeoutMs: 30_000,
+        subscribedTopicNames: ['streams-in'], topicPartitions: [],
+      }));
+      await s.call(88, 1, heartbeat('consumer-not-streams', 'streams-member-3', 0), { label: 'streams heartbeat on a consumer group' });
+      // One group a request: Kafka answers them in its coordinator shards' order.
+      for (const groupId of ['streams-missing', 'consumer-not-streams', 'no-such-group']) await s.call(89, 1, request(89, { groupIds: [groupId] }), { label: `describe ${groupId}` });
+      // DescribeGroups (the classic protocol's) on a streams group, before and after v6's error codes.
+      for (const version of [5, 6]) await s.call(15, version, request(15, { groups: ['streams-app'] }), { label: 'classic describe of a streams group' });
+    },
+  },
+  {
     // KIP-932: the share group's errors and a share group id met by the other group APIs (GroupMetadataManager and
     // GroupCoordinatorService's checks), with Kafka's messages. The join itself is set up unrecorded: Kafka assigns
     // a partition once its share-partition state is initialized, asynchronously, kafkite before it answers.
@@ -437,13 +478,13 @@ export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
       await createTopic(s, 'admin');
       await s.call(19, 7, request(19, { topics: [topic], timeoutMs: 10_000 }), { label: 'exists' });
       await s.call(44, 1, request(44, { resources: [{ resourceType: 2, resourceName: 'admin', configs: [{ name: 'retention.ms', configOperation: 0, value: '7200000' }] }] }));
+      // Kafka answers the alter once its controller committed the ConfigRecord; the broker side applies it a moment
+      // later (its metadata publisher), so a DescribeConfigs at once may still see the default: wait, unrecorded.
       const describe = request(32, { resources: [{ resourceType: 2, resourceName: 'admin', configurationKeys: ['retention.ms', 'cleanup.policy'] }] });
-      // Kafka answers the alter once its controller committed it; its broker applies it a moment later (a busy machine
-      // made that moment visible), so the described value is awaited unrecorded first.
-      for (let tries = 0; tries < 50; tries++) {
-        const res = await s.setup(32, 4, describe);
-        if (res.results[0].configs.find((c: { name: string }) => c.name === 'retention.ms')?.value === '7200000') break;
-        await new Promise((r) => setTimeout(r, 100));
+      for (let tries = 0; tries < 100; tries++) {
+        const configs = (await s.setup(32, 4, describe)).results[0].configs as Array<{ name: string; value: string }>;
+        if (configs.find((c) => c.name === 'retention.ms')?.value === '7200000') break;
+        await new Promise((r) => setTimeout(r, 50));
       }
       await s.call(32, 4, describe);
       await s.call(37, 3, request(37, { topics: [{ name: 'admin', count: 3, assignments: null }], timeoutMs: 10_000 }));

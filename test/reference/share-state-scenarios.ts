@@ -1,5 +1,6 @@
 // Differential scenarios of the share coordinator (#29): the share-state APIs (83-87) and the share-group
 // offsets admin APIs (90-92), with the errors Kafka 4.4 answers, word for word.
+import { randomBytes } from 'node:crypto';
 import type { Scenario, Session } from './differential.js';
 import { createTopic, request } from './scenarios.js';
 
@@ -10,12 +11,12 @@ function base64(topicId: string): string {
 }
 
 /** Waits, unrecorded, until the coordinators of these share partitions and groups have loaded (Kafka: NOT_COORDINATOR until then). */
-async function untilCoordinatorsLoaded(s: Session, topicId: string, partitions: number[], groups: string[]): Promise<void> {
-  const shareKeys = partitions.map((p) => `${GROUP}:${base64(topicId)}:${p}`);
+async function untilCoordinatorsLoaded(s: Session, topicId: string, partitions: number[], groups: string[], shareGroup = GROUP): Promise<void> {
+  const shareKeys = partitions.map((p) => `${shareGroup}:${base64(topicId)}:${p}`);
   for (let tries = 0; tries < 200; tries++) {
     const share = await s.setup(10, 6, request(10, { keyType: 2, coordinatorKeys: shareKeys }));
     const group = await s.setup(10, 6, request(10, { keyType: 0, coordinatorKeys: groups }));
-    const summary = await s.setup(87, 1, request(87, { groupId: GROUP, topics: [{ topicId, partitions: partitions.map((partition) => ({ partition, leaderEpoch: 0 })) }] }));
+    const summary = await s.setup(87, 1, request(87, { groupId: shareGroup, topics: [{ topicId, partitions: partitions.map((partition) => ({ partition, leaderEpoch: 0 })) }] }));
     const loaded = [...share.coordinators, ...group.coordinators].every((c: { errorCode: number }) => c.errorCode === 0) &&
       summary.results[0].partitions.every((p: { errorCode: number }) => p.errorCode === 0);
     if (loaded) return;
@@ -89,6 +90,37 @@ export const SHARE_STATE_SCENARIOS: Scenario[] = [
       await s.setup(8, 9, request(8, { groupId: classic, generationIdOrMemberEpoch: -1, topics: [{ name: 'share-offsets', partitions: [{ partitionIndex: 0, committedOffset: 1, committedLeaderEpoch: -1 }] }] }));
       await s.call(91, 0, request(91, { groupId: classic, topics: [{ topicName: 'share-offsets', partitions: [{ partitionIndex: 0, startOffset: 3 }] }] }), { label: 'classic group' });
       await s.call(92, 0, request(92, { groupId: classic, topics: [{ topicName: 'share-offsets' }] }), { label: 'classic group' });
+    },
+  },
+  {
+    id: 'share-group-offsets-with-a-member',
+    api: 91,
+    exactMessages: true,
+    async run(s) {
+      const group = `${GROUP}-member`;
+      const topicId = await createTopic(s, 'share-member', 1);
+      await untilCoordinatorsLoaded(s, topicId, [0], [group], group);
+      const memberId = randomBytes(16).toString('base64url');
+      let epoch = 0;
+      // Joins, then heartbeats until the partition is assigned (Kafka assigns it a few heartbeats later).
+      for (let tries = 0; tries < 100; tries++) {
+        const hb = await s.setup(76, 1, request(76, { groupId: group, memberId, memberEpoch: epoch, subscribedTopicNames: epoch === 0 ? ['share-member'] : null }));
+        epoch = hb.errorCode === 0 ? hb.memberEpoch : 0;
+        if (hb.errorCode === 0 && (hb.assignment?.topicPartitions ?? []).length > 0) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const summary = (label: string) => s.call(87, 1, request(87, { groupId: group, topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: 0 }] }] }), { label });
+      const alter = (label: string) => s.call(91, 0, request(91, { groupId: group, topics: [{ topicName: 'share-member', partitions: [{ partitionIndex: 0, startOffset: 3 }] }] }), { label });
+      const remove = (label: string) => s.call(92, 0, request(92, { groupId: group, topics: [{ topicName: 'share-member' }] }), { label });
+      await summary('initialized by the join');
+      await s.call(90, 1, request(90, { groups: [{ groupId: group, topics: null }] }), { label: 'with a member' });
+      await alter('with a member');
+      await remove('with a member');
+      await s.setup(76, 1, request(76, { groupId: group, memberId, memberEpoch: -1 }));
+      await alter('empty');
+      await summary('after alter');
+      await remove('empty');
+      await s.call(90, 1, request(90, { groups: [{ groupId: group, topics: null }] }), { label: 'after delete' });
     },
   },
 ];

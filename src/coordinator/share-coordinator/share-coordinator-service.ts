@@ -86,7 +86,11 @@ export class ShareCoordinatorService implements Persister {
         return { errorCode: errorCodeOf(err), errorMessage: (err as Error).message, records: [] };
       }
     }
-    await this.flushes.get(partition);
+    try {
+      await this.flushes.get(partition);
+    } catch (err) {
+      return { errorCode: errorCodeOf(err), errorMessage: (err as Error).message, records: [] };
+    }
     return result;
   }
 
@@ -95,7 +99,10 @@ export class ShareCoordinatorService implements Persister {
     const base = log.logEndOffset - records.length;
     const shard = this.shard(partition);
     records.forEach((record, i) => shard.replay(base + i, decodeShareStateRecord(record)!));
-    this.flushes.set(partition, log.flush());
+    const flushed = log.flush();
+    // Awaited by the answers that depend on it; a failure is theirs to report, never an unhandled rejection.
+    flushed.catch(() => {});
+    this.flushes.set(partition, flushed);
   }
 
   /** Appends what `records` gives for each shard; returns once all of it is on disk. */
@@ -109,7 +116,7 @@ export class ShareCoordinatorService implements Persister {
         this.log.warn({ partition, error: (err as Error).message }, `${what} not written`);
       }
     }
-    await Promise.all(this.flushes.values());
+    await Promise.all(this.flushes.values()).catch((err: Error) => this.log.warn({ error: err.message }, `${what} not flushed`));
   }
 
   /** Fresh snapshots of share partitions whose last one is old, so pruning is not held back. */

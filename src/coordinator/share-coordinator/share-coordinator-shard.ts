@@ -91,7 +91,7 @@ export class ShareCoordinatorShard {
     if (current === undefined || current < epoch) map.set(k, epoch);
   }
 
-  /** A fresh snapshot: no batches, leader epoch 0 and nothing delivered yet (what 4.4's summary answers after it). */
+  /** A fresh snapshot: no batches, leader epoch 0. */
   initializeState(key: SharePartitionKey, stateEpoch: number, startOffset: number): ShardResult<void> {
     if (key.partition < 0) return error(ErrorCode.INVALID_REQUEST, NEGATIVE_PARTITION_ID);
     const k = stateKey(key);
@@ -104,7 +104,8 @@ export class ShareCoordinatorShard {
     const now = this.now();
     return ok(undefined, [newShareSnapshotRecord(key, {
       snapshotEpoch: current ? current.snapshotEpoch + 1 : 0,
-      stateEpoch, leaderEpoch: 0, startOffset, deliveryCompleteCount: 0, createTimestamp: now, writeTimestamp: now, stateBatches: [],
+      // Nothing delivered yet: 0, or unknown (-1) while the start offset is (4.4's summary answers these).
+      stateEpoch, leaderEpoch: 0, startOffset, deliveryCompleteCount: startOffset === -1 ? -1 : 0, createTimestamp: now, writeTimestamp: now, stateBatches: [],
     })]);
   }
 

@@ -17,9 +17,9 @@ export function shareGroupStatus(groups: Pick<GroupCoordinator, 'listGroups'>, g
  * empty share group.
  */
 export function shareGroupOffsetsRefusal(status: ShareGroupStatus, groupId: string): { errorCode: number; errorMessage: string } | undefined {
-  // INVALID_GROUP_ID, GROUP_ID_NOT_FOUND and NON_EMPTY_GROUP, with 4.4's wording for the second.
+  // INVALID_GROUP_ID, GROUP_ID_NOT_FOUND and NON_EMPTY_GROUP, with 4.4's wording for the last two.
   if (groupId === '') return { errorCode: 24, errorMessage: 'The configured groupId is invalid.' };
   if (status?.type === 'other') return { errorCode: 69, errorMessage: `Group ${groupId} is not a share group.` };
-  if (status?.type === 'share' && !status.empty) return { errorCode: 68, errorMessage: `Group ${groupId} is not empty.` };
+  if (status?.type === 'share' && !status.empty) return { errorCode: 68, errorMessage: 'The group is not empty.' };
   return undefined;
 }
