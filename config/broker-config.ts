@@ -305,6 +305,8 @@ export interface LoadedConfig {
   unknownKeys: string[];
   /** Keys accepted without effect on a single node (replication factors, controller quorum, zookeeper.*, …). */
   inertKeys: string[];
+  /** Every key and value as given (file, env, overrides merged). */
+  properties: ReadonlyMap<string, string>;
 }
 
 export interface LoadOptions {
@@ -332,6 +334,7 @@ export function loadBrokerConfig(opts: LoadOptions): LoadedConfig {
     config: new BrokerConfig(props),
     unknownKeys: keys.filter((key) => !brokerConfigDef(key) && !isInertKey(key) && !key.startsWith('listener.name.')),
     inertKeys: keys.filter(isInertKey),
+    properties: props,
   };
 }
 

@@ -1,13 +1,14 @@
 // The broker core: what every handler reaches through ctx.broker. One node, so it is its own
 // controller, the leader of every partition and the coordinator of every group.
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { BrokerConfig } from '../config/broker-config.js';
 import { UnknownConfigError } from '../config/config-error.js';
 import { brokerConfigDef } from '../config/definitions.js';
 import { isDynamicBrokerConfig, isPerBrokerOnlyConfig } from '../config/dynamic-broker-configs.js';
-import { CLUSTER_METADATA_TOPIC } from '../storage/log-file-names.js';
+import { CLUSTER_METADATA_TOPIC, logDirName } from '../storage/log-file-names.js';
+import { ensureMetaProperties, readClusterId, uuidFromBase64 } from '../storage/meta-properties.js';
 import { StorageResourceError } from '../storage/errors.js';
 import { LogManager } from '../storage/log-manager.js';
 import type { UnifiedLog } from '../storage/unified-log.js';
@@ -22,11 +23,13 @@ import { SHARE_GROUP_STATE_TOPIC_NAME, shareGroupStateTopicConfigs } from './coo
 import { openShareCoordinator } from './coordinator/share-coordinator/open-share-coordinator.js';
 import type { ShareCoordinatorService } from './coordinator/share-coordinator/share-coordinator-service.js';
 import { ErrorCode, KafkaError } from './errors.js';
+import { brokerFencedRecord, registerBrokerRecord } from './metadata/broker-registration.js';
 import { ClusterMetadataLog } from './metadata/cluster-metadata-log.js';
 import { DynamicConfigs } from './metadata/dynamic-configs.js';
 import { consumerGroupTimeouts, shareGroupTimeouts, streamsGroupSettings } from './metadata/group-configs.js';
-import { invalidTopicNameReason, newTopicId, TopicRegistry, type TopicInfo } from './metadata/topic-registry.js';
-import { ProducerIdManager } from './producer-ids.js';
+import { LEGACY_TOPICS_FILE, legacyClusterId, legacyTopicRecords, retireLegacyTopicsFile } from './metadata/legacy-topics.js';
+import { invalidTopicNameReason, newTopicId, TopicRegistry, ZERO_UUID, type Placement, type TopicInfo } from './metadata/topic-registry.js';
+import { legacyProducerIdsRecords, ProducerIdManager } from './producer-ids.js';
 import { ScramCredentialStore } from './security/scram-credentials.js';
 import { StandardAuthorizer } from './security/standard-authorizer.js';
 import { ClientQuotaManager } from './quota/client-quota-manager.js';
@@ -116,6 +119,8 @@ export class Broker {
   readonly scramCredentials: ScramCredentialStore;
   /** Dynamic broker configs and group configs (ConfigRecords in the metadata log). */
   readonly dynamicConfigs: DynamicConfigs;
+  /** This start's registration in the metadata log (its offset), once registered. */
+  private brokerEpoch = -1;
 
   private constructor(
     readonly config: BrokerConfig,
@@ -124,8 +129,10 @@ export class Broker {
     readonly topics: TopicRegistry,
     readonly producerIds: ProducerIdManager,
     readonly clusterId: string,
-    /** __cluster_metadata-0: ACLs, SCRAM credentials, client quotas, dynamic configs (replayed by their owners). */
+    /** __cluster_metadata-0: topics, producer id blocks, ACLs, SCRAM credentials, client quotas, dynamic configs (replayed by their owners). */
     readonly metadataLog: ClusterMetadataLog,
+    /** The directory id (32 hex) of each log dir's meta.properties, for the records that place partitions. */
+    private readonly directoryIds: ReadonlyMap<string, string>,
   ) {
     this.fetchSessions = new FetchSessionCache(config.maxIncrementalFetchSessionCacheSlots);
     this.scramCredentials = new ScramCredentialStore(metadataLog);
@@ -153,14 +160,43 @@ export class Broker {
     } catch (err) {
       throw new LogDirError(`metadata.log.dir ${metadataLogDir} is not usable: ${(err as Error).message}`);
     }
-    const topics = TopicRegistry.loadOrCreate(join(metaDir, 'kafkite-topics.json'), {
-      logDirs: config.logDirs,
-      log,
-      configsFor: (topic) =>
-        topic === OFFSETS_TOPIC_NAME ? offsetsTopicConfigs(config)
-        : topic === TRANSACTION_STATE_TOPIC_NAME ? transactionStateTopicConfigs(config)
-        : topic === SHARE_GROUP_STATE_TOPIC_NAME ? shareGroupStateTopicConfigs(config) : {},
+    // The cluster id: the log dirs' meta.properties, else the one kafkite-topics.json kept, else a new one.
+    const legacyFile = join(metaDir, LEGACY_TOPICS_FILE);
+    const clusterId = config.clusterId ?? readClusterId([...config.logDirs, metadataLogDir]) ?? legacyClusterId(legacyFile) ?? newClusterId();
+    const directoryIds = new Map<string, string>();
+    for (const dir of new Set([...config.logDirs, metadataLogDir])) {
+      const { directoryId } = ensureMetaProperties(dir, clusterId, config.nodeId, (message) => log.warn(message));
+      directoryIds.set(dir, directoryId === '' ? ZERO_UUID : uuidFromBase64(directoryId));
+    }
+    let logManagerRef: LogManager | undefined;
+    const placement: Placement = {
+      nodeId: config.nodeId,
+      directoryOf: (topic, partition) => {
+        const dir = logManagerRef?.logDirOfPartition(topic, partition) ?? config.logDirs.find((d) => existsSync(join(d, logDirName(topic, partition)))) ?? metaDir;
+        return directoryIds.get(dir) ?? ZERO_UUID;
+      },
+    };
+    const producerIdsFile = join(metaDir, 'kafkite-producer-ids');
+    const metadataLog = await ClusterMetadataLog.open({
+      dir: metadataLogDir,
+      config: config.logConfig({}),
+      logger: log,
+      nodeId: config.nodeId,
+      initialRecords: () => [
+        ...legacyTopicRecords({
+          file: legacyFile,
+          logDirs: config.logDirs,
+          log,
+          configsFor: (topic) =>
+            topic === OFFSETS_TOPIC_NAME ? offsetsTopicConfigs(config)
+            : topic === TRANSACTION_STATE_TOPIC_NAME ? transactionStateTopicConfigs(config)
+            : topic === SHARE_GROUP_STATE_TOPIC_NAME ? shareGroupStateTopicConfigs(config) : {},
+        }, placement),
+        ...legacyProducerIdsRecords(producerIdsFile, config.nodeId),
+      ],
     });
+    retireLegacyTopicsFile(legacyFile);
+    const topics = TopicRegistry.replay(metadataLog, placement);
     // Declared before the log manager so its flush callback can reach the broker's metrics.
     let broker: Broker | undefined = undefined;
     const openFiles = raiseOpenFileLimit(log);
@@ -173,7 +209,7 @@ export class Broker {
       isKnownPartition: (topic, partition) => partition < (topics.get(topic)?.partitions ?? 0),
       logDirs: [...config.logDirs],
       logger: log,
-      clusterId: config.clusterId ?? topics.clusterId,
+      clusterId,
       nodeId: config.nodeId,
       configFor: (topic) => config.logConfig(topics.get(topic)?.configs ?? {}),
       retentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
@@ -192,14 +228,16 @@ export class Broker {
         process.exit(1);
       },
     });
+    logManagerRef = logManager;
     broker = new Broker(
       config,
       log,
       logManager,
       topics,
-      new ProducerIdManager(join(metaDir, 'kafkite-producer-ids')),
-      config.clusterId ?? topics.clusterId,
-      ClusterMetadataLog.open({ dir: metadataLogDir, config: config.logConfig({}), logger: log }),
+      new ProducerIdManager(producerIdsFile, metadataLog, config.nodeId, log),
+      clusterId,
+      metadataLog,
+      directoryIds,
     );
     broker.authorizer = StandardAuthorizer.fromConfig(config, broker.metadataLog, log);
     broker.clientQuotas = new ClientQuotaStore(broker.metadataLog);
@@ -218,6 +256,22 @@ export class Broker {
     broker.groupCoordinator.shareGroupTimeoutsOf = (groupId) => shareGroupTimeouts(broker!.dynamicConfigs.groupConfigs(groupId), config);
     broker.groupCoordinator.useStreamsGroupSettings((groupId) => streamsGroupSettings(broker!.dynamicConfigs.groupConfigs(groupId), config));
     return broker;
+  }
+
+  /**
+   * Registers this broker in the metadata log once its listeners are bound (as a Kafka broker registers with its
+   * controller at each start), with the advertised endpoints; the broker epoch is the record's offset.
+   */
+  async register(): Promise<void> {
+    this.brokerEpoch = this.metadataLog.logEndOffset;
+    this.producerIds.brokerEpoch = this.brokerEpoch;
+    await this.metadataLog.append([registerBrokerRecord({
+      nodeId: this.nodeId,
+      brokerEpoch: this.brokerEpoch,
+      endpoints: this.endpoints.map((e) => ({ ...e, securityProtocol: this.config.listeners.find((l) => l.name === e.listenerName)?.securityProtocol ?? 'PLAINTEXT' })),
+      rack: null,
+      logDirs: [...new Set(this.config.logDirs.map((d) => this.directoryIds.get(d)!))],
+    })]);
   }
 
   /** Re-resolves every log's config: a dynamic broker config its topic inherits may have changed. */
@@ -388,8 +442,12 @@ export class Broker {
       if (opts.validateOnly) return topic;
       this.topicsBeingCreated.add(name);
       try {
-        // The registry entry is the commit: written only once every partition exists.
-        await this.createPartitionLogsAsync(topic, 0, topic.partitions, () => this.topics.add(topic));
+        // The topic's records are the commit: written only once every partition exists.
+        let persisted: Promise<void> = Promise.resolve();
+        await this.createPartitionLogsAsync(topic, 0, topic.partitions, () => {
+          persisted = this.topics.add(topic);
+        });
+        await persisted;
       } finally {
         this.topicsBeingCreated.delete(name);
       }
@@ -402,7 +460,10 @@ export class Broker {
   createTopicSync(name: string, opts: CreateTopicOptions): TopicInfo {
     const topic = this.newTopic(name, opts);
     if (opts.validateOnly) return topic;
-    this.createPartitionLogs(topic, 0, topic.partitions, () => this.topics.add(topic));
+    // Durable within the metadata log's next flush; the coordinators write the topic's first records after it.
+    this.createPartitionLogs(topic, 0, topic.partitions, () => {
+      this.topics.add(topic).catch((err) => this.log.error({ err, topic: name }, 'cannot write the topic to the metadata log'));
+    });
     this.log.info({ topic: name, partitions: topic.partitions, topicId: topic.topicId, configs: opts.configs }, 'topic created');
     return topic;
   }
@@ -418,7 +479,7 @@ export class Broker {
   }
 
   /** Replaces a topic's config overrides, validated first; takes effect on its logs at once, and persists. */
-  alterTopicConfigs(name: string, overrides: Record<string, string>, validateOnly: boolean): void {
+  async alterTopicConfigs(name: string, overrides: Record<string, string>, validateOnly: boolean): Promise<void> {
     const topic = this.topics.get(name);
     if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${name} does not exist.`);
     try {
@@ -427,11 +488,11 @@ export class Broker {
       throw new KafkaError(ErrorCode.INVALID_CONFIG, (err as Error).message);
     }
     if (validateOnly) return;
-    topic.configs = { ...overrides };
-    this.topics.update();
+    const persisted = this.topics.setConfigs(topic, overrides);
     const logConfig = this.config.logConfig(topic.configs);
     // Logs not loaded take the new config when they load.
     for (let p = 0; p < topic.partitions; p++) this.logManager.loadedLog(name, p)?.updateConfig(logConfig);
+    await persisted;
     this.log.info({ topic: name, configs: overrides }, 'topic configs altered');
   }
 
@@ -448,15 +509,11 @@ export class Broker {
       }
       if (validateOnly) return;
       const before = topic.partitions;
+      let persisted: Promise<void> = Promise.resolve();
       await this.createPartitionLogsAsync(topic, before, count, () => {
-        topic.partitions = count;
-        try {
-          this.topics.update();
-        } catch (err) {
-          topic.partitions = before;
-          throw err;
-        }
+        persisted = this.topics.addPartitions(topic, count);
       });
+      await persisted;
       this.log.info({ topic: name, partitions: count, before }, 'partitions created');
     });
   }
@@ -465,7 +522,7 @@ export class Broker {
     if (!this.config.deleteTopicEnable) {
       throw new KafkaError(ErrorCode.TOPIC_DELETION_DISABLED, 'Topic deletion is disabled.');
     }
-    const topic = this.topics.remove(name);
+    const topic = await this.topics.remove(name);
     if (!topic) {
       throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'This server does not host this topic-partition.');
     }
@@ -482,6 +539,7 @@ export class Broker {
     this.shareCoordinator?.shutdown();
     this.groupCoordinator?.shutdown();
     await this.logManager.shutdown();
+    if (this.brokerEpoch >= 0) await this.metadataLog.append([brokerFencedRecord(this.nodeId, this.brokerEpoch)]);
     await this.metadataLog.close();
   }
 }
@@ -501,4 +559,9 @@ function javaSetString(names: readonly string[]): string {
   };
   const ordered = names.map((name, i) => ({ name, i, bucket: bucketOf(name) })).sort((a, b) => a.bucket - b.bucket || a.i - b.i);
   return `[${ordered.map((e) => e.name).join(', ')}]`;
+}
+
+/** A new cluster id, as Kafka's Uuid.randomUuid() makes them: base64url, never starting with '-'. */
+function newClusterId(): string {
+  return Buffer.from(newTopicId(), 'hex').toString('base64url');
 }

@@ -1,5 +1,5 @@
 // `kafkite start [server.properties] [--override key=value]...`, as kafka-server-start.sh takes them.
-import { ConfigError, PropertiesSyntaxError, loadBrokerConfig } from '../config/broker-config.js';
+import { ConfigError, PropertiesSyntaxError, loadBrokerConfig, type LoadedConfig } from '../config/broker-config.js';
 import { createLogger } from './logger.js';
 import { ListenerBindError } from './network/socket-server.js';
 import { LogDirError } from './broker.js';
@@ -10,6 +10,7 @@ import { SslConfigError } from './security/ssl-engine-factory.js';
 const USAGE = `Usage:
   kafkite start [server.properties] [--override key=value]...
   kafkite dump-log --files f1[,f2] [--print-data-log] [--deep-iteration] [--index-sanity-check] [--share-group-state-decoder]
+  kafkite kafka-config [server.properties] [--override key=value]... [--controller-port N]
   kafkite lookup --dir <partition dir> (--offset N | --timestamp T) [--max-bytes B] [--json]`;
 
 const DEFAULT_CONFIG_FILE = 'config/server.properties';
@@ -19,12 +20,14 @@ function fail(message: string, exitCode: number): never {
   process.exit(exitCode);
 }
 
-function parseStartArgs(args: string[]): { file: string; overrides: string[] } {
+function parseStartArgs(args: string[], extra: Record<string, (value: string | undefined) => void> = {}): { file: string; overrides: string[] } {
   let file: string | undefined;
   const overrides: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    if (arg === '--override') {
+    if (Object.hasOwn(extra, arg)) {
+      extra[arg]!(args[++i]);
+    } else if (arg === '--override') {
       const value = args[++i];
       if (value === undefined || !value.includes('=')) fail(`--override expects key=value\n${USAGE}`, 2);
       overrides.push(value);
@@ -39,17 +42,20 @@ function parseStartArgs(args: string[]): { file: string; overrides: string[] } {
   return { file: file ?? DEFAULT_CONFIG_FILE, overrides };
 }
 
-async function start(args: string[]): Promise<void> {
-  const { file, overrides } = parseStartArgs(args);
-  let loaded;
+function loadConfig(file: string, overrides: string[]): LoadedConfig {
   try {
-    loaded = loadBrokerConfig({ file, overrides, env: process.env });
+    return loadBrokerConfig({ file, overrides, env: process.env });
   } catch (err) {
     if (err instanceof ConfigError || err instanceof PropertiesSyntaxError || (err as NodeJS.ErrnoException).code === 'ENOENT') {
       fail((err as Error).message, 2);
     }
     throw err;
   }
+}
+
+async function start(args: string[]): Promise<void> {
+  const { file, overrides } = parseStartArgs(args);
+  const loaded = loadConfig(file, overrides);
   const { config } = loaded;
   const log = createLogger(config.logLevel);
   log.info(
@@ -97,12 +103,28 @@ async function dumpLogCommand(args: string[]): Promise<void> {
   await runDumpLog(args);
 }
 
+/** The server.properties of an Apache Kafka 4.4 combined node on this config's data dirs, on stdout. */
+async function kafkaConfigCommand(args: string[]): Promise<void> {
+  let controllerPort: number | undefined;
+  const { file, overrides } = parseStartArgs(args, {
+    '--controller-port': (value) => {
+      if (value === undefined || !/^\d+$/.test(value) || Number(value) > 65535) fail(`--controller-port expects a port\n${USAGE}`, 2);
+      controllerPort = Number(value);
+    },
+  });
+  const { kafkaServerProperties } = await import('./tools/kafka-config-cli.js');
+  const lines = kafkaServerProperties(loadConfig(file, overrides), controllerPort).map(([k, v]) => `${k}=${v}`);
+  process.stdout.write(`# Apache Kafka 4.4 combined node on kafkite's data (kafkite kafka-config)\n${lines.join('\n')}\n`);
+}
+
 async function lookupCommand(args: string[]): Promise<void> {
   const { runLookup } = await import('./tools/lookup-cli.js');
   await runLookup(args);
 }
 
-const COMMANDS: Record<string, (args: string[]) => Promise<void>> = { start, 'dump-log': dumpLogCommand, lookup: lookupCommand };
+const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
+  start, 'dump-log': dumpLogCommand, 'kafka-config': kafkaConfigCommand, lookup: lookupCommand,
+};
 
 export function main(argv: string[]): void {
   const [command, ...rest] = argv;

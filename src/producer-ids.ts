@@ -1,17 +1,49 @@
 // Hands out producer ids for InitProducerId. Ids must never repeat across restarts (idempotence state
-// is keyed by them), so blocks of ids are reserved on disk before any id in them is given out.
+// is keyed by them), so blocks of ids are reserved on disk before any id in them is given out: in the metadata
+// log as Kafka's controller reserves them (ProducerIdsRecord, whose nextProducerId is the reserved end), and in a
+// small file, written synchronously, so that the reservation is durable before the first id of the block goes out.
 import { existsSync, readFileSync } from 'node:fs';
+import type { Logger } from 'pino';
 import { writeFileAtomically } from '../storage/checkpoint-file.js';
+import type { ClusterMetadataLog } from './metadata/cluster-metadata-log.js';
+import type { MetadataRecord } from './metadata/metadata-frame.js';
+import { metadataRecord, readMetadataRecord, recordTypeOf } from './metadata/metadata-records.js';
 
 const BLOCK_SIZE = 1000;
+
+function readFile(file: string): number {
+  const reserved = existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : 0;
+  return Number.isSafeInteger(reserved) && reserved > 0 ? reserved : 0;
+}
+
+function producerIdsRecord(brokerId: number, brokerEpoch: number, nextProducerId: number): MetadataRecord {
+  return metadataRecord('ProducerIdsRecord', 0, { brokerId, brokerEpoch, nextProducerId });
+}
+
+/** The reservation a data dir made before the metadata log held it, as a record for that log (none when nothing was reserved). */
+export function legacyProducerIdsRecords(file: string, brokerId: number): MetadataRecord[] {
+  const reserved = readFile(file);
+  return reserved > 0 ? [producerIdsRecord(brokerId, -1, reserved)] : [];
+}
 
 export class ProducerIdManager {
   private next: number;
   private blockEnd: number;
+  /** The broker epoch the reservations are made under (its registration's offset). */
+  brokerEpoch = -1;
 
-  constructor(private readonly file: string) {
-    const reserved = existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : 0;
-    this.next = Number.isSafeInteger(reserved) && reserved > 0 ? reserved : 0;
+  constructor(
+    private readonly file: string,
+    private readonly metadataLog: ClusterMetadataLog,
+    private readonly brokerId: number,
+    private readonly log: Logger,
+  ) {
+    const type = recordTypeOf('ProducerIdsRecord');
+    let replayed = 0;
+    for (const r of metadataLog.records()) {
+      if (r.type === type) replayed = Math.max(replayed, readMetadataRecord<{ nextProducerId: number }>('ProducerIdsRecord', r).nextProducerId);
+    }
+    this.next = Math.max(readFile(file), replayed);
     this.blockEnd = this.next;
   }
 
@@ -23,6 +55,9 @@ export class ProducerIdManager {
   /** Durable, directory included, before any id of the block is given out: an OS crash cannot bring back an older end. */
   private reserve(end: number): void {
     writeFileAtomically(this.file, `${end}\n`);
+    this.metadataLog.append([producerIdsRecord(this.brokerId, this.brokerEpoch, end)]).catch((err) => {
+      this.log.error({ err, nextProducerId: end }, 'cannot write a ProducerIdsRecord to the metadata log');
+    });
     this.blockEnd = end;
   }
 }

@@ -81,6 +81,7 @@ export class KafkiteServer {
         port: advertised.port === 0 || advertised === l ? l.boundPort : advertised.port,
       };
     });
+    await broker.register();
     log.info(
       {
         listeners: bound.map((l) => `${l.name}://${l.host}:${l.boundPort}`),

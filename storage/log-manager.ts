@@ -19,7 +19,6 @@ import {
   DELETE_DIR_SUFFIX,
   LOG_FILE_SUFFIX,
   LOG_START_OFFSET_CHECKPOINT_FILE,
-  META_PROPERTIES_FILE,
   RECOVERY_POINT_CHECKPOINT_FILE,
   logDirName,
   parseLogDirName,
@@ -173,12 +172,8 @@ export class LogManager {
 
   private scanLogDir(logDir: string): void {
     fs.mkdirSync(logDir, { recursive: true });
-    const metaFile = path.join(logDir, META_PROPERTIES_FILE);
     const entries = fs.readdirSync(logDir, { withFileTypes: true });
-    if (!fs.existsSync(metaFile) && entries.some((e) => parseLogDirName(e.name) !== null)) {
-      this.opts.logger.warn(`${metaFile} is missing in a log dir holding partitions; writing a new one for cluster ${this.opts.clusterId}`);
-    }
-    ensureMetaProperties(logDir, this.opts.clusterId, this.opts.nodeId);
+    ensureMetaProperties(logDir, this.opts.clusterId, this.opts.nodeId, (message) => this.opts.logger.warn(message));
     const marker = path.join(logDir, CLEAN_SHUTDOWN_FILE);
     this.hadCleanShutdown.set(logDir, fs.existsSync(marker));
     const recoveryPoints = this.readCheckpoint(path.join(logDir, RECOVERY_POINT_CHECKPOINT_FILE));
@@ -493,6 +488,13 @@ export class LogManager {
   hasLog(topic: string, partition: number): boolean {
     const name = logDirName(topic, partition);
     return this.logs.has(name) || this.unloaded.has(name);
+  }
+
+  /** The log dir holding the partition's log (loaded or not), for its PartitionRecord's directory. */
+  logDirOfPartition(topic: string, partition: number): string | undefined {
+    const name = logDirName(topic, partition);
+    const log = this.logs.get(name);
+    return log ? this.logDirOf.get(log) : this.unloaded.get(name)?.logDir;
   }
 
   /** Whether the partition's log is offline, without loading it. */

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomically } from './checkpoint-file.js';
 import { KafkaStorageError } from './errors.js';
-import { META_PROPERTIES_FILE, PARTITION_METADATA_FILE } from './log-file-names.js';
+import { META_PROPERTIES_FILE, PARTITION_METADATA_FILE, parseLogDirName } from './log-file-names.js';
 
 export interface MetaProperties {
   clusterId: string;
@@ -17,7 +17,8 @@ function uuidToBase64(hex: string): string {
   return Buffer.from(hex, 'hex').toString('base64url');
 }
 
-function uuidFromBase64(text: string): string {
+/** Kafka's Uuid.fromString: 32 hex of its URL-safe base64 form. */
+export function uuidFromBase64(text: string): string {
   return Buffer.from(text, 'base64url').toString('hex');
 }
 
@@ -32,8 +33,11 @@ function parseProperties(text: string): Map<string, string> {
   return out;
 }
 
-/** Reads the log dir's meta.properties, writing a new one (with a fresh directory.id) for a new dir; a dir of another cluster or node is refused. */
-export function ensureMetaProperties(logDir: string, clusterId: string, nodeId: number): MetaProperties {
+/**
+ * Reads the log dir's meta.properties, writing a new one (with a fresh directory.id) for a new dir; a dir of another
+ * cluster or node is refused. `warn` hears of a new one written in a dir that already holds partitions.
+ */
+export function ensureMetaProperties(logDir: string, clusterId: string, nodeId: number, warn?: (message: string) => void): MetaProperties {
   const file = path.join(logDir, META_PROPERTIES_FILE);
   if (fs.existsSync(file)) {
     const props = parseProperties(fs.readFileSync(file, 'utf8'));
@@ -42,6 +46,9 @@ export function ensureMetaProperties(logDir: string, clusterId: string, nodeId: 
     if (found !== clusterId) throw new KafkaStorageError(`${file} has cluster.id ${found}, expected ${clusterId}`);
     if (foundNode !== undefined && Number(foundNode) !== nodeId) throw new KafkaStorageError(`${file} has node.id ${foundNode}, expected ${nodeId}`);
     return { clusterId, nodeId, directoryId: props.get('directory.id') ?? '' };
+  }
+  if (warn && fs.readdirSync(logDir).some((name) => parseLogDirName(name) !== null)) {
+    warn(`${file} is missing in a log dir holding partitions; writing a new one for cluster ${clusterId}`);
   }
   const directoryId = crypto.randomBytes(16).toString('base64url');
   const text = `#\n#${new Date().toString()}\nnode.id=${nodeId}\ndirectory.id=${directoryId}\nversion=1\ncluster.id=${clusterId}\n`;
@@ -59,4 +66,16 @@ export function readPartitionMetadata(partitionDir: string): string | null {
   if (!fs.existsSync(file)) return null;
   const match = /topic_id:\s*(\S+)/.exec(fs.readFileSync(file, 'utf8'));
   return match ? uuidFromBase64(match[1]) : null;
+}
+
+/** The cluster id the log dirs were formatted with (meta.properties), if any. */
+export function readClusterId(logDirs: readonly string[]): string | undefined {
+  for (const dir of logDirs) {
+    const file = path.join(dir, META_PROPERTIES_FILE);
+    if (fs.existsSync(file)) {
+      const clusterId = parseProperties(fs.readFileSync(file, 'utf8')).get('cluster.id');
+      if (clusterId) return clusterId;
+    }
+  }
+  return undefined;
 }

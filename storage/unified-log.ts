@@ -83,6 +83,8 @@ export interface UnifiedLogOptions {
    * with other partitions'. Without it the log group-commits on its own, an fdatasync per file.
    */
   commitRound?: (log: UnifiedLog) => Promise<void>;
+  /** The leader epoch batches are stamped with (LEADER_EPOCH unless given: KRaft's metadata log has its quorum's epoch). */
+  leaderEpoch?: number;
 }
 
 /** See UnifiedLog.retentionSummary. */
@@ -137,6 +139,7 @@ export class UnifiedLog implements Flushable {
   private readonly onResourceError: (error: StorageResourceError) => void;
   private readonly checkFreeSpace: (bytes: number) => void;
   private readonly commitRound: ((log: UnifiedLog) => Promise<void>) | null;
+  private readonly leaderEpoch: number;
   /** Set when its log dir failed: every append, read and flush answers KAFKA_STORAGE_ERROR. */
   private offlineReason: string | null = null;
 
@@ -154,6 +157,7 @@ export class UnifiedLog implements Flushable {
     this.onResourceError = opts.onResourceError ?? (() => {});
     this.checkFreeSpace = opts.checkFreeSpace ?? (() => {});
     this.commitRound = opts.commitRound ?? null;
+    this.leaderEpoch = opts.leaderEpoch ?? LEADER_EPOCH;
     this.leaderEpochCache = new LeaderEpochFileCache(new LeaderEpochCheckpointFile(path.join(opts.dir, LEADER_EPOCH_CHECKPOINT_FILE)));
   }
 
@@ -273,9 +277,11 @@ export class UnifiedLog implements Flushable {
     this.recoveryPoint_ = this.nextOffset;
     this.logStartOffset_ = Math.min(Math.max(opts.logStartOffset, this.segments.firstSegment!.baseOffset), this.nextOffset);
     this.loadProducerState(lostTxnIndexes);
-    if (this.leaderEpochCache.latestEpoch < 0) this.leaderEpochCache.assign(LEADER_EPOCH, this.logStartOffset_);
     this.leaderEpochCache.truncateFromStart(this.logStartOffset_);
     this.leaderEpochCache.truncateFromEnd(this.nextOffset);
+    // A new epoch (KRaft's metadata log after a leader change) starts at the log end.
+    const latestEpoch = this.leaderEpochCache.latestEpoch;
+    if (latestEpoch < this.leaderEpoch) this.leaderEpochCache.assign(this.leaderEpoch, latestEpoch < 0 ? this.logStartOffset_ : this.nextOffset);
   }
 
   /** After a clean shutdown the active segment must end with a complete batch; if not, it is recovered. */
@@ -462,7 +468,7 @@ export class UnifiedLog implements Flushable {
       baseSequence: NO_SEQUENCE,
       isTransactional: true,
       isControl: true,
-      partitionLeaderEpoch: LEADER_EPOCH,
+      partitionLeaderEpoch: this.leaderEpoch,
     });
     const result = this.append(records, now, 'coordinator', transactionVersion, { commit, coordinatorEpoch });
     this.onTransactionMarker();
@@ -507,7 +513,7 @@ export class UnifiedLog implements Flushable {
     const appended: AppendedBatch[] = [];
     for (const batch of batches) {
       batch.setBaseOffset(offset);
-      batch.setPartitionLeaderEpoch(LEADER_EPOCH);
+      batch.setPartitionLeaderEpoch(this.leaderEpoch);
       if (logAppendTime) batch.setLogAppendTime(now);
       const ts = batch.maxTimestamp;
       if (ts > maxTimestamp) maxTimestamp = ts;

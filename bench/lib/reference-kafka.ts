@@ -182,7 +182,7 @@ async function serverProperties(given: string[], logDir: string): Promise<{ line
 }
 
 /** Ready once Metadata lists this node as a broker (it has registered with its controller and is unfenced). */
-async function waitUntilServing(port: number, timeoutMs: number): Promise<void> {
+export async function waitUntilServing(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

@@ -1,6 +1,6 @@
 // Loading Kafka's JSON message definitions (JSON with `//` line comments) from the jars Kafka ships them in
 // (test/kafka/lib, fetched by scripts/kafka-jars.mjs): the protocol from kafka-clients, the records Kafka
-// writes into its own logs from the metadata, raft and coordinator jars.
+// writes into its own logs from the metadata, raft and coordinator jars (and KRaft's control records from kafka-clients).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJarEntries } from './jar.js';
@@ -66,13 +66,19 @@ const EXTRA_SPECS = new Set([
   'ConsumerProtocolAssignment.json',
 ]);
 
-/** Jars holding record definitions, and the folder of each that holds them (found with `jar tf`). */
-const RECORD_JARS: ReadonlyArray<{ artifact: string; folder: string }> = [
+/** Jars holding record definitions, the folder of each that holds them (found with `jar tf`), and which of its specs (all by default). */
+const RECORD_JARS: ReadonlyArray<{ artifact: string; folder: string; only?: ReadonlySet<string> }> = [
   { artifact: 'kafka-metadata', folder: 'common/metadata/' },
   { artifact: 'kafka-raft', folder: 'common/message/' },
   { artifact: 'kafka-group-coordinator', folder: 'common/message/' },
   { artifact: 'kafka-transaction-coordinator', folder: 'common/message/' },
   { artifact: 'kafka-share-coordinator', folder: 'common/message/' },
+  // KRaft's control records (ControlRecordUtils), which live beside the protocol's messages in kafka-clients.
+  {
+    artifact: 'kafka-clients',
+    folder: 'common/message/',
+    only: new Set(['LeaderChangeMessage.json', 'SnapshotHeaderRecord.json', 'SnapshotFooterRecord.json', 'KRaftVersionRecord.json', 'VotersRecord.json']),
+  },
 ];
 
 /** The one jar of `artifact` in `lib` (any version: the pom decides which). */
@@ -130,7 +136,7 @@ export function loadMessageSpecs(lib: string): MessageSpec[] {
 
 /** Every record spec of the metadata, raft and coordinator jars, sorted by name. */
 export function loadRecordSpecs(lib: string): MessageSpec[] {
-  const specs = RECORD_JARS.flatMap(({ artifact, folder }) => specsIn(jarOf(lib, artifact), folder, () => true));
+  const specs = RECORD_JARS.flatMap(({ artifact, folder, only }) => specsIn(jarOf(lib, artifact), folder, (file) => only?.has(file) ?? true));
   const names = new Set(specs.map((s) => s.name));
   if (names.size !== specs.length) throw new Error('two record specs share a name');
   return specs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -180,7 +180,7 @@ export function registerConsoleApi(app: FastifyInstance, opts: ConsoleApiOptions
       if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${request.params.name} does not exist.`);
       const next: Record<string, string> = { ...topic.configs, ...(request.body?.set ?? {}) };
       for (const key of request.body?.delete ?? []) delete next[key];
-      broker.alterTopicConfigs(topic.name, next, false);
+      await broker.alterTopicConfigs(topic.name, next, false);
       return { configs: next };
     }),
   );

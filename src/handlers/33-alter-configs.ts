@@ -31,7 +31,7 @@ export const handler: Handler<AlterConfigsRequest, AlterConfigsResponse> = {
             return answer(ErrorCode.NONE);
           }
           if (r.resourceType !== ResourceType.TOPIC) return answer(ErrorCode.INVALID_REQUEST, `Unsupported resource type ${r.resourceType}`);
-          ctx.broker.alterTopicConfigs(r.resourceName, overrides, request.validateOnly);
+          await ctx.broker.alterTopicConfigs(r.resourceName, overrides, request.validateOnly);
           return answer(ErrorCode.NONE);
         } catch (err) {
           if (!(err instanceof KafkaError)) throw err;

@@ -63,7 +63,7 @@ async function alter(r: IncrementalAlterConfigsRequest['resources'][number], val
       if (!topic) throw new KafkaError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${r.resourceName} does not exist.`);
       const effective = (name: string) => broker.config.describeTopicConfig(topic.configs).find((e) => e.name === name)?.value ?? undefined;
       const next = apply(new Map(Object.entries(topic.configs)), r.configs, (n) => topicConfigDef(n)?.type, 'topic', effective);
-      broker.alterTopicConfigs(topic.name, Object.fromEntries(next), validateOnly);
+      await broker.alterTopicConfigs(topic.name, Object.fromEntries(next), validateOnly);
       return;
     }
     case ResourceType.BROKER: {

@@ -1,56 +1,36 @@
-// The cluster metadata log (KRaft's __cluster_metadata-0): SCRAM credentials, ACLs, client quotas and dynamic
-// configs, as Kafka's metadata records, byte for byte. Each record has a null key and a value framed as Kafka's
-// MetadataRecordSerde (AbstractApiMessageSerde) frames it: unsigned varint frame version, unsigned varint record
-// type (the spec's apiKey), unsigned varint record version, then the record's fields in that version's encoding.
-// Bodies are encoded by each record's user (e.g. src/security/acls.ts); this module only frames and stores them.
-// kafkite keeps the whole log (no snapshots): it is small and replayed once at start-up.
-import { readSync } from 'node:fs';
+// The cluster metadata log (KRaft's __cluster_metadata-0) as a combined KRaft node of one voter keeps it: the one
+// source of truth for features, the broker's registration, topics and partitions, configs, producer id blocks,
+// SCRAM credentials, ACLs and client quotas, replayed at start-up. Raft's framing is Kafka's: batches carry the
+// quorum's leader epoch, the epoch opens with a LeaderChange control batch, `quorum-state` names this node leader,
+// and the bootstrap checkpoint (00000000000000000000-0000000000.checkpoint) holds what `kafka-storage format`
+// writes. Record bodies are encoded by each record's owner; this module frames, stores and replays them.
+// kafkite keeps the whole log (no snapshots past the bootstrap one): it is small and replayed once at start-up.
+import { existsSync, mkdirSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { Reader, Writer } from '../../protocol/primitives.js';
 import { batchesIn } from '../../protocol/records/batch-header.js';
 import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js';
+import { writeFileAtomically } from '../../storage/checkpoint-file.js';
 import type { LogConfig } from '../../storage/log-config.js';
 import { CLUSTER_METADATA_TOPIC, CLUSTER_METADATA_TOPIC_ID, logDirName } from '../../storage/log-file-names.js';
 import { readPartitionMetadata, writePartitionMetadata } from '../../storage/meta-properties.js';
+import { readQuorumState, writeQuorumState } from '../../storage/quorum-state.js';
 import { UnifiedLog } from '../../storage/unified-log.js';
+import { bootstrapRecords, bootstrapTransaction } from './bootstrap-metadata.js';
+import { leaderChangeBatch } from './control-records.js';
+import { frameMetadataRecord, unframeMetadataRecord, type MetadataRecord } from './metadata-frame.js';
+import { readMetadataRecord, recordTypeOf } from './metadata-records.js';
+import { writeSnapshot } from './snapshot-writer.js';
 
-/** MetadataRecordSerde's DEFAULT_FRAME_VERSION. */
-const METADATA_FRAME_VERSION = 1;
-
-export interface MetadataRecord {
-  /** The record spec's apiKey (e.g. 6 = AccessControlEntryRecord). */
-  readonly type: number;
-  readonly version: number;
-  readonly body: Buffer;
-}
-
-/** A record in the metadata log that cannot be unframed (a frame version this code does not know, a cut value). */
-class MetadataRecordError extends Error {
-  override name = 'MetadataRecordError';
-}
+/** A leader's first epoch: KafkaRaftClient's first election moves the quorum from epoch 0 to 1. */
+const FIRST_EPOCH = 1;
+/**
+ * The log as kafkite kept it before KRaft's framing (security records only), kept as a file beside the
+ * partition dirs (Kafka loads directories only) until the log is rewritten in its new form.
+ */
+export const PRE_KRAFT_BACKUP_FILE = 'kafkite-cluster-metadata-pre-kraft.log';
 
 const READ_CHUNK_BYTES = 1024 * 1024;
-
-function frameMetadataRecord(r: MetadataRecord): Buffer {
-  const w = new Writer(r.body.length + 8);
-  w.uvarint(METADATA_FRAME_VERSION).uvarint(r.type).uvarint(r.version).raw(r.body);
-  return w.toBuffer();
-}
-
-export function unframeMetadataRecord(value: Buffer): MetadataRecord {
-  try {
-    const r = new Reader(value);
-    const frameVersion = r.uvarint();
-    if (frameVersion !== METADATA_FRAME_VERSION) throw new MetadataRecordError(`unknown metadata frame version ${frameVersion}`);
-    const type = r.uvarint();
-    const version = r.uvarint();
-    return { type, version, body: value.subarray(r.offset) };
-  } catch (err) {
-    if (err instanceof MetadataRecordError) throw err;
-    throw new MetadataRecordError(`cannot unframe a metadata record: ${(err as Error).message}`);
-  }
-}
 
 export interface ClusterMetadataLogOptions {
   /** metadata.log.dir, else the first of log.dirs (Kafka's KafkaConfig.metadataLogDir). */
@@ -58,28 +38,102 @@ export interface ClusterMetadataLogOptions {
   /** The broker's log defaults; retention never runs on this log (it is not in the LogManager). */
   config: LogConfig;
   logger: Logger;
+  /** This node: the quorum's only voter, and its leader. */
+  nodeId: number;
+  /** Records a new log starts with after the bootstrap ones: what kafkite kept outside the log before (see legacy-topics.ts). */
+  initialRecords?: () => MetadataRecord[];
+}
+
+/** The metadata records of record batches (control batches carry none). */
+function* recordsIn(buf: Buffer): Iterable<MetadataRecord> {
+  for (const header of batchesIn(buf)) {
+    if (header.isControl) continue;
+    const { records } = decodeBatch(buf.subarray(header.pos, header.pos + header.sizeInBytes));
+    for (const r of records) if (r.value !== null) yield unframeMetadataRecord(r.value);
+  }
+}
+
+function loadLog(dir: string, opts: ClusterMetadataLogOptions, epoch: number): UnifiedLog {
+  const log = UnifiedLog.load({
+    dir,
+    topic: CLUSTER_METADATA_TOPIC,
+    partition: 0,
+    topicId: CLUSTER_METADATA_TOPIC_ID,
+    config: opts.config,
+    logger: opts.logger,
+    // It has no entry in the log dir's checkpoints: validate every batch on each start (the log is small), truncating
+    // a torn tail as Kafka's log recovery does.
+    recoveryPoint: 0,
+    logStartOffset: 0,
+    hadCleanShutdown: false,
+    leaderEpoch: epoch,
+  });
+  // Kafka's KafkaMetadataLog opens this log with the metadata topic's fixed id, which its UnifiedLog keeps in partition.metadata.
+  if (readPartitionMetadata(log.dir) !== CLUSTER_METADATA_TOPIC_ID) writePartitionMetadata(log.dir, CLUSTER_METADATA_TOPIC_ID);
+  return log;
 }
 
 export class ClusterMetadataLog {
-  private constructor(private readonly log: UnifiedLog) {}
+  private constructor(
+    private readonly log: UnifiedLog,
+    /** The raft leader epoch of this node's term. */
+    readonly epoch: number,
+  ) {}
 
-  /** Opens (creating if needed) `<dir>/__cluster_metadata-0`, recovering any torn tail a crash left. */
-  static open(opts: ClusterMetadataLogOptions): ClusterMetadataLog {
-    const log = UnifiedLog.load({
-      dir: join(opts.dir, logDirName(CLUSTER_METADATA_TOPIC, 0)),
-      topic: CLUSTER_METADATA_TOPIC,
-      partition: 0,
-      topicId: CLUSTER_METADATA_TOPIC_ID,
-      config: opts.config,
-      logger: opts.logger,
-      // It has no entry in the log dir's checkpoints: validate every batch on each start (the log is small).
-      recoveryPoint: 0,
-      logStartOffset: 0,
-      hadCleanShutdown: false,
-    });
-    // Kafka's KafkaMetadataLog opens this log with the metadata topic's fixed id, which its UnifiedLog keeps in partition.metadata.
-    if (readPartitionMetadata(log.dir) !== CLUSTER_METADATA_TOPIC_ID) writePartitionMetadata(log.dir, CLUSTER_METADATA_TOPIC_ID);
-    return new ClusterMetadataLog(log);
+  /**
+   * Opens (creating if needed) `<dir>/__cluster_metadata-0`, recovering any torn tail a crash left. A new log gets
+   * raft's opening (quorum-state, bootstrap checkpoint, LeaderChange, the bootstrap records); a log kafkite wrote
+   * before it had them is rewritten with them, its records kept (see upgrade).
+   */
+  static async open(opts: ClusterMetadataLogOptions): Promise<ClusterMetadataLog> {
+    const dir = join(opts.dir, logDirName(CLUSTER_METADATA_TOPIC, 0));
+    mkdirSync(dir, { recursive: true });
+    const quorum = readQuorumState(dir);
+    const epoch = quorum?.leaderEpoch ?? FIRST_EPOCH;
+    const metadataLog = new ClusterMetadataLog(loadLog(dir, opts, epoch), epoch);
+    if (metadataLog.hasMetadataVersion() && !existsSync(join(opts.dir, PRE_KRAFT_BACKUP_FILE))) return metadataLog;
+    return metadataLog.upgrade(dir, opts);
+  }
+
+  /**
+   * Writes the log's opening, keeping the records of a log kafkite wrote before KRaft's framing: they are first
+   * saved to PRE_KRAFT_BACKUP_FILE, the log is rewritten, then the file goes. A crash in between leaves the file,
+   * from which the next start rewrites again: nothing is lost, and no record is written twice.
+   */
+  private async upgrade(dir: string, opts: ClusterMetadataLogOptions): Promise<ClusterMetadataLog> {
+    const backup = join(opts.dir, PRE_KRAFT_BACKUP_FILE);
+    let kept: MetadataRecord[];
+    if (existsSync(backup)) {
+      kept = [...recordsIn(readFileSync(backup))];
+    } else {
+      const bytes = this.readAll();
+      kept = [...recordsIn(bytes)];
+      if (kept.length > 0) writeFileAtomically(backup, bytes);
+    }
+    let log = this.log;
+    if (log.logEndOffset > 0) {
+      log.closeAndDelete();
+      rmSync(dir, { recursive: true, force: true });
+      log = loadLog(dir, opts, this.epoch);
+    }
+    const now = Date.now();
+    for (const f of readdirSync(dir)) if (f.endsWith('.checkpoint')) rmSync(join(dir, f));
+    writeSnapshot(dir, 0, 0, bootstrapRecords(), now);
+    writeQuorumState(dir, { leaderId: opts.nodeId, leaderEpoch: this.epoch, votedId: -1, appliedOffset: 0, voters: [opts.nodeId] });
+    log.appendAsLeader(leaderChangeBatch(opts.nodeId, this.epoch, now), now, 'coordinator');
+    const upgraded = new ClusterMetadataLog(log, this.epoch);
+    await upgraded.append([...bootstrapTransaction(bootstrapRecords()), ...(opts.initialRecords?.() ?? []), ...kept]);
+    rmSync(backup, { force: true });
+    if (kept.length > 0) opts.logger.info({ records: kept.length }, 'cluster metadata log rewritten in KRaft form, its records kept');
+    return upgraded;
+  }
+
+  private hasMetadataVersion(): boolean {
+    const type = recordTypeOf('FeatureLevelRecord');
+    for (const r of this.records()) {
+      if (r.type === type && readMetadataRecord<{ name: string }>('FeatureLevelRecord', r).name === 'metadata.version') return true;
+    }
+    return false;
   }
 
   get dir(): string {
@@ -90,8 +144,9 @@ export class ClusterMetadataLog {
     return this.log.logEndOffset;
   }
 
-  /** Every record in log order, for replay at start-up. */
-  *records(): Iterable<MetadataRecord> {
+  /** The log's batches from its start, as they are on disk. */
+  private readAll(): Buffer {
+    const chunks: Buffer[] = [];
     let offset = this.log.logStartOffset;
     while (offset < this.log.logEndOffset) {
       const { slices } = this.log.read(offset, READ_CHUNK_BYTES, true);
@@ -101,29 +156,33 @@ export class ClusterMetadataLog {
         readSync(slice.fd, buf, 0, slice.length, slice.position);
         for (const header of batchesIn(buf)) {
           lastOffset = header.lastOffset;
-          // Control batches (KRaft's LeaderChange, snapshot markers) carry no metadata records.
-          if (header.isControl || header.lastOffset < offset) continue;
-          const { records } = decodeBatch(buf.subarray(header.pos, header.pos + header.sizeInBytes));
-          for (const r of records) {
-            if (r.offset >= offset && r.value !== null) yield unframeMetadataRecord(r.value);
-          }
+          if (header.lastOffset >= offset) chunks.push(buf.subarray(header.pos, header.pos + header.sizeInBytes));
         }
       }
       if (lastOffset < offset) break;
       offset = lastOffset + 1;
     }
+    return Buffer.concat(chunks);
   }
 
-  /** Appends the records as one batch (all or nothing, as a KRaft atomic batch) and fsyncs before resolving. */
-  async append(records: ReadonlyArray<MetadataRecord>): Promise<void> {
-    if (records.length === 0) return;
+  /** Every record in log order, for replay at start-up. */
+  records(): Iterable<MetadataRecord> {
+    return recordsIn(this.readAll());
+  }
+
+  /**
+   * Appends the records as one batch (all or nothing, as a KRaft atomic batch) at once, and resolves once they
+   * are fsynced. The offset of the first record is `logEndOffset` before the call.
+   */
+  append(records: ReadonlyArray<MetadataRecord>): Promise<void> {
+    if (records.length === 0) return Promise.resolve();
     const now = Date.now();
     const batch = encodeBatch({
       baseOffset: 0,
       records: records.map((r, i) => ({ offset: i, timestamp: now, key: null, value: frameMetadataRecord(r), headers: [] })),
     });
     this.log.appendAsLeader(batch, now, 'coordinator');
-    await this.log.flush();
+    return this.log.flush();
   }
 
   async close(): Promise<void> {

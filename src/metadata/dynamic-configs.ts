@@ -5,7 +5,8 @@
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../../config/broker-config.js';
 import { Reader, Writer } from '../../protocol/primitives.js';
-import type { ClusterMetadataLog, MetadataRecord } from './cluster-metadata-log.js';
+import type { ClusterMetadataLog } from './cluster-metadata-log.js';
+import type { MetadataRecord } from './metadata-frame.js';
 import { ResourceType } from './config-resources.js';
 import { validateGroupConfigs } from './group-configs.js';
 

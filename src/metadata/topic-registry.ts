@@ -1,13 +1,13 @@
-// The cluster's topics (name, id, partition count, config overrides). On a Kafka cluster this lives
-// in the controller's metadata log; on one node a small JSON file beside the partition directories is enough.
+// The cluster's topics (name, id, partition count, config overrides), replayed from the metadata log's
+// TopicRecord, PartitionRecord, ConfigRecord (resource type TOPIC) and RemoveTopicRecord, and changed by appending
+// them, as a KRaft controller's ReplicationControlManager writes them for a topic on one broker.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Logger } from 'pino';
-import { DELETE_DIR_SUFFIX, META_PROPERTIES_FILE, parseLogDirName } from '../../storage/log-file-names.js';
-import { writeFileAtomically } from '../../storage/checkpoint-file.js';
-import { readPartitionMetadata } from '../../storage/meta-properties.js';
+import type { PartitionRecord } from '../../protocol/generated/records/PartitionRecord.js';
 import { KafkaError, ErrorCode } from '../errors.js';
+import type { ClusterMetadataLog } from './cluster-metadata-log.js';
+import { ResourceType } from './config-resources.js';
+import type { MetadataRecord } from './metadata-frame.js';
+import { metadataRecord, readMetadataRecord, recordTypeOf } from './metadata-records.js';
 
 export interface TopicInfo {
   readonly name: string;
@@ -42,85 +42,88 @@ export function newTopicId(): string {
   }
 }
 
-/** How to rebuild a registry file that cannot be read: from the partition directories of the log dirs. */
-export interface RegistryRecovery {
-  logDirs: readonly string[];
-  log: Logger;
-  /** Config overrides a rebuilt topic gets (those the broker itself sets, e.g. for __consumer_offsets). */
-  configsFor(topic: string): Record<string, string>;
+/** Where a partition's replica lives: this node, in the log dir of the given directory id (32 hex). */
+export interface Placement {
+  readonly nodeId: number;
+  directoryOf(topic: string, partition: number): string;
 }
+
+/** PartitionRecord version 1 (directory assignment, metadata.version 3.7-IV2 on; version 2 needs ELR, which is off). */
+const PARTITION_RECORD_VERSION = 1;
+
+function partitionRecord(topic: TopicInfo, partition: number, placement: Placement): MetadataRecord {
+  const replicas = [placement.nodeId];
+  const record: PartitionRecord = {
+    partitionId: partition, topicId: topic.topicId, replicas, isr: replicas, removingReplicas: [], addingReplicas: [],
+    leader: placement.nodeId, leaderRecoveryState: 0, leaderEpoch: 0, partitionEpoch: 0,
+    directories: [placement.directoryOf(topic.name, partition)], eligibleLeaderReplicas: null, lastKnownElr: null,
+  };
+  return metadataRecord('PartitionRecord', PARTITION_RECORD_VERSION, record);
+}
+
+function topicConfigRecord(topic: string, name: string, value: string | null): MetadataRecord {
+  return metadataRecord('ConfigRecord', 0, { resourceType: ResourceType.TOPIC, resourceName: topic, name, value });
+}
+
+/** The records of a topic's creation, in the order Kafka's controller writes them. */
+export function topicCreationRecords(topic: TopicInfo, placement: Placement): MetadataRecord[] {
+  return [
+    metadataRecord('TopicRecord', 0, { name: topic.name, topicId: topic.topicId }),
+    ...Object.entries(topic.configs).map(([k, v]) => topicConfigRecord(topic.name, k, v)),
+    ...Array.from({ length: topic.partitions }, (_, p) => partitionRecord(topic, p, placement)),
+  ];
+}
+
+const TOPIC = recordTypeOf('TopicRecord');
+const PARTITION = recordTypeOf('PartitionRecord');
+const CONFIG = recordTypeOf('ConfigRecord');
+const REMOVE_TOPIC = recordTypeOf('RemoveTopicRecord');
 
 export class TopicRegistry {
   private readonly byName = new Map<string, TopicInfo>();
   private readonly byId = new Map<string, TopicInfo>();
 
   private constructor(
-    private readonly file: string,
-    /** Kafka's cluster id form: a random UUID in URL-safe base64 without padding. */
-    readonly clusterId: string,
+    private readonly metadataLog: ClusterMetadataLog,
+    private readonly placement: Placement,
   ) {}
 
-  /**
-   * Loads the registry. A file that cannot be parsed (damaged outside kafkite: writes are atomic) is
-   * moved aside to `<file>.corrupt` and rebuilt from the log dirs, so the data stays reachable; only
-   * topic config overrides are lost, and the log says which topics lost them.
-   */
-  static loadOrCreate(file: string, recovery: RegistryRecovery): TopicRegistry {
-    if (!existsSync(file)) {
-      const registry = new TopicRegistry(file, clusterIdOf(recovery.logDirs) ?? Buffer.from(newTopicId(), 'hex').toString('base64url'));
-      // Formatted log dirs without a registry: it was deleted, so the topics come back from the directories.
-      if (recovery.logDirs.some((d) => existsSync(join(d, META_PROPERTIES_FILE)))) registry.rebuildFrom(recovery, `${file} is missing`);
-      registry.persist();
-      return registry;
-    }
-    let stored: { clusterId: string; topics: TopicInfo[] };
-    try {
-      stored = JSON.parse(readFileSync(file, 'utf8'));
-      if (typeof stored.clusterId !== 'string' || !Array.isArray(stored.topics)) throw new Error('no clusterId or topics');
-    } catch (err) {
-      const aside = `${file}.corrupt`;
-      renameSync(file, aside);
-      const registry = new TopicRegistry(file, clusterIdOf(recovery.logDirs) ?? Buffer.from(newTopicId(), 'hex').toString('base64url'));
-      registry.rebuildFrom(recovery, `cannot read ${file} (${(err as Error).message}); kept it as ${aside}`);
-      registry.persist();
-      return registry;
-    }
-    const registry = new TopicRegistry(file, stored.clusterId);
-    for (const t of stored.topics) registry.index({ ...t });
+  /** The topics as the metadata log's records leave them. */
+  static replay(metadataLog: ClusterMetadataLog, placement: Placement): TopicRegistry {
+    const registry = new TopicRegistry(metadataLog, placement);
+    for (const r of metadataLog.records()) registry.replayRecord(r);
     return registry;
   }
 
-  /** Every `<topic>-<partition>` directory becomes a topic with partitions up to the highest one found. */
-  private rebuildFrom(recovery: RegistryRecovery, why: string): void {
-    const found = new Map<string, { topicId: string | null; partitions: number }>();
-    for (const logDir of recovery.logDirs) {
-      let entries;
-      try {
-        entries = readdirSync(logDir, { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      for (const entry of entries) {
-        const parsed = entry.isDirectory() && !entry.name.endsWith(DELETE_DIR_SUFFIX) ? parseLogDirName(entry.name) : null;
-        if (parsed === null || invalidTopicNameReason(parsed.topic) !== null) continue;
-        const topic = found.get(parsed.topic) ?? { topicId: null, partitions: 0 };
-        topic.topicId ??= readPartitionMetadata(join(logDir, entry.name));
-        topic.partitions = Math.max(topic.partitions, parsed.partition + 1);
-        found.set(parsed.topic, topic);
-      }
+  private replayRecord(r: MetadataRecord): void {
+    if (r.type === TOPIC) {
+      const t = readMetadataRecord<{ name: string; topicId: string }>('TopicRecord', r);
+      this.index({ name: t.name, topicId: t.topicId, partitions: 0, configs: {} });
+    } else if (r.type === PARTITION) {
+      const p = readMetadataRecord<PartitionRecord>('PartitionRecord', r);
+      const topic = this.byId.get(p.topicId);
+      if (topic) topic.partitions = Math.max(topic.partitions, p.partitionId + 1);
+    } else if (r.type === CONFIG) {
+      const c = readMetadataRecord<{ resourceType: number; resourceName: string; name: string; value: string | null }>('ConfigRecord', r);
+      const topic = c.resourceType === ResourceType.TOPIC ? this.byName.get(c.resourceName) : undefined;
+      if (!topic) return;
+      if (c.value === null) delete topic.configs[c.name];
+      else topic.configs[c.name] = c.value;
+    } else if (r.type === REMOVE_TOPIC) {
+      // A removed topic's configs go with it (Kafka's ConfigurationControlManager.deleteTopicConfigs writes no record).
+      const topic = this.byId.get(readMetadataRecord<{ topicId: string }>('RemoveTopicRecord', r).topicId);
+      if (topic) this.unindex(topic);
     }
-    for (const [name, t] of found) {
-      this.index({ name, topicId: t.topicId ?? newTopicId(), partitions: t.partitions, configs: recovery.configsFor(name) });
-    }
-    recovery.log.warn(
-      { topics: [...found.keys()] },
-      `${why}: rebuilt the topic registry from ${found.size} topic(s) in the log dirs; their config overrides are reset to the defaults`,
-    );
   }
 
   private index(topic: TopicInfo): void {
     this.byName.set(topic.name, topic);
     this.byId.set(topic.topicId, topic);
+  }
+
+  private unindex(topic: TopicInfo): void {
+    this.byName.delete(topic.name);
+    this.byId.delete(topic.topicId);
   }
 
   get(name: string): TopicInfo | undefined {
@@ -144,45 +147,41 @@ export class TopicRegistry {
     return undefined;
   }
 
-  add(topic: TopicInfo): void {
+  /**
+   * Commits a topic whose partitions exist: it is listed at once, and the promise resolves once its records are
+   * durable. A topic missing from the log would have its partition directories taken for leftovers at start-up.
+   */
+  add(topic: TopicInfo): Promise<void> {
     if (this.byName.has(topic.name)) throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${topic.name}' already exists.`);
+    const persisted = this.metadataLog.append(topicCreationRecords(topic, this.placement));
     this.index(topic);
-    this.persist();
+    return persisted;
   }
 
-  remove(name: string): TopicInfo | undefined {
+  async remove(name: string): Promise<TopicInfo | undefined> {
     const topic = this.byName.get(name);
     if (!topic) return undefined;
-    this.byName.delete(name);
-    this.byId.delete(topic.topicId);
-    this.persist();
+    const persisted = this.metadataLog.append([metadataRecord('RemoveTopicRecord', 0, { topicId: topic.topicId })]);
+    this.unindex(topic);
+    await persisted;
     return topic;
   }
 
-  /** Records a change made to a TopicInfo in place (partitions added, configs altered). */
-  update(): void {
-    this.persist();
+  /** Replaces a topic's config overrides: a ConfigRecord per changed key (a null value for a removed one). */
+  setConfigs(topic: TopicInfo, next: Record<string, string>): Promise<void> {
+    const records: MetadataRecord[] = [];
+    for (const [k, v] of Object.entries(next)) if (topic.configs[k] !== v) records.push(topicConfigRecord(topic.name, k, v));
+    for (const k of Object.keys(topic.configs)) if (!(k in next)) records.push(topicConfigRecord(topic.name, k, null));
+    const persisted = this.metadataLog.append(records);
+    topic.configs = { ...next };
+    return persisted;
   }
 
-  /**
-   * A crash leaves the old or the new file, never half of one; and once this returns an OS crash cannot bring
-   * the old one back (the directory is synced after the rename). A topic missing from the file would have
-   * its partition directories removed at start-up as leftovers of a failed creation, data and all.
-   */
-  private persist(): void {
-    writeFileAtomically(this.file, JSON.stringify({ version: 1, clusterId: this.clusterId, topics: [...this.byName.values()] }, null, 2));
+  /** Grows a topic whose new partitions exist to `count` partitions. */
+  addPartitions(topic: TopicInfo, count: number): Promise<void> {
+    const records = Array.from({ length: count - topic.partitions }, (_, i) => partitionRecord(topic, topic.partitions + i, this.placement));
+    const persisted = this.metadataLog.append(records);
+    topic.partitions = count;
+    return persisted;
   }
-}
-
-/** The cluster id the log dirs were formatted with (meta.properties), if any. */
-function clusterIdOf(logDirs: readonly string[]): string | undefined {
-  for (const dir of logDirs) {
-    try {
-      const match = /^cluster\.id=(.+)$/m.exec(readFileSync(join(dir, META_PROPERTIES_FILE), 'utf8'));
-      if (match) return match[1]!.trim();
-    } catch {
-      // No meta.properties in this dir.
-    }
-  }
-  return undefined;
 }

@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../../config/broker-config.js';
 import { ConfigError } from '../../config/broker-config.js';
-import type { ClusterMetadataLog, MetadataRecord } from '../metadata/cluster-metadata-log.js';
+import type { ClusterMetadataLog } from '../metadata/cluster-metadata-log.js';
+import type { MetadataRecord } from '../metadata/metadata-frame.js';
 import {
   ACCESS_CONTROL_ENTRY_RECORD,
   AclOperation,

@@ -14,9 +14,9 @@ const bob = { principalType: 'User', name: 'bob' };
 let dir: string;
 let metadataLog: ClusterMetadataLog;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kafkite-quotas-'));
-  metadataLog = ClusterMetadataLog.open({ dir, config: new BrokerConfig().logConfig({}), logger: pino({ level: 'silent' }) });
+  metadataLog = await ClusterMetadataLog.open({ dir, config: new BrokerConfig().logConfig({}), logger: pino({ level: 'silent' }), nodeId: 1 });
 });
 afterEach(async () => {
   await metadataLog.close();

@@ -16,9 +16,9 @@ const bits = (...ops: number[]) => ops.reduce((m, op) => m | (1 << op), 0);
 let dir: string;
 let metadataLog: ClusterMetadataLog;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kafkite-authorizer-'));
-  metadataLog = ClusterMetadataLog.open({ dir, config: new BrokerConfig().logConfig({}), logger: log });
+  metadataLog = await ClusterMetadataLog.open({ dir, config: new BrokerConfig().logConfig({}), logger: log, nodeId: 1 });
 });
 afterEach(async () => {
   await metadataLog.close();

@@ -27,6 +27,8 @@ import { readFeatureLevelRecord, writeFeatureLevelRecord } from './FeatureLevelR
 import { readFenceBrokerRecord, writeFenceBrokerRecord } from './FenceBrokerRecord.js';
 import { readGroupMetadataKey, writeGroupMetadataKey } from './GroupMetadataKey.js';
 import { readGroupMetadataValue, writeGroupMetadataValue } from './GroupMetadataValue.js';
+import { readKRaftVersionRecord, writeKRaftVersionRecord } from './KRaftVersionRecord.js';
+import { readLeaderChangeMessage, writeLeaderChangeMessage } from './LeaderChangeMessage.js';
 import { readLegacyOffsetCommitKey, writeLegacyOffsetCommitKey } from './LegacyOffsetCommitKey.js';
 import { readLegacyOffsetCommitValue, writeLegacyOffsetCommitValue } from './LegacyOffsetCommitValue.js';
 import { readNoOpRecord, writeNoOpRecord } from './NoOpRecord.js';
@@ -58,6 +60,8 @@ import { readShareSnapshotKey, writeShareSnapshotKey } from './ShareSnapshotKey.
 import { readShareSnapshotValue, writeShareSnapshotValue } from './ShareSnapshotValue.js';
 import { readShareUpdateKey, writeShareUpdateKey } from './ShareUpdateKey.js';
 import { readShareUpdateValue, writeShareUpdateValue } from './ShareUpdateValue.js';
+import { readSnapshotFooterRecord, writeSnapshotFooterRecord } from './SnapshotFooterRecord.js';
+import { readSnapshotHeaderRecord, writeSnapshotHeaderRecord } from './SnapshotHeaderRecord.js';
 import { readStreamsGroupCurrentMemberAssignmentKey, writeStreamsGroupCurrentMemberAssignmentKey } from './StreamsGroupCurrentMemberAssignmentKey.js';
 import { readStreamsGroupCurrentMemberAssignmentValue, writeStreamsGroupCurrentMemberAssignmentValue } from './StreamsGroupCurrentMemberAssignmentValue.js';
 import { readStreamsGroupMemberMetadataKey, writeStreamsGroupMemberMetadataKey } from './StreamsGroupMemberMetadataKey.js';
@@ -77,6 +81,7 @@ import { readUnfenceBrokerRecord, writeUnfenceBrokerRecord } from './UnfenceBrok
 import { readUnregisterBrokerRecord, writeUnregisterBrokerRecord } from './UnregisterBrokerRecord.js';
 import { readUnregisterControllerRecord, writeUnregisterControllerRecord } from './UnregisterControllerRecord.js';
 import { readUserScramCredentialRecord, writeUserScramCredentialRecord } from './UserScramCredentialRecord.js';
+import { readVotersRecord, writeVotersRecord } from './VotersRecord.js';
 import { readZkMigrationStateRecord, writeZkMigrationStateRecord } from './ZkMigrationStateRecord.js';
 
 /** One record definition's versions and codecs. */
@@ -364,6 +369,26 @@ export const RECORD_CODECS: readonly RecordCodec[] = [
     flexibleMin: 4,
     read: readGroupMetadataValue,
     write: writeGroupMetadataValue,
+  },
+  {
+    name: 'KRaftVersionRecord',
+    type: 'data',
+    recordType: null,
+    minVersion: 0,
+    maxVersion: 0,
+    flexibleMin: 0,
+    read: readKRaftVersionRecord,
+    write: writeKRaftVersionRecord,
+  },
+  {
+    name: 'LeaderChangeMessage',
+    type: 'data',
+    recordType: null,
+    minVersion: 0,
+    maxVersion: 1,
+    flexibleMin: 0,
+    read: readLeaderChangeMessage,
+    write: writeLeaderChangeMessage,
   },
   {
     name: 'LegacyOffsetCommitKey',
@@ -676,6 +701,26 @@ export const RECORD_CODECS: readonly RecordCodec[] = [
     write: writeShareUpdateValue,
   },
   {
+    name: 'SnapshotFooterRecord',
+    type: 'data',
+    recordType: null,
+    minVersion: 0,
+    maxVersion: 0,
+    flexibleMin: 0,
+    read: readSnapshotFooterRecord,
+    write: writeSnapshotFooterRecord,
+  },
+  {
+    name: 'SnapshotHeaderRecord',
+    type: 'data',
+    recordType: null,
+    minVersion: 0,
+    maxVersion: 0,
+    flexibleMin: 0,
+    read: readSnapshotHeaderRecord,
+    write: writeSnapshotHeaderRecord,
+  },
+  {
     name: 'StreamsGroupCurrentMemberAssignmentKey',
     type: 'coordinator-key',
     recordType: 22,
@@ -864,6 +909,16 @@ export const RECORD_CODECS: readonly RecordCodec[] = [
     flexibleMin: 0,
     read: readUserScramCredentialRecord,
     write: writeUserScramCredentialRecord,
+  },
+  {
+    name: 'VotersRecord',
+    type: 'data',
+    recordType: null,
+    minVersion: 0,
+    maxVersion: 0,
+    flexibleMin: 0,
+    read: readVotersRecord,
+    write: writeVotersRecord,
   },
   {
     name: 'ZkMigrationStateRecord',

@@ -360,6 +360,34 @@ export const RECORD_SCHEMAS: readonly MessageSchema[] = [
     ],
   },
   {
+    name: 'KRaftVersionRecord',
+    type: 'data',
+    validVersions: '0',
+    flexibleVersions: '0+',
+    fields: [
+      { name: 'Version', type: 'int16', versions: '0+' },
+      { name: 'KRaftVersion', type: 'int16', versions: '0+' },
+    ],
+  },
+  {
+    name: 'LeaderChangeMessage',
+    type: 'data',
+    validVersions: '0-1',
+    flexibleVersions: '0+',
+    fields: [
+      { name: 'Version', type: 'int16', versions: '0+' },
+      { name: 'LeaderId', type: 'int32', versions: '0+' },
+      { name: 'Voters', type: '[]Voter', versions: '0+', fields: [
+        { name: 'VoterId', type: 'int32', versions: '0+' },
+        { name: 'VoterDirectoryId', type: 'uuid', versions: '1+' },
+      ]},
+      { name: 'GrantingVoters', type: '[]Voter', versions: '0+', fields: [
+        { name: 'VoterId', type: 'int32', versions: '0+' },
+        { name: 'VoterDirectoryId', type: 'uuid', versions: '1+' },
+      ]},
+    ],
+  },
+  {
     name: 'LegacyOffsetCommitKey',
     type: 'coordinator-key',
     apiKey: 0,
@@ -799,6 +827,25 @@ export const RECORD_SCHEMAS: readonly MessageSchema[] = [
     ],
   },
   {
+    name: 'SnapshotFooterRecord',
+    type: 'data',
+    validVersions: '0',
+    flexibleVersions: '0+',
+    fields: [
+      { name: 'Version', type: 'int16', versions: '0+' },
+    ],
+  },
+  {
+    name: 'SnapshotHeaderRecord',
+    type: 'data',
+    validVersions: '0',
+    flexibleVersions: '0+',
+    fields: [
+      { name: 'Version', type: 'int16', versions: '0+' },
+      { name: 'LastContainedLogTimestamp', type: 'int64', versions: '0+' },
+    ],
+  },
+  {
     name: 'StreamsGroupCurrentMemberAssignmentKey',
     type: 'coordinator-key',
     apiKey: 22,
@@ -1105,6 +1152,28 @@ export const RECORD_SCHEMAS: readonly MessageSchema[] = [
       { name: 'StoredKey', type: 'bytes', versions: '0+' },
       { name: 'ServerKey', type: 'bytes', versions: '0+' },
       { name: 'Iterations', type: 'int32', versions: '0+' },
+    ],
+  },
+  {
+    name: 'VotersRecord',
+    type: 'data',
+    validVersions: '0',
+    flexibleVersions: '0+',
+    fields: [
+      { name: 'Version', type: 'int16', versions: '0+' },
+      { name: 'Voters', type: '[]Voter', versions: '0+', fields: [
+        { name: 'VoterId', type: 'int32', versions: '0+' },
+        { name: 'VoterDirectoryId', type: 'uuid', versions: '0+' },
+        { name: 'Endpoints', type: '[]Endpoint', versions: '0+', fields: [
+          { name: 'Name', type: 'string', versions: '0+' },
+          { name: 'Host', type: 'string', versions: '0+' },
+          { name: 'Port', type: 'uint16', versions: '0+' },
+        ]},
+        { name: 'KRaftVersionFeature', type: 'KRaftVersionFeature', versions: '0+', fields: [
+          { name: 'MinSupportedVersion', type: 'int16', versions: '0+' },
+          { name: 'MaxSupportedVersion', type: 'int16', versions: '0+' },
+        ]},
+      ]},
     ],
   },
   {
