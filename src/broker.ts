@@ -18,10 +18,13 @@ import { openGroupCoordinator } from './coordinator/open-group-coordinator.js';
 import { openTransactionCoordinator, transactionStateTopicConfigs } from './coordinator/transaction/open-transaction-coordinator.js';
 import { TRANSACTION_STATE_TOPIC_NAME } from './coordinator/transaction/transaction-state-manager.js';
 import type { TransactionCoordinator } from './coordinator/transaction/transaction-coordinator.js';
+import { SHARE_GROUP_STATE_TOPIC_NAME, shareGroupStateTopicConfigs } from './coordinator/share-coordinator/share-coordinator-config.js';
+import { openShareCoordinator } from './coordinator/share-coordinator/open-share-coordinator.js';
+import type { ShareCoordinatorService } from './coordinator/share-coordinator/share-coordinator-service.js';
 import { ErrorCode, KafkaError } from './errors.js';
 import { ClusterMetadataLog } from './metadata/cluster-metadata-log.js';
 import { DynamicConfigs } from './metadata/dynamic-configs.js';
-import { consumerGroupTimeouts } from './metadata/group-configs.js';
+import { consumerGroupTimeouts, shareGroupTimeouts, streamsGroupSettings } from './metadata/group-configs.js';
 import { invalidTopicNameReason, newTopicId, TopicRegistry, type TopicInfo } from './metadata/topic-registry.js';
 import { ProducerIdManager } from './producer-ids.js';
 import { ScramCredentialStore } from './security/scram-credentials.js';
@@ -98,6 +101,8 @@ export class Broker {
   authorizer: StandardAuthorizer | null = null;
   /** Set by open() once __transaction_state is loaded (after the group coordinator: its markers reach group offsets). */
   transactionCoordinator!: TransactionCoordinator;
+  /** The share coordinator on __share_group_state: the Persister of share-partition state. Set by open(). */
+  shareCoordinator!: ShareCoordinatorService;
   /** Client quotas (AlterClientQuotas), replayed from the metadata log, and their enforcement. Set by open(). */
   clientQuotas!: ClientQuotaStore;
   quotaManager!: ClientQuotaManager;
@@ -152,7 +157,9 @@ export class Broker {
       logDirs: config.logDirs,
       log,
       configsFor: (topic) =>
-        topic === OFFSETS_TOPIC_NAME ? offsetsTopicConfigs(config) : topic === TRANSACTION_STATE_TOPIC_NAME ? transactionStateTopicConfigs(config) : {},
+        topic === OFFSETS_TOPIC_NAME ? offsetsTopicConfigs(config)
+        : topic === TRANSACTION_STATE_TOPIC_NAME ? transactionStateTopicConfigs(config)
+        : topic === SHARE_GROUP_STATE_TOPIC_NAME ? shareGroupStateTopicConfigs(config) : {},
     });
     // Declared before the log manager so its flush callback can reach the broker's metrics.
     let broker: Broker | undefined = undefined;
@@ -205,7 +212,11 @@ export class Broker {
     logManager.startup();
     broker.groupCoordinator = await openGroupCoordinator(broker);
     broker.transactionCoordinator = await openTransactionCoordinator(broker);
+    broker.shareCoordinator = await openShareCoordinator(broker);
+    broker.groupCoordinator.shareGroups.persister = broker.shareCoordinator;
     broker.groupCoordinator.useConsumerGroupTimeouts((groupId) => consumerGroupTimeouts(broker!.dynamicConfigs.groupConfigs(groupId), config));
+    broker.groupCoordinator.shareGroupTimeoutsOf = (groupId) => shareGroupTimeouts(broker!.dynamicConfigs.groupConfigs(groupId), config);
+    broker.groupCoordinator.useStreamsGroupSettings((groupId) => streamsGroupSettings(broker!.dynamicConfigs.groupConfigs(groupId), config));
     return broker;
   }
 
@@ -460,6 +471,7 @@ export class Broker {
     }
     for (let p = 0; p < topic.partitions; p++) await this.logManager.deleteLog(name, p);
     await this.groupCoordinator.onTopicDeleted(name);
+    await this.shareCoordinator.onTopicDeleted(topic.topicId);
     this.log.info({ topic: name, topicId: topic.topicId }, 'topic deleted');
     return topic;
   }
@@ -467,6 +479,7 @@ export class Broker {
   async shutdown(): Promise<void> {
     this.purgatory.wakeAll();
     await this.transactionCoordinator?.shutdown();
+    this.shareCoordinator?.shutdown();
     this.groupCoordinator?.shutdown();
     await this.logManager.shutdown();
     await this.metadataLog.close();

@@ -9,7 +9,7 @@ import { SslConfigError } from './security/ssl-engine-factory.js';
 
 const USAGE = `Usage:
   kafkite start [server.properties] [--override key=value]...
-  kafkite dump-log --files f1[,f2] [--print-data-log] [--deep-iteration] [--index-sanity-check]
+  kafkite dump-log --files f1[,f2] [--print-data-log] [--deep-iteration] [--index-sanity-check] [--share-group-state-decoder]
   kafkite lookup --dir <partition dir> (--offset N | --timestamp T) [--max-bytes B] [--json]`;
 
 const DEFAULT_CONFIG_FILE = 'config/server.properties';

@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { FailedAuthenticationLog } from '../security/failed-authentication-log.js';
 
 /** The routes @fastify/static registers for the console's built files. */
 const CONSOLE_FILE_ROUTES = new Set(['/', '/*']);
@@ -29,7 +30,7 @@ const SECURITY_HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
-/** Failed token attempts are logged at most once per this window, with how many there were. */
+/** Failed token attempts are logged as failed SASL logins are: per client host, once per this window, the rest counted. */
 const FAILURE_LOG_INTERVAL_MS = 20_000;
 /** A client's failures count toward its delay for this long after its first one. */
 const FAILURE_WINDOW_MS = 60_000;
@@ -158,13 +159,11 @@ class FailureTracker {
   private readonly expected: Buffer;
   /** Failures per client address within FAILURE_WINDOW_MS of its first. */
   private readonly clients = new Map<string, { count: number; since: number }>();
-  private unlogged = 0;
-  private lastRemote = '';
-  private lastLogged = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly failureLog: FailedAuthenticationLog;
 
   constructor(private readonly opts: AdminGuardOptions) {
     this.expected = digest(`Bearer ${opts.token ?? ''}`);
+    this.failureLog = new FailedAuthenticationLog(opts.log, FAILURE_LOG_INTERVAL_MS);
   }
 
   /** true when refused (after the delay). A request without Authorization is asked for it, not counted. */
@@ -174,7 +173,7 @@ class FailureTracker {
     // Equal-length digests: the comparison takes the same time whatever the token's length or content.
     if (timingSafeEqual(digest(given), this.expected)) return false;
     this.opts.authenticationFailed();
-    this.noteForLog(request.ip);
+    this.failureLog.record({ remote: `${request.ip}:${request.socket.remotePort}`, user: null, mechanism: 'bearer', listener: 'admin', reason: 'wrong bearer token' });
     const delay = this.opts.failedAuthenticationDelayMs * this.recordFailure(request.ip);
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
     return true;
@@ -194,25 +193,7 @@ class FailureTracker {
     return Math.min(entry.count, MAX_DELAY_FACTOR);
   }
 
-  private noteForLog(remote: string): void {
-    this.unlogged++;
-    this.lastRemote = remote;
-    const wait = this.lastLogged + FAILURE_LOG_INTERVAL_MS - Date.now();
-    if (wait <= 0) this.flushLog();
-    else this.timer ??= setTimeout(() => this.flushLog(), wait).unref();
-  }
-
-  private flushLog(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.unlogged === 0) return;
-    this.opts.log.warn({ failures: this.unlogged, lastRemote: this.lastRemote, sinceMs: this.lastLogged === 0 ? null : Date.now() - this.lastLogged }, 'admin http bearer token refused');
-    this.unlogged = 0;
-    this.lastLogged = Date.now();
-  }
-
   close(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+    this.failureLog.flush();
   }
 }

@@ -14,7 +14,7 @@ import { ErrorCode, KafkaError } from '../errors.js';
 import { INTERNAL_TOPICS } from '../metadata/internal-topics.js';
 import { AclOperation, authorizeConfigResource, authorizeGroup, authorizeTopic, authorizeTopicCreation, type AuthContext } from '../security/authorization.js';
 import { principalToString, type KafkaPrincipal } from '../security/principal.js';
-import { groupIds, groupLags } from './group-views.js';
+import { groupIds, groupLags, streamsGroupMembers } from './group-views.js';
 import type { TrafficHistory } from './traffic-history.js';
 import { browseRecords, livePartitionLookup, partitionDetail } from './partition-views.js';
 
@@ -295,6 +295,10 @@ export function registerConsoleApi(app: FastifyInstance, opts: ConsoleApiOptions
             assignment: m.assignment.topicPartitions.map((tp) => ({ topic: tp.topicName, partitions: tp.partitions })),
           })),
         };
+      }
+      if (listed.groupType === 'streams') {
+        const { assignor, members } = streamsGroupMembers(broker, groupId);
+        return { ...base, protocol: assignor, members };
       }
       const [group] = broker.groupCoordinator.describeGroups([groupId]);
       return {

@@ -1,4 +1,4 @@
-// Consumer groups as the admin HTTP shows them, with lag: the partition's high watermark minus the group's
+// Groups as the admin HTTP shows them, with lag: the partition's high watermark minus the group's
 // committed offset, as kafka-consumer-groups.sh --describe computes it.
 import type { Broker } from '../broker.js';
 
@@ -58,4 +58,30 @@ export function groupLags(broker: Broker, groupId: string): PartitionLag[] {
       }),
     )
     .sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+}
+
+interface TaskIdList {
+  subtopologyId: string;
+  partitions: number[];
+}
+
+interface StreamsMemberView {
+  memberId: string;
+  clientId: string;
+  clientHost: string;
+  processId: string;
+  assignment: never[];
+  tasks: { active: TaskIdList[]; standby: TaskIdList[]; warmup: TaskIdList[] };
+}
+
+/** A streams group's members with their process and tasks (KIP-1071), as kafka-streams-groups --describe --members shows them. */
+export function streamsGroupMembers(broker: Broker, groupId: string): { assignor: string; members: StreamsMemberView[] } {
+  const [group] = broker.groupCoordinator.streamsGroupDescribe([groupId]);
+  return {
+    assignor: group?.assignorName ?? '',
+    members: (group?.members ?? []).map((m) => ({
+      memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost, processId: m.processId, assignment: [],
+      tasks: { active: m.assignment.activeTasks, standby: m.assignment.standbyTasks, warmup: m.assignment.warmupTasks },
+    })),
+  };
 }

@@ -15,6 +15,10 @@ export interface GroupCoordinatorConfig {
   consumerGroupMaxSize: number;
   /** group.consumer.assignors as assignor names ("uniform", "range"); the first is the default. */
   consumerGroupAssignors: readonly string[];
+  /** KIP-932 share groups (group.share.*). */
+  shareGroupHeartbeatIntervalMs: number;
+  shareGroupSessionTimeoutMs: number;
+  shareGroupMaxSize: number;
 }
 
 export const DEFAULT_GROUP_COORDINATOR_CONFIG: Readonly<GroupCoordinatorConfig> = Object.freeze({
@@ -29,6 +33,9 @@ export const DEFAULT_GROUP_COORDINATOR_CONFIG: Readonly<GroupCoordinatorConfig> 
   consumerGroupSessionTimeoutMs: 45000,
   consumerGroupMaxSize: 2147483647,
   consumerGroupAssignors: Object.freeze(['uniform', 'range']),
+  shareGroupHeartbeatIntervalMs: 5000,
+  shareGroupSessionTimeoutMs: 45000,
+  shareGroupMaxSize: 200,
 });
 
 /** Kafka accepts an assignor's class name or its short name (UniformAssignor → "uniform"). */
@@ -50,6 +57,9 @@ export function groupCoordinatorConfigOf(config: BrokerConfig): GroupCoordinator
     consumerGroupSessionTimeoutMs: config.get('group.consumer.session.timeout.ms') as number,
     consumerGroupMaxSize: config.get('group.consumer.max.size') as number,
     consumerGroupAssignors: (config.get('group.consumer.assignors') as readonly string[]).map(assignorNameOf),
+    shareGroupHeartbeatIntervalMs: config.get('group.share.heartbeat.interval.ms') as number,
+    shareGroupSessionTimeoutMs: config.get('group.share.session.timeout.ms') as number,
+    shareGroupMaxSize: config.get('group.share.max.size') as number,
   };
 }
 

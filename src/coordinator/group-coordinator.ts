@@ -11,6 +11,15 @@ import {
   type TopicsImage,
 } from './consumer/consumer-group-coordinator.js';
 import { CONSUMER_GROUP_TYPE } from './consumer/consumer-group.js';
+import {
+  ShareGroupCoordinator, type DescribedShareGroup, type ShareGroupHeartbeatRequest, type ShareGroupHeartbeatResult,
+} from './share/share-group-coordinator.js';
+import { SHARE_GROUP_TYPE } from './share/share-group.js';
+import {
+  StreamsGroupCoordinator, streamsErrorResult, type DescribedStreamsGroupResult, type StreamsGroupSettingsOf, type StreamsHeartbeatRequest,
+  type StreamsHeartbeatResult,
+} from './streams/streams-group-coordinator.js';
+import { STREAMS_GROUP_TYPE } from './streams/streams-group.js';
 import { ErrorCode as E } from '../errors.js';
 import { ClassicGroup, GroupState } from './classic/classic-group.js';
 import { ClassicGroupMember } from './classic/classic-group-member.js';
@@ -43,6 +52,14 @@ export class GroupCoordinator {
   private readonly offsetManager: OffsetMetadataManager;
   /** KIP-848 consumer groups; a group id is either one of them or a classic group. */
   private readonly consumerGroups: ConsumerGroupCoordinator;
+  /** KIP-1071 streams groups. */
+  private readonly streamsGroups: StreamsGroupCoordinator;
+  /** KIP-932 share groups; their ids are neither classic nor consumer groups. */
+  readonly shareGroups: ShareGroupCoordinator;
+  /** Where share groups read each group's session timeout and heartbeat interval (group configs). */
+  shareGroupTimeoutsOf: ConsumerGroupTimeoutsOf = () => ({
+    sessionTimeoutMs: this.config.shareGroupSessionTimeoutMs, heartbeatIntervalMs: this.config.shareGroupHeartbeatIntervalMs,
+  });
   private loading = true;
   private active = true;
   private expiryTimer: NodeJS.Timeout | undefined;
@@ -54,6 +71,13 @@ export class GroupCoordinator {
   ) {
     this.offsetManager = new OffsetMetadataManager(config, offsetsTopic, log);
     this.consumerGroups = new ConsumerGroupCoordinator(config, offsetsTopic, this.offsetManager, this.groups, log);
+    this.shareGroups = new ShareGroupCoordinator(
+      { maxSize: config.shareGroupMaxSize, timeoutsOf: (groupId) => this.shareGroupTimeoutsOf(groupId) },
+      offsetsTopic,
+      (groupId) => this.groups.has(groupId) || this.consumerGroups.has(groupId) || this.streamsGroups.has(groupId),
+      log,
+    );
+    this.streamsGroups = new StreamsGroupCoordinator(offsetsTopic, this.offsetManager, this.groups, (id) => this.consumerGroups.has(id) || this.shareGroups.has(id), log);
   }
 
   /** The __consumer_offsets partition that holds a group's records. */
@@ -71,9 +95,11 @@ export class GroupCoordinator {
     for (const o of pendingTransactionalOffsets) this.offsetManager.loadPending(o.producerId, o.group, o.topic, o.partition, o.value);
     for (const [groupId, metadata] of groups) this.loadGroup(groupId, metadata);
     this.consumerGroups.load(records);
+    this.streamsGroups.load(records);
+    this.shareGroups.load(records);
     // Offsets without group metadata belong to standalone consumers.
     for (const o of offsets) {
-      if (!this.groups.has(o.group) && !this.consumerGroups.has(o.group)) this.groups.set(o.group, new ClassicGroup(o.group, Date.now()));
+      if (!this.groups.has(o.group) && !this.consumerGroups.has(o.group) && !this.streamsGroups.has(o.group)) this.groups.set(o.group, new ClassicGroup(o.group, Date.now()));
     }
     this.loading = false;
     this.expiryTimer = setInterval(() => void this.cleanupExpiredOffsets(Date.now()), this.config.offsetsRetentionCheckIntervalMs);
@@ -118,6 +144,8 @@ export class GroupCoordinator {
     }
     this.groups.clear();
     this.consumerGroups.shutdown();
+    this.streamsGroups.shutdown();
+    this.shareGroups.shutdown();
   }
 
   /** OffsetCommit, OffsetFetch, DescribeGroups and DeleteGroups accept the empty group id (`requireNonEmptyId` false). */
@@ -138,6 +166,8 @@ export class GroupCoordinator {
     }
     // Classic members cannot join a consumer group (Kafka's online migration is not implemented).
     if (this.consumerGroups.has(req.groupId)) return joinError(req.memberId, E.INCONSISTENT_GROUP_PROTOCOL);
+    // A share or streams group's id too, as Kafka 4.4 answers it (seen on the reference broker).
+    if (this.shareGroups.has(req.groupId) || this.streamsGroups.has(req.groupId)) return joinError(req.memberId, E.INCONSISTENT_GROUP_PROTOCOL);
     const isUnknownMember = req.memberId === '';
     let group = this.groups.get(req.groupId);
     if (!group) {
@@ -638,10 +668,17 @@ export class GroupCoordinator {
       req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
     const status = this.validateGroupStatus(req.groupId, false);
     if (status !== E.NONE) return allWith(status);
+    // A share group keeps no committed offsets in __consumer_offsets (its state is on __share_group_state).
+    if (this.shareGroups.has(req.groupId)) return allWith(E.GROUP_ID_NOT_FOUND);
     if (this.consumerGroups.has(req.groupId)) {
       const memberError = this.consumerGroups.validateOffsetCommit(req.groupId, req.memberId, req.generationId, apiVersion);
       if (memberError !== E.NONE) return allWith(memberError);
       return this.offsetManager.commit(req.groupId, req.topics, req.retentionTimeMs);
+    }
+    if (this.streamsGroups.has(req.groupId)) {
+      const check = this.streamsGroups.validateOffsetCommit(req.groupId, req.memberId, req.generationId);
+      if (check.errorCode !== E.NONE) return allWith(check.errorCode);
+      return this.offsetManager.commit(req.groupId, req.topics, req.retentionTimeMs, undefined, check.partition);
     }
     let group = this.groups.get(req.groupId);
     if (!group) {
@@ -694,6 +731,11 @@ export class GroupCoordinator {
       }
       return this.offsetManager.commit(req.groupId, req.topics, -1, producer);
     }
+    if (this.streamsGroups.has(req.groupId)) {
+      const check = unchecked ? { errorCode: E.NONE } : this.streamsGroups.validateOffsetCommit(req.groupId, req.memberId, req.generationId);
+      if (check.errorCode !== E.NONE) return allWith(check.errorCode);
+      return this.offsetManager.commit(req.groupId, req.topics, -1, producer, check.partition);
+    }
     let group = this.groups.get(req.groupId);
     if (!group) {
       if (req.generationId >= 0) return allWith(E.ILLEGAL_GENERATION);
@@ -722,7 +764,9 @@ export class GroupCoordinator {
     const status = this.validateGroupStatus(groupId, false);
     if (status !== E.NONE) return { errorCode: status, topics: [] };
     // OffsetFetch v9+: a consumer group member names itself and its epoch.
-    const memberError = this.consumerGroups.validateOffsetFetch(groupId, member.memberId, member.memberEpoch);
+    const memberError = this.streamsGroups.has(groupId)
+      ? this.streamsGroups.validateOffsetFetch(groupId, member.memberId, member.memberEpoch)
+      : this.consumerGroups.validateOffsetFetch(groupId, member.memberId, member.memberEpoch);
     if (memberError !== E.NONE) return { errorCode: memberError, topics: [] };
     return { errorCode: E.NONE, topics: this.offsetManager.fetch(groupId, topics, requireStable) };
   }
@@ -731,6 +775,7 @@ export class GroupCoordinator {
     const status = this.validateGroupStatus(groupId);
     if (status !== E.NONE) return { errorCode: status, topics: [] };
     if (this.consumerGroups.has(groupId)) return this.offsetManager.delete(groupId, topics, this.consumerGroups.subscribedTopics(groupId));
+    if (this.streamsGroups.has(groupId)) return this.offsetManager.delete(groupId, topics, this.streamsGroups.subscribedTopics(groupId));
     const group = this.groups.get(groupId);
     if (!group || group.is(GroupState.Dead)) return { errorCode: E.GROUP_ID_NOT_FOUND, topics: [] };
     let subscribed = new Set<string>();
@@ -754,13 +799,64 @@ export class GroupCoordinator {
     if (status !== E.NONE) {
       return { errorCode: status, errorMessage: null, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
     }
+    // Kafka's getOrMaybeCreateConsumerGroup: a share or streams group's id is not a consumer group's.
+    if (this.shareGroups.has(req.groupId) || this.streamsGroups.has(req.groupId)) {
+      return {
+        errorCode: E.GROUP_ID_NOT_FOUND, errorMessage: `Group ${req.groupId} is not a consumer group.`, memberId: null, memberEpoch: 0,
+        heartbeatIntervalMs: 0, assignment: null,
+      };
+    }
     return this.consumerGroups.heartbeat(req, topics);
+  }
+
+  // ---- KIP-1071 streams groups ----
+
+  /** Where streams groups read their settings (group configs over the broker's group.streams.*). */
+  useStreamsGroupSettings(settingsOf: StreamsGroupSettingsOf): void {
+    this.streamsGroups.settingsOf = settingsOf;
+  }
+
+  async streamsGroupHeartbeat(req: StreamsHeartbeatRequest, topics: TopicsImage): Promise<StreamsHeartbeatResult> {
+    const status = this.validateGroupStatus(req.groupId, false);
+    if (status !== E.NONE) return streamsErrorResult(status, null);
+    return this.streamsGroups.heartbeat(req, topics);
+  }
+
+  streamsGroupDescribe(groupIds: ReadonlyArray<string>): DescribedStreamsGroupResult[] {
+    return groupIds.map((groupId) => {
+      const status = this.validateGroupStatus(groupId, false);
+      if (status === E.NONE) return this.streamsGroups.describe(groupId);
+      return {
+        errorCode: status, errorMessage: null, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, topology: null, members: [],
+        topologyDescription: null, topologyDescriptionStatus: 0, assignorName: null,
+      };
+    });
   }
 
   consumerGroupDescribe(groupIds: ReadonlyArray<string>, topics: TopicsImage): DescribedConsumerGroup[] {
     return groupIds.map((groupId) => {
       const status = this.validateGroupStatus(groupId, false);
-      if (status === E.NONE) return this.consumerGroups.describe(groupId, topics);
+      const failed = { errorCode: status, errorMessage: null as string | null, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [] };
+      if (status !== E.NONE) return failed;
+      if (this.shareGroups.has(groupId)) return { ...failed, errorCode: E.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} is not a consumer group.` };
+      return this.consumerGroups.describe(groupId, topics);
+    });
+  }
+
+  // ---- KIP-932 share groups ----
+
+  async shareGroupHeartbeat(req: ShareGroupHeartbeatRequest, topics: TopicsImage): Promise<ShareGroupHeartbeatResult> {
+    const status = this.validateGroupStatus(req.groupId, false);
+    if (status !== E.NONE) {
+      return { errorCode: status, errorMessage: null, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
+    }
+    return this.shareGroups.heartbeat(req, topics);
+  }
+
+  shareGroupDescribe(groupIds: ReadonlyArray<string>, topics: TopicsImage): DescribedShareGroup[] {
+    return groupIds.map((groupId) => {
+      const status = this.validateGroupStatus(groupId, false);
+      if (status === E.NONE) return this.shareGroups.describe(groupId, topics);
       return { errorCode: status, errorMessage: null, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [] };
     });
   }
@@ -803,6 +899,8 @@ export class GroupCoordinator {
     const states = new Set(statesFilter.map((s) => s.toLowerCase()));
     const types = new Set(typesFilter.map((s) => s.toLowerCase()));
     const groups: ListedGroup[] = types.size === 0 || types.has(CONSUMER_GROUP_TYPE) ? this.consumerGroups.listGroups(states) : [];
+    if (types.size === 0 || types.has(SHARE_GROUP_TYPE)) groups.push(...this.shareGroups.listGroups(states));
+    if (types.size === 0 || types.has(STREAMS_GROUP_TYPE)) groups.push(...this.streamsGroups.listGroups(states));
     if (types.size > 0 && !types.has(CLASSIC_GROUP_TYPE)) return { errorCode: E.NONE, groups };
     for (const group of this.groups.values()) {
       if (group.is(GroupState.Dead) || (states.size > 0 && !states.has(group.state.toLowerCase()))) continue;
@@ -821,6 +919,8 @@ export class GroupCoordinator {
     const status = this.validateGroupStatus(groupId, false);
     if (status !== E.NONE) return status;
     if (this.consumerGroups.has(groupId)) return this.consumerGroups.deleteGroup(groupId);
+    if (this.shareGroups.has(groupId)) return this.shareGroups.deleteGroup(groupId);
+    if (this.streamsGroups.has(groupId)) return this.streamsGroups.deleteGroup(groupId);
     const group = this.groups.get(groupId);
     if (!group || group.is(GroupState.Dead)) return E.GROUP_ID_NOT_FOUND;
     if (!group.is(GroupState.Empty)) return E.NON_EMPTY_GROUP;
@@ -848,7 +948,7 @@ export class GroupCoordinator {
   async cleanupExpiredOffsets(now: number): Promise<void> {
     await this.cleanupGroupMetadata((group) => this.offsetManager.expired(group, group.subscribedTopics(subscribedTopicsOf), now));
     await this.removeConsumerGroupOffsets((groupId) =>
-      this.offsetManager.expiredInConsumerGroup(groupId, this.consumerGroups.subscribedTopics(groupId), now),
+      this.offsetManager.expiredInConsumerGroup(groupId, this.consumerGroups.has(groupId) ? this.consumerGroups.subscribedTopics(groupId) : this.streamsGroups.subscribedTopics(groupId), now),
     );
   }
 
@@ -856,11 +956,12 @@ export class GroupCoordinator {
   async onTopicDeleted(topic: string): Promise<void> {
     await this.cleanupGroupMetadata((group) => this.offsetManager.partitionsOfTopic(group.groupId, topic));
     await this.removeConsumerGroupOffsets((groupId) => this.offsetManager.partitionsOfTopic(groupId, topic));
+    if (this.active && !this.loading) await this.shareGroups.onTopicDeleted(topic);
   }
 
   private async removeConsumerGroupOffsets(select: (groupId: string) => TopicPartition[]): Promise<void> {
     if (!this.active || this.loading) return;
-    for (const groupId of [...this.consumerGroups.groupIds()]) {
+    for (const groupId of [...this.consumerGroups.groupIds(), ...this.streamsGroups.groupIds()]) {
       await this.offsetManager.remove(groupId, select(groupId)).catch((err) => this.log?.warn({ err, group: groupId }, 'failed to remove offsets'));
     }
   }

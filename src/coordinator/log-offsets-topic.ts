@@ -72,7 +72,7 @@ export class LogOffsetsTopic implements OffsetsTopic {
           const target = header.isTransactional ? open.get(header.producerId) ?? [] : out;
           if (header.isTransactional) open.set(header.producerId, target);
           for (const r of records) {
-            if (r.offset >= offset && r.key !== null) target.push({ key: r.key, value: r.value });
+            if (r.offset >= offset && r.key !== null) target.push({ key: r.key, value: r.value, offset: r.offset });
           }
         }
       }

@@ -78,8 +78,10 @@ export class OffsetMetadataManager {
     if (!pending.hasAnyOffsets()) this.pendingTransactional.delete(producerId);
   }
 
+  /** `validate`: a partition's own check by the group (streams groups' per-task assignment epochs), NONE to commit it. */
   async commit(
     groupId: string, topics: OffsetCommitRequest['topics'], retentionTimeMs: number, producer?: TransactionalProducer,
+    validate?: (topic: string, partition: number) => number,
   ): Promise<TopicPartitionErrors[]> {
     const now = Date.now();
     const records: CoordinatorRecord[] = [];
@@ -88,6 +90,8 @@ export class OffsetMetadataManager {
       name: t.name,
       partitions: t.partitions.map((p) => {
         const metadata = p.committedMetadata ?? '';
+        const refused = validate?.(t.name, p.partitionIndex) ?? E.NONE;
+        if (refused !== E.NONE) return { partitionIndex: p.partitionIndex, errorCode: refused };
         if (Buffer.byteLength(metadata) > this.config.offsetMetadataMaxBytes) {
           return { partitionIndex: p.partitionIndex, errorCode: E.OFFSET_METADATA_TOO_LARGE };
         }

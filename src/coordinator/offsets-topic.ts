@@ -9,6 +9,8 @@ export interface CoordinatorRecord {
   value: Buffer | null;
   /** Read back only: the producer of a transactional record whose transaction had no marker yet (still pending). */
   pendingProducerId?: number;
+  /** Read back only: the record's offset in its partition (the share coordinator tracks its snapshots' offsets). */
+  offset?: number;
 }
 
 /** The producer of a transactional write (TxnOffsetCommit); its records count once its COMMIT marker is written. */

@@ -6,7 +6,8 @@ import type { UnifiedLog } from '../../storage/unified-log.js';
 import type { TopicRegistry } from '../metadata/topic-registry.js';
 import { groupCoordinatorConfigOf, offsetsTopicConfigs } from './coordinator-config.js';
 import { GroupCoordinator } from './group-coordinator.js';
-import { LogOffsetsTopic, type OffsetsTopicLogs } from './log-offsets-topic.js';
+import { internalTopicLogs } from './internal-topic-logs.js';
+import { LogOffsetsTopic } from './log-offsets-topic.js';
 import { OFFSETS_TOPIC_NAME } from './offsets-topic.js';
 
 /** What the coordinator needs of the broker (which passes itself): config, logger and the offsets topic's logs. */
@@ -18,34 +19,10 @@ export interface CoordinatorHost {
   createTopicSync(name: string, opts: { partitions: number; replicationFactor: number; configs: Record<string, string>; validateOnly: boolean }): unknown;
 }
 
-class OffsetsTopicPartitionMissingError extends Error {
-  override name = 'OffsetsTopicPartitionMissingError';
-}
-
-function offsetsTopicLogsOf(broker: CoordinatorHost): OffsetsTopicLogs {
-  return {
-    // An existing topic keeps its partition count: groups must stay on the partitions that hold them.
-    get numPartitions() {
-      return broker.topics.get(OFFSETS_TOPIC_NAME)?.partitions ?? broker.config.offsetsTopicNumPartitions;
-    },
-    get: (partition) => broker.getLog(OFFSETS_TOPIC_NAME, partition),
-    getOrCreate(partition) {
-      if (!broker.topics.get(OFFSETS_TOPIC_NAME)) {
-        broker.createTopicSync(OFFSETS_TOPIC_NAME, {
-          partitions: this.numPartitions, replicationFactor: 1, configs: offsetsTopicConfigs(broker.config), validateOnly: false,
-        });
-      }
-      const log = broker.getLog(OFFSETS_TOPIC_NAME, partition);
-      if (!log) throw new OffsetsTopicPartitionMissingError(`${OFFSETS_TOPIC_NAME}-${partition} has no log`);
-      return log;
-    },
-  };
-}
-
 export async function openGroupCoordinator(broker: CoordinatorHost): Promise<GroupCoordinator> {
   const coordinator = new GroupCoordinator(
     groupCoordinatorConfigOf(broker.config),
-    new LogOffsetsTopic(offsetsTopicLogsOf(broker)),
+    new LogOffsetsTopic(internalTopicLogs(broker, OFFSETS_TOPIC_NAME, () => broker.config.offsetsTopicNumPartitions, () => offsetsTopicConfigs(broker.config))),
     broker.log.child({ component: 'group-coordinator' }),
   );
   await coordinator.startup();

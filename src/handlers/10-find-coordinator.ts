@@ -2,10 +2,18 @@ import type { FindCoordinatorRequest } from '../../protocol/generated/FindCoordi
 import type { Coordinator, FindCoordinatorResponse } from '../../protocol/generated/FindCoordinatorResponse.js';
 import type { Handler, RequestContext } from './handler.js';
 import { ErrorCode } from '../errors.js';
-import { AclOperation, authorizeGroup, authorizeTransactionalId } from '../security/authorization.js';
+import { AclOperation, authorizeCluster, authorizeGroup, authorizeTransactionalId } from '../security/authorization.js';
 
 const GROUP_KEY_TYPE = 0;
 const TRANSACTION_KEY_TYPE = 1;
+/** The share coordinator's key "groupId:topicId:partition" (KIP-932; FindCoordinator v6+), asked by brokers. */
+const SHARE_KEY_TYPE = 2;
+
+/** Kafka's SharePartitionKey.validate of a coordinator key: a group id, a base64 topic id and a partition. */
+function isShareCoordinatorKey(key: string): boolean {
+  const parts = key.split(':');
+  return parts.length === 3 && parts[0] !== '' && /^[A-Za-z0-9_-]{22}$/.test(parts[1]!) && /^\d+$/.test(parts[2]!);
+}
 
 /** This single node coordinates every group and transactional id, on the listener the client used. */
 function coordinatorFor(key: string, keyType: number, ctx: RequestContext): Coordinator {
@@ -14,9 +22,14 @@ function coordinatorFor(key: string, keyType: number, ctx: RequestContext): Coor
   let errorCode: number = ErrorCode.NONE;
   // What Kafka 4.4 sends for a v4+ key it found (its messages for errors match Errors.message()).
   let errorMessage = '';
-  if (keyType !== GROUP_KEY_TYPE && keyType !== TRANSACTION_KEY_TYPE) {
+  if (keyType !== GROUP_KEY_TYPE && keyType !== TRANSACTION_KEY_TYPE && (keyType !== SHARE_KEY_TYPE || ctx.apiVersion < 6)) {
     errorCode = ErrorCode.INVALID_REQUEST;
     errorMessage = `Unsupported key type ${keyType}`;
+  } else if (keyType === SHARE_KEY_TYPE && !authorizeCluster(ctx, AclOperation.CLUSTER_ACTION)) {
+    errorCode = ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
+  } else if (keyType === SHARE_KEY_TYPE && !isShareCoordinatorKey(key)) {
+    // Kafka 4.4 sends no message with a share key's error.
+    errorCode = ErrorCode.INVALID_REQUEST;
   } else if (keyType === TRANSACTION_KEY_TYPE && key === '') {
     errorCode = ErrorCode.INVALID_REQUEST;
     errorMessage = 'The transactional id is empty';

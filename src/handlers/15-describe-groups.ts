@@ -25,9 +25,11 @@ export const handler: Handler<DescribeGroupsRequest, DescribeGroupsResponse> = {
         };
       }
       const authorizedOps = request.includeAuthorizedOperations ? authorizedOperations(ctx, ResourceType.GROUP, groupId) : AUTHORIZED_OPERATIONS_OMITTED;
-      // v6 (KIP-1043) answers a group that does not exist GROUP_ID_NOT_FOUND, still Dead, as Kafka 4.4 does.
+      // v6 (KIP-1043) answers a group that does not exist GROUP_ID_NOT_FOUND, still Dead, as Kafka 4.4 does (a share
+      // group's id with "is not a classic group").
       if (ctx.apiVersion >= FIRST_NOT_FOUND_VERSION && g.errorCode === ErrorCode.NONE && g.groupState === GroupState.Dead) {
-        return { ...g, errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.`, authorizedOperations: authorizedOps };
+        const errorMessage = ctx.broker.groupCoordinator.shareGroups.has(groupId) ? `Group ${groupId} is not a classic group.` : `Group ${groupId} not found.`;
+        return { ...g, errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage, authorizedOperations: authorizedOps };
       }
       return { ...g, errorMessage: null, authorizedOperations: authorizedOps };
     });

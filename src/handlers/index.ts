@@ -51,6 +51,18 @@ import { handler as listTransactions } from './66-list-transactions.js';
 import { handler as consumerGroupHeartbeat } from './68-consumer-group-heartbeat.js';
 import { handler as consumerGroupDescribe } from './69-consumer-group-describe.js';
 import { handler as describeTopicPartitions } from './75-describe-topic-partitions.js';
+import { handler as shareGroupHeartbeat } from './76-share-group-heartbeat.js';
+import { handler as shareGroupDescribe } from './77-share-group-describe.js';
+import { handler as initializeShareGroupState } from './83-initialize-share-group-state.js';
+import { handler as readShareGroupState } from './84-read-share-group-state.js';
+import { handler as writeShareGroupState } from './85-write-share-group-state.js';
+import { handler as deleteShareGroupState } from './86-delete-share-group-state.js';
+import { handler as readShareGroupStateSummary } from './87-read-share-group-state-summary.js';
+import { handler as streamsGroupHeartbeat } from './88-streams-group-heartbeat.js';
+import { handler as streamsGroupDescribe } from './89-streams-group-describe.js';
+import { handler as describeShareGroupOffsets } from './90-describe-share-group-offsets.js';
+import { handler as alterShareGroupOffsets } from './91-alter-share-group-offsets.js';
+import { handler as deleteShareGroupOffsets } from './92-delete-share-group-offsets.js';
 
 const apiVersions = apiVersionsHandler(() => HANDLERS.values());
 
@@ -63,7 +75,9 @@ export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
     consumerGroupHeartbeat, consumerGroupDescribe, saslHandshake, saslAuthenticate, describeUserScramCredentials,
     alterUserScramCredentials,
     addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, txnOffsetCommit, describeTransactions, listTransactions,
-    describeTopicPartitions,
+    describeTopicPartitions, shareGroupHeartbeat, shareGroupDescribe,
+    initializeShareGroupState, readShareGroupState, writeShareGroupState, deleteShareGroupState, readShareGroupStateSummary,
+    streamsGroupHeartbeat, streamsGroupDescribe, describeShareGroupOffsets, alterShareGroupOffsets, deleteShareGroupOffsets,
   ].map((h) => [h.apiKey, h]),
 );
 

@@ -1,19 +1,23 @@
 // Per-group configs (config resource type GROUP = 32, Kafka 4.0's GroupConfig): the consumer protocol's session
-// timeout and heartbeat interval, bounded by the broker's group.consumer.min/max.* settings, and the share-group
-// ones, accepted and stored. Unset, each takes the broker's group.* value.
+// timeout and heartbeat interval, bounded by the broker's group.consumer.min/max.* settings, and Kafka 4.4's
+// share-group ones (GroupConfig.SHARE_*), bounded by group.share.min/max.*. Unset, each takes the broker's group.*
+// value, or GroupConfig's default where no broker config stands behind it.
 import type { BrokerConfig } from '../../config/broker-config.js';
 import { ConfigSource, CONFIG_TYPE_IDS, type ConfigEntry } from '../../config/config-entry.js';
 import { ErrorCode, KafkaError } from '../errors.js';
+import type { StreamsGroupSettings } from '../coordinator/streams/streams-group-coordinator.js';
 
 interface GroupConfigDef {
   readonly name: string;
-  readonly type: 'int' | 'string';
+  readonly type: 'int' | 'string' | 'boolean';
   /** The broker config whose value a group without its own takes. */
   readonly brokerDefault: string | null;
   readonly fallback?: string;
-  /** [min, max] broker configs bounding the value, for ints. */
-  readonly bounds?: readonly [string, string];
+  /** [min, max] bounding the value, for ints: a broker config's name, a number, or null for none. */
+  readonly bounds?: readonly [string | number, string | null];
   readonly oneOf?: readonly string[];
+  /** A pattern the value may match instead of oneOf (share.auto.offset.reset's by_duration). */
+  readonly orMatches?: RegExp;
 }
 
 const GROUP_CONFIG_DEFS: readonly GroupConfigDef[] = [
@@ -27,7 +31,33 @@ const GROUP_CONFIG_DEFS: readonly GroupConfigDef[] = [
     bounds: ['group.share.min.heartbeat.interval.ms', 'group.share.max.heartbeat.interval.ms'] },
   { name: 'share.record.lock.duration.ms', type: 'int', brokerDefault: 'group.share.record.lock.duration.ms',
     bounds: ['group.share.min.record.lock.duration.ms', 'group.share.max.record.lock.duration.ms'] },
-  { name: 'share.auto.offset.reset', type: 'string', brokerDefault: null, fallback: 'latest', oneOf: ['latest', 'earliest'] },
+  { name: 'share.delivery.count.limit', type: 'int', brokerDefault: 'group.share.delivery.count.limit',
+    bounds: ['group.share.min.delivery.count.limit', 'group.share.max.delivery.count.limit'] },
+  { name: 'share.partition.max.record.locks', type: 'int', brokerDefault: 'group.share.partition.max.record.locks',
+    bounds: ['group.share.min.partition.max.record.locks', 'group.share.max.partition.max.record.locks'] },
+  // by_duration:<ISO-8601 duration> (KIP-1106): start that far back in time.
+  { name: 'share.auto.offset.reset', type: 'string', brokerDefault: null, fallback: 'latest', oneOf: ['latest', 'earliest'],
+    orMatches: /^by_duration:P(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d{1,9})?S)?)?$/i },
+  { name: 'share.isolation.level', type: 'string', brokerDefault: null, fallback: 'read_uncommitted', oneOf: ['read_committed', 'read_uncommitted'] },
+  { name: 'share.renew.acknowledge.enable', type: 'boolean', brokerDefault: null, fallback: 'true' },
+  { name: 'share.assignment.interval.ms', type: 'int', brokerDefault: 'group.share.assignment.interval.ms',
+    bounds: ['group.share.min.assignment.interval.ms', 'group.share.max.assignment.interval.ms'] },
+  { name: 'share.assignor.offload.enable', type: 'boolean', brokerDefault: 'group.share.assignor.offload.enable' },
+  // Kafka 4.4's GroupConfig for streams groups (KIP-1071).
+  { name: 'streams.session.timeout.ms', type: 'int', brokerDefault: 'group.streams.session.timeout.ms',
+    bounds: ['group.streams.min.session.timeout.ms', 'group.streams.max.session.timeout.ms'] },
+  { name: 'streams.heartbeat.interval.ms', type: 'int', brokerDefault: 'group.streams.heartbeat.interval.ms',
+    bounds: ['group.streams.min.heartbeat.interval.ms', 'group.streams.max.heartbeat.interval.ms'] },
+  { name: 'streams.num.standby.replicas', type: 'int', brokerDefault: 'group.streams.num.standby.replicas', bounds: [0, 'group.streams.max.standby.replicas'] },
+  { name: 'streams.initial.rebalance.delay.ms', type: 'int', brokerDefault: 'group.streams.initial.rebalance.delay.ms', bounds: [0, null] },
+  { name: 'streams.assignment.interval.ms', type: 'int', brokerDefault: 'group.streams.assignment.interval.ms',
+    bounds: ['group.streams.min.assignment.interval.ms', 'group.streams.max.assignment.interval.ms'] },
+  { name: 'streams.task.offset.interval.ms', type: 'int', brokerDefault: 'group.streams.task.offset.interval.ms', bounds: ['group.streams.min.task.offset.interval.ms', null] },
+  { name: 'streams.num.warmup.replicas', type: 'int', brokerDefault: 'group.streams.num.warmup.replicas', bounds: [0, 'group.streams.max.warmup.replicas'] },
+  { name: 'streams.acceptable.recovery.lag', type: 'int', brokerDefault: 'group.streams.acceptable.recovery.lag', bounds: [0, null] },
+  { name: 'streams.rack.aware.assignment.tags', type: 'string', brokerDefault: 'group.streams.rack.aware.assignment.tags' },
+  { name: 'streams.assignor.offload.enable', type: 'boolean', brokerDefault: 'group.streams.assignor.offload.enable' },
+  { name: 'streams.assignor.name', type: 'string', brokerDefault: null, fallback: '' },
 ];
 
 const defs = new Map(GROUP_CONFIG_DEFS.map((d) => [d.name, d]));
@@ -51,19 +81,26 @@ export function validateGroupConfigs(configs: ReadonlyMap<string, string>, broke
     const def = defs.get(name);
     if (!def) throw invalid(`Unknown group config name: ${name}`);
     if (def.type === 'string') {
-      if (def.oneOf && !def.oneOf.includes(raw.toLowerCase())) throw invalid(`Invalid value ${raw} for configuration ${name}: String must be one of: ${def.oneOf.join(', ')}`);
+      if (def.oneOf && !def.oneOf.includes(raw.toLowerCase()) && !def.orMatches?.test(raw)) {
+        throw invalid(`Invalid value ${raw} for configuration ${name}: String must be one of: ${def.oneOf.join(', ')}`);
+      }
+      continue;
+    }
+    if (def.type === 'boolean') {
+      if (!/^(true|false)$/i.test(raw.trim())) throw invalid(`Invalid value ${raw} for configuration ${name}: Expected value to be either true or false`);
       continue;
     }
     if (!/^-?\d+$/.test(raw.trim())) throw invalid(`Invalid value ${raw} for configuration ${name}: Not a number of type INT`);
     const value = Number(raw.trim());
     const [minKey, maxKey] = def.bounds!;
-    if (value < (broker.get(minKey) as number)) throw invalid(`${name} must be greater than or equal to ${minKey}`);
-    if (value > (broker.get(maxKey) as number)) throw invalid(`${name} must be less than or equal to ${maxKey}`);
+    const min = typeof minKey === 'number' ? minKey : Number(broker.get(minKey));
+    if (value < min) throw invalid(`${name} must be greater than or equal to ${minKey}`);
+    if (maxKey !== null && value > Number(broker.get(maxKey))) throw invalid(`${name} must be less than or equal to ${maxKey}`);
   }
   for (const def of GROUP_CONFIG_DEFS) {
     if (def.type === 'int') effective.set(def.name, Number(configs.get(def.name) ?? defaultOf(def, broker)));
   }
-  for (const prefix of ['consumer', 'share']) {
+  for (const prefix of ['consumer', 'share', 'streams']) {
     if (effective.get(`${prefix}.heartbeat.interval.ms`)! >= effective.get(`${prefix}.session.timeout.ms`)!) {
       throw invalid(`${prefix}.heartbeat.interval.ms must be less than ${prefix}.session.timeout.ms`);
     }
@@ -98,9 +135,31 @@ export interface ConsumerGroupTimeouts {
   readonly heartbeatIntervalMs: number;
 }
 
+/** What the share group coordinator reads at each heartbeat (share.session.timeout.ms, share.heartbeat.interval.ms). */
+export function shareGroupTimeouts(configs: ReadonlyMap<string, string> | undefined, broker: BrokerConfig): ConsumerGroupTimeouts {
+  return {
+    sessionTimeoutMs: Number(configs?.get('share.session.timeout.ms') ?? broker.get('group.share.session.timeout.ms')),
+    heartbeatIntervalMs: Number(configs?.get('share.heartbeat.interval.ms') ?? broker.get('group.share.heartbeat.interval.ms')),
+  };
+}
+
 export function consumerGroupTimeouts(configs: ReadonlyMap<string, string> | undefined, broker: BrokerConfig): ConsumerGroupTimeouts {
   return {
     sessionTimeoutMs: Number(configs?.get('consumer.session.timeout.ms') ?? broker.get('group.consumer.session.timeout.ms')),
     heartbeatIntervalMs: Number(configs?.get('consumer.heartbeat.interval.ms') ?? broker.get('group.consumer.heartbeat.interval.ms')),
+  };
+}
+
+/** What the streams-protocol coordinator reads at each heartbeat (Kafka's GroupConfig over GroupCoordinatorConfig). */
+export function streamsGroupSettings(configs: ReadonlyMap<string, string> | undefined, broker: BrokerConfig): StreamsGroupSettings {
+  const get = (own: string, brokerName: string) => Number(configs?.get(own) ?? broker.get(brokerName));
+  return {
+    sessionTimeoutMs: get('streams.session.timeout.ms', 'group.streams.session.timeout.ms'),
+    heartbeatIntervalMs: get('streams.heartbeat.interval.ms', 'group.streams.heartbeat.interval.ms'),
+    numStandbyReplicas: get('streams.num.standby.replicas', 'group.streams.num.standby.replicas'),
+    initialRebalanceDelayMs: get('streams.initial.rebalance.delay.ms', 'group.streams.initial.rebalance.delay.ms'),
+    acceptableRecoveryLag: get('streams.acceptable.recovery.lag', 'group.streams.acceptable.recovery.lag'),
+    taskOffsetIntervalMs: get('streams.task.offset.interval.ms', 'group.streams.task.offset.interval.ms'),
+    maxSize: Number(broker.get('group.streams.max.size')),
   };
 }

@@ -16,7 +16,7 @@ import { installUserBufferReads, takeBuffered } from './user-buffer-reads.js';
 import { ANONYMOUS, principalToString, type KafkaPrincipal } from '../security/principal.js';
 import { SASL_AUTHENTICATE, SASL_HANDSHAKE, SaslServerAuthenticator, type KafkaReply, type TokenOutcome } from '../security/sasl/sasl-server-authenticator.js';
 import type { SaslListenerConfig } from '../security/sasl/sasl-listener-config.js';
-import type { FailedAuthenticationLog } from '../security/sasl/failed-authentication-log.js';
+import type { FailedAuthenticationLog } from '../security/failed-authentication-log.js';
 
 const PRODUCE_KEY = 0;
 const KAFKA_ERROR_CODES = new Set<number>(Object.values(ErrorCode));

@@ -6,7 +6,7 @@ import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Broker } from '../broker.js';
 import { ANONYMOUS, type KafkaPrincipal } from '../security/principal.js';
-import { FailedAuthenticationLog } from '../security/sasl/failed-authentication-log.js';
+import { FailedAuthenticationLog } from '../security/failed-authentication-log.js';
 import type { SaslListenerConfig } from '../security/sasl/sasl-listener-config.js';
 import type { ListenerSsl } from '../security/ssl-engine-factory.js';
 import { rfc2253SubjectOf, SslPrincipalMappingError } from '../security/ssl-principal-mapper.js';

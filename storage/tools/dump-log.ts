@@ -17,6 +17,7 @@ import { OffsetIndex } from '../offset-index.js';
 import { ProducerStateManager } from '../producer-state-manager.js';
 import { TimeIndex } from '../time-index.js';
 import { ABORTED_TXN_VERSION, decodeAbortedTxns } from '../transaction-index.js';
+import { shareGroupStateRecordText } from './share-group-state-decoder.js';
 
 export interface DumpLogOptions {
   files: string[];
@@ -26,6 +27,8 @@ export interface DumpLogOptions {
   deepIteration: boolean;
   /** --index-sanity-check: only check the index files. */
   indexSanityCheck: boolean;
+  /** --share-group-state-decoder: keys and values as __share_group_state records (implies printing data). */
+  shareGroupStateDecoder?: boolean;
 }
 
 const DELETE_HORIZON_FLAG = 0x40;
@@ -38,7 +41,9 @@ export async function* dumpLog(opts: DumpLogOptions): AsyncIterable<string> {
     yield `Dumping ${file}`;
     const name = path.basename(file);
     const suffix = name.slice(name.lastIndexOf('.'));
-    if (suffix === LOG_FILE_SUFFIX) yield* dumpLogFile(file, opts.printDataLog || opts.deepIteration, opts.printDataLog, problems);
+    const printData = opts.printDataLog || opts.shareGroupStateDecoder === true;
+    const decode = opts.shareGroupStateDecoder ? shareGroupStateRecordText : undefined;
+    if (suffix === LOG_FILE_SUFFIX) yield* dumpLogFile(file, printData || opts.deepIteration, printData, problems, decode);
     else if (suffix === INDEX_FILE_SUFFIX) yield* dumpIndex(file, opts.indexSanityCheck, problems);
     else if (suffix === TIME_INDEX_FILE_SUFFIX) yield* dumpTimeIndex(file, opts.indexSanityCheck, problems);
     else if (suffix === PRODUCER_SNAPSHOT_FILE_SUFFIX) yield* dumpProducerSnapshot(file, problems);
@@ -56,7 +61,9 @@ function incrementSequence(sequence: number, increment: number): number {
   return sequence > INT32_MAX - increment ? increment - (INT32_MAX - sequence) - 1 : sequence + increment;
 }
 
-function* dumpLogFile(file: string, deep: boolean, printData: boolean, problems: string[]): Generator<string> {
+function* dumpLogFile(
+  file: string, deep: boolean, printData: boolean, problems: string[], decode?: (key: Buffer | null, value: Buffer | null) => string,
+): Generator<string> {
   yield `Log starting offset: ${offsetFromFileName(path.basename(file))}`;
   const records = FileRecords.open(file);
   try {
@@ -85,7 +92,8 @@ function* dumpLogFile(file: string, deep: boolean, printData: boolean, problems:
               const coordinatorEpoch = r.value !== null && r.value.length >= 6 ? r.value.readInt32BE(2) : -1;
               line += type === 0 || type === 1 ? ` endTxnMarker: ${type === 0 ? 'ABORT' : 'COMMIT'} coordinatorEpoch: ${coordinatorEpoch}` : ` controlType: UNKNOWN(${type})`;
             }
-            if (printData && !h.isControl) {
+            if (printData && !h.isControl && decode) line += decode(r.key, r.value);
+            else if (printData && !h.isControl) {
               if (r.key !== null) line += ` key: ${r.key.toString('utf8')}`;
               if (r.value !== null) line += ` payload: ${r.value.toString('utf8')}`;
             }

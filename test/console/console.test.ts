@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type Browser } from '../../bench/lib/browser.js';
 import { adminAddress, REPO_ROOT, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { consoleForBlock } from '../helpers/console-browser.js';
+import { WireClient } from '../../bench/lib/wire-client.js';
+import { ApiKey } from '../../protocol/generated/index.js';
 import { kcat } from '../helpers/kcat.js';
 
 const ARTIFACTS = join(REPO_ROOT, 'test-results', 'console');
@@ -110,6 +112,32 @@ describe('console', () => {
     await expect.poll(() => page.getByTestId('total-lag').textContent(), { timeout: 20_000 }).toBe(String(10 - committed));
     expect(await page.getByTestId('group-state').textContent()).toBe('Empty');
     await page.locator('.chart[data-ready="true"]').waitFor();
+  });
+
+  it('shows a streams group (KIP-1071) with its members\' processes and tasks', async () => {
+    const wire = await WireClient.connect(broker.port);
+    try {
+      await wire.send(ApiKey.CreateTopics, 7, { topics: [{ name: 'st-in', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false });
+      const topology = { epoch: 0, subtopologies: [{ subtopologyId: '0', sourceTopics: ['st-in'], sourceTopicRegex: [], stateChangelogTopics: [], repartitionSinkTopics: [], repartitionSourceTopics: [], copartitionGroups: [] }] };
+      const heartbeat = (memberEpoch: number) => wire.send(ApiKey.StreamsGroupHeartbeat, 1, {
+        groupId: 'st-app', memberId: 'st-member', memberEpoch, endpointInformationEpoch: 0, instanceId: null, rackId: null,
+        rebalanceTimeoutMs: memberEpoch === 0 ? 30_000 : -1, topology: memberEpoch === 0 ? topology : null, activeTasks: memberEpoch === 0 ? [] : null,
+        standbyTasks: memberEpoch === 0 ? [] : null, warmupTasks: memberEpoch === 0 ? [] : null, processId: memberEpoch === 0 ? 'st-process' : null,
+        userEndpoint: null, clientTags: memberEpoch === 0 ? [] : null, taskOffsets: null, taskEndOffsets: null, shutdownApplication: false,
+      });
+      let res = await heartbeat(0);
+      // The group's initial delay (3 s by default) holds its first tasks back.
+      await expect.poll(async () => (res = await heartbeat(res.memberEpoch)).activeTasks?.length ?? -1, { timeout: 10_000, interval: 500 }).toBe(1);
+    } finally {
+      wire.close();
+    }
+    await page.goto(`${base}/#/groups`);
+    await page.getByRole('link', { name: 'st-app' }).click();
+    await expect.poll(() => page.getByTestId('member-tasks').textContent(), { timeout: 20_000 }).toBe('ACTIVE: 0:[0,1]');
+    expect(await page.getByTestId('group-state').textContent()).toBe('Stable');
+    await page.getByText('streams (KIP-1071) streams sticky').waitFor();
+    await page.getByRole('cell', { name: 'st-process' }).waitFor();
+    await shot(page, 'streams-group');
   });
 
   it('edits a topic config, seen by DescribeConfigs', async () => {

@@ -2,6 +2,7 @@ import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '.
 import { GroupCoordinator } from '../../src/coordinator/group-coordinator.js';
 import type { CoordinatorRecord, OffsetsTopic } from '../../src/coordinator/offsets-topic.js';
 import type { JoinGroupRequest } from '../../src/coordinator/types.js';
+import type { TopicImageEntry, TopicsImage } from '../../src/coordinator/consumer/consumer-group-coordinator.js';
 
 /** __consumer_offsets kept in memory: the coordinator's logic is under test here, not the log. */
 export class MemoryOffsetsTopic implements OffsetsTopic {
@@ -72,3 +73,17 @@ export function joinRequest(overrides: Partial<JoinGroupRequest> = {}): JoinGrou
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The broker's topics for the KIP-848 and share group coordinators; a topic's id is its name, padded, in hex. */
+export class Topics implements TopicsImage {
+  private readonly byName = new Map<string, TopicImageEntry>();
+  add(name: string, partitions: number): string {
+    const topicId = Buffer.from(name.padEnd(16, '.')).toString('hex').slice(0, 32);
+    this.byName.set(name, { name, topicId, partitions });
+    return topicId;
+  }
+  remove(name: string): void { this.byName.delete(name); }
+  get(name: string) { return this.byName.get(name); }
+  getById(topicId: string) { return [...this.byName.values()].find((t) => t.topicId === topicId); }
+  all() { return this.byName.values(); }
+}

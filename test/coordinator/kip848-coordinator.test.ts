@@ -1,26 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type {
-  ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResult, TopicImageEntry, TopicsImage,
-} from '../../src/coordinator/consumer/consumer-group-coordinator.js';
+import type { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResult } from '../../src/coordinator/consumer/consumer-group-coordinator.js';
 import {
   ConsumerGroupRecordType as RecordType, decodeConsumerGroupKey, decodeGroupMetadata, groupEpochRecord, tombstone,
 } from '../../src/coordinator/consumer/consumer-group-records.js';
 import { metadataHash } from '../../src/coordinator/metadata-hash.js';
 import { ErrorCode as E } from '../../src/errors.js';
 import type { GroupCoordinator } from '../../src/coordinator/group-coordinator.js';
-import { joinRequest, MemoryOffsetsTopic, sleep, startCoordinator } from './helpers.js';
+import { joinRequest, MemoryOffsetsTopic, sleep, startCoordinator, Topics } from './helpers.js';
 
-class Topics implements TopicsImage {
-  private readonly byName = new Map<string, TopicImageEntry>();
-  add(name: string, partitions: number): string {
-    const topicId = Buffer.from(name.padEnd(16, '.')).toString('hex').slice(0, 32);
-    this.byName.set(name, { name, topicId, partitions });
-    return topicId;
-  }
-  get(name: string) { return this.byName.get(name); }
-  getById(topicId: string) { return [...this.byName.values()].find((t) => t.topicId === topicId); }
-  all() { return this.byName.values(); }
-}
 
 let coordinator: GroupCoordinator;
 let topics: Topics;

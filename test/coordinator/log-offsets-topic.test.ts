@@ -71,8 +71,8 @@ describe('LogOffsetsTopic', () => {
     const reopened = new LogOffsetsTopic(await openLogs());
     const records = await reopened.readAll(1);
     expect(records).toHaveLength(80);
-    expect(records[78]).toEqual({ key: Buffer.from('k39'), value: Buffer.alloc(50, 39) });
-    expect(records[79]).toEqual({ key: Buffer.from('t39'), value: null });
+    expect(records[78]).toEqual({ key: Buffer.from('k39'), value: Buffer.alloc(50, 39), offset: 78 });
+    expect(records[79]).toEqual({ key: Buffer.from('t39'), value: null, offset: 79 });
     expect(await reopened.readAll(0)).toEqual([]);
   });
 

@@ -11,6 +11,7 @@ export interface StoredBatch {
   compression: CompressionType;
   records: number;
   baseOffset: number;
+  lastOffset: number;
   maxTimestamp: number;
   producerId: number;
   producerEpoch: number;
@@ -18,6 +19,8 @@ export interface StoredBatch {
   isControl: boolean;
   /** A control batch's transaction marker. */
   marker: 'COMMIT' | 'ABORT' | null;
+  /** A data batch's record values as text (decoded on call), none for a control batch. */
+  values(): string[];
 }
 
 export function batchesOnDisk(dataDir: string, topic: string, partition = 0): StoredBatch[] {
@@ -26,12 +29,15 @@ export function batchesOnDisk(dataDir: string, topic: string, partition = 0): St
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.log')).sort()) {
     const buf = readFileSync(join(dir, file));
     for (const b of batchesIn(buf)) {
-      const control = b.isControl ? decodeBatch(buf.subarray(b.pos, b.pos + b.sizeInBytes)).records[0]! : null;
+      const bytes = buf.subarray(b.pos, b.pos + b.sizeInBytes);
+      const control = b.isControl ? decodeBatch(bytes).records[0]! : null;
       const marker = control ? decodeEndTxnMarker(control.key, control.value) : null;
       batches.push({
-        magic: b.magic, compression: b.compression, records: b.recordsCount, baseOffset: b.baseOffset, maxTimestamp: b.maxTimestamp,
+        magic: b.magic, compression: b.compression, records: b.recordsCount, baseOffset: b.baseOffset, lastOffset: b.lastOffset,
+        maxTimestamp: b.maxTimestamp,
         producerId: b.producerId, producerEpoch: b.producerEpoch, isTransactional: b.isTransactional, isControl: b.isControl,
         marker: marker === null ? null : marker.commit ? 'COMMIT' : 'ABORT',
+        values: () => (b.isControl ? [] : decodeBatch(bytes).records.map((r) => r.value?.toString() ?? '')),
       });
     }
   }

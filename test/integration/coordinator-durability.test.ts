@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { ApiKey } from '../../protocol/generated/index.js';
-import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { startBroker, type BrokerProcess, adminAddress } from '../helpers/broker-process.js';
 
 const TOPIC = 'durable-offsets';
 
@@ -19,7 +19,7 @@ let admin: string;
 beforeAll(async () => {
   broker = await startBroker({ overrides: ['offsets.topic.num.partitions=2', 'transaction.state.log.num.partitions=2', 'group.initial.rebalance.delay.ms=0'] });
   client = await WireClient.connect(broker.port);
-  admin = broker.logs.find((entry) => entry.msg === 'admin http started')!.address as string;
+  admin = adminAddress(broker);
   const created = await client.send(19, 7, { topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
   expect(created.topics[0].errorCode).toBe(0);
 });

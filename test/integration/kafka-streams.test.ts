@@ -1,5 +1,5 @@
-// Kafka Streams 4.4 (test/clients/java/StreamsApp.java) against kafkite under group.protocol=classic and
-// exactly_once_v2: a word count and a windowed count with RocksDB stores, two instances, one of them stopped
+// Kafka Streams 4.4 (test/clients/java/StreamsApp.java) against kafkite under group.protocol=classic, then under
+// streams (KIP-1071, the broker assigning the tasks and creating the internal topics), with exactly_once_v2: a word count and a windowed count with RocksDB stores, two instances, one of them stopped
 // and started again so that its tasks move, and the broker killed with SIGKILL three times while they run.
 // Afterwards the outputs, read with read_committed by Kafka's console consumer, hold exactly the counts computed
 // from the input as stored (no update lost, none applied twice); the changelog topics Streams created are
@@ -19,18 +19,33 @@ const APP = 'wordcount';
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa'];
 const ROUNDS = 7;
 const LINES_PER_ROUND = 60;
-const OVERRIDES = ['group.initial.rebalance.delay.ms=0', 'offsets.topic.num.partitions=3', 'transaction.state.log.num.partitions=3'];
+const BASE_OVERRIDES = ['group.initial.rebalance.delay.ms=0', 'offsets.topic.num.partitions=3', 'transaction.state.log.num.partitions=3'];
+// Streams groups: no initial delay, and the classic run's instances' heartbeat interval and session timeout (500 ms
+// and 6 s), so that an instance gone without leaving is noticed as soon.
+const STREAMS_OVERRIDES = [
+  'group.streams.initial.rebalance.delay.ms=0', 'group.streams.min.heartbeat.interval.ms=500', 'group.streams.heartbeat.interval.ms=500',
+  'group.streams.min.session.timeout.ms=6000', 'group.streams.session.timeout.ms=6000',
+];
+type Protocol = 'classic' | 'streams';
+let OVERRIDES = BASE_OVERRIDES;
+let protocol: Protocol = 'classic';
 
 let broker: BrokerProcess;
 const stateRoot = mkdtempSync(join(tmpdir(), 'kafkite-streams-'));
 const instances = new Map<string, StreamsInstance>();
 let tools: KafkaTools | undefined;
 
-afterAll(async () => {
+async function stopAll(): Promise<void> {
   for (const i of instances.values()) i.child.kill('SIGKILL');
+  instances.clear();
   await tools?.close();
+  tools = undefined;
   await broker?.kill();
   broker?.cleanup();
+}
+
+afterAll(async () => {
+  await stopAll();
   rmSync(stateRoot, { recursive: true, force: true });
 });
 
@@ -41,7 +56,7 @@ interface StreamsInstance {
 }
 
 function startInstance(name: string, classes: string): StreamsInstance {
-  const child = spawn('java', javaArgs('StreamsApp', [broker.bootstrap, APP, join(stateRoot, name)], classes));
+  const child = spawn('java', javaArgs('StreamsApp', [broker.bootstrap, APP, join(stateRoot, protocol, name), protocol], classes));
   const states: string[] = [];
   createInterface({ input: child.stdout }).on('line', (line) => states.push(line));
   let stderr = '';
@@ -70,7 +85,10 @@ async function produceRound(round: number, base: number): Promise<void> {
 }
 
 
-it('a word count and a windowed count, exactly once through instance moves and three SIGKILLs of the broker', async () => {
+it.each<Protocol>(['classic', 'streams'])('group.protocol=%s: a word count and a windowed count, exactly once through instance moves and three SIGKILLs of the broker', async (p) => {
+  await stopAll();
+  protocol = p;
+  OVERRIDES = p === 'streams' ? [...BASE_OVERRIDES, ...STREAMS_OVERRIDES] : BASE_OVERRIDES;
   const started = performance.now();
   broker = await startBroker({ overrides: OVERRIDES });
   const classes = compileJava('StreamsApp');
@@ -159,5 +177,16 @@ it('a word count and a windowed count, exactly once through instance moves and t
   expect(Object.fromEntries(counts)).toEqual(Object.fromEntries(expectedCounts));
   const windows = latest(await tools.consumeCommitted(broker.bootstrap, 'windowed-counts-out', 'LongDeserializer'));
   expect(Object.fromEntries(windows)).toEqual(Object.fromEntries(expectedWindows));
-  console.log(`kafka-streams: ${input.length} lines, ${expectedWindows.size} windows, in ${Math.round(performance.now() - started)} ms`);
+  if (p === 'streams') await checkStreamsGroup();
+  console.log(`kafka-streams (${p}): ${input.length} lines, ${expectedWindows.size} windows, in ${Math.round(performance.now() - started)} ms`);
 }, 300_000);
+
+/** The streams group as Kafka's tools see it, after the run: listed with its type, empty, its offsets at the ends. */
+async function checkStreamsGroup(): Promise<void> {
+  const admin = kafka().admin();
+  await admin.connect();
+  const listed = await admin.listGroups();
+  await admin.disconnect();
+  // The application ran as a streams group (KIP-1071), not a classic one.
+  expect(listed.groups.find((g) => g.groupId === APP)?.protocolType).toBe('streams');
+}

@@ -42,25 +42,29 @@ describe('ApiVersions features', () => {
       { name: 'kraft.version', minVersion: 0, maxVersion: 0 },
       { name: 'transaction.version', minVersion: 0, maxVersion: 2 },
       { name: 'group.version', minVersion: 0, maxVersion: 1 },
-      { name: 'share.version', minVersion: 0, maxVersion: 0 },
+      { name: 'share.version', minVersion: 0, maxVersion: 1 },
       { name: 'streams.version', minVersion: 0, maxVersion: 0 },
       { name: 'eligible.leader.replicas.version', minVersion: 0, maxVersion: 0 },
     ]);
-    // Level 0 is not finalized: Kafka leaves out a disabled feature (share, streams, ELR here; kraft.version 0 on a static quorum).
+    // Level 0 is not finalized: Kafka leaves out a disabled feature (streams, ELR here; kraft.version 0 on a static quorum).
     expect(res.finalizedFeatures).toEqual([
       { name: 'metadata.version', maxVersionLevel: 26, minVersionLevel: 26 },
       { name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 },
       { name: 'group.version', maxVersionLevel: 1, minVersionLevel: 1 },
+      { name: 'share.version', maxVersionLevel: 1, minVersionLevel: 1 },
     ]);
-    // The share and streams group APIs, which their disabled features gate in Kafka, are not listed.
+    // Share groups' membership APIs at Kafka 4.4's only version; the streams group APIs, gated by their disabled feature, are not listed.
     const keys = res.apiKeys.map((k: { apiKey: number }) => k.apiKey);
-    for (const key of [ApiKey.ShareGroupHeartbeat, ApiKey.ShareFetch, ApiKey.StreamsGroupHeartbeat]) expect(keys).not.toContain(key);
+    for (const key of [ApiKey.ShareGroupHeartbeat, ApiKey.ShareGroupDescribe]) {
+      expect(res.apiKeys.find((k: { apiKey: number }) => k.apiKey === key)).toMatchObject({ minVersion: 1, maxVersion: 1 });
+    }
+    expect(keys).not.toContain(ApiKey.StreamsGroupHeartbeat);
   });
 
   it('v3 leaves out supported features whose minimum is 0, as Kafka 4.4 does (KAFKA-17011)', async () => {
     const res = await client.send(ApiKey.ApiVersions, 3, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
     expect(res.supportedFeatures).toEqual([{ name: 'metadata.version', minVersion: 26, maxVersion: 26 }]);
-    expect(res.finalizedFeatures.map((f: { name: string }) => f.name)).toEqual(['metadata.version', 'transaction.version', 'group.version']);
+    expect(res.finalizedFeatures.map((f: { name: string }) => f.name)).toEqual(['metadata.version', 'transaction.version', 'group.version', 'share.version']);
   });
 });
 

@@ -3,7 +3,7 @@
 import { expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { SaslFailure, saslAuthenticate } from '../../bench/lib/scram-client.js';
-import { brokerForFile } from '../helpers/broker-process.js';
+import { brokerForFile, adminAddress } from '../helpers/broker-process.js';
 import { listenerPorts } from '../helpers/secure-broker.js';
 
 const broker = brokerForFile({
@@ -53,7 +53,7 @@ it('logs 200 failed logins in a handful of lines that count them all', async () 
   expect((byUser.get('alice') ?? 0) + detailed.filter((l) => l.user === 'alice').length).toBe(150);
   expect((byUser.get('mallory') ?? 0) + detailed.filter((l) => l.user === 'mallory').length).toBe(50);
 
-  const address = String(broker().logs.find((l) => l.msg === 'admin http started')!.address);
+  const address = adminAddress(broker());
   const metrics = await (await fetch(`${address}/metrics`)).text();
   expect(metrics).toContain('kafkite_authentications_total{listener="SASL_PLAINTEXT",mechanism="PLAIN",result="failure"} 200');
 });

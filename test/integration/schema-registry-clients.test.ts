@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { startBroker, type BrokerProcess, adminAddress } from '../helpers/broker-process.js';
 import { CLIENTS_VENV } from '../helpers/current-clients.js';
 import { runJsonClient } from '../helpers/json-client.js';
 
@@ -25,7 +25,7 @@ let url: string;
 
 beforeAll(async () => {
   broker = await startBroker({ overrides: ['kafkite.schema.registry.enable=true', 'num.partitions=1'] });
-  url = broker.logs.find((e) => e.msg === 'admin http started')!.address as string;
+  url = adminAddress(broker);
 });
 
 afterAll(async () => {

@@ -6,7 +6,7 @@
 import { connect } from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { startBroker, type BrokerProcess, adminAddress } from '../helpers/broker-process.js';
 
 const CT = 'application/vnd.schemaregistry.v1+json';
 const TOKEN = 'sr-test-token';
@@ -17,7 +17,7 @@ let auth: Record<string, string> = {};
 
 async function start(overrides: string[] = []): Promise<void> {
   broker = await startBroker({ dataDir: broker?.dataDir, overrides: ['kafkite.schema.registry.enable=true', ...overrides] });
-  admin = broker.logs.find((e) => e.msg === 'admin http started')!.address as string;
+  admin = adminAddress(broker);
 }
 
 beforeAll(() => start());

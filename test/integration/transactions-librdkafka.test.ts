@@ -6,10 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
-import { batchesIn } from '../../protocol/records/batch-header.js';
-import { decodeEndTxnMarker } from '../../protocol/records/end-txn-marker.js';
-import { decodeBatch } from '../../protocol/records/record-batch.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { batchesOnDisk } from '../helpers/disk-batches.js';
 import { runJsonClient } from '../helpers/json-client.js';
 
 const SCRIPT = join(import.meta.dirname, 'transactions_librdkafka.py');
@@ -38,34 +36,6 @@ function runScenario(scenario: string): Promise<any> {
   return runJsonClient(PYTHON, [SCRIPT, `127.0.0.1:${broker.port}`, scenario]);
 }
 
-interface DiskBatch {
-  baseOffset: number;
-  lastOffset: number;
-  producerId: number;
-  isTransactional: boolean;
-  /** COMMIT/ABORT for a control batch, else the values. */
-  marker: 'COMMIT' | 'ABORT' | null;
-  values: string[];
-}
-
-function batchesOnDisk(topic: string, partition = 0): DiskBatch[] {
-  const dir = join(broker.dataDir, `${topic}-${partition}`);
-  const out: DiskBatch[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.log')).sort()) {
-    const buf = readFileSync(join(dir, file));
-    for (const h of batchesIn(buf)) {
-      const { records } = decodeBatch(buf.subarray(h.pos, h.pos + h.sizeInBytes));
-      const marker = h.isControl ? decodeEndTxnMarker(records[0].key, records[0].value) : null;
-      out.push({
-        baseOffset: h.baseOffset, lastOffset: h.lastOffset, producerId: h.producerId, isTransactional: h.isTransactional,
-        marker: marker === null ? null : marker.commit ? 'COMMIT' : 'ABORT',
-        values: h.isControl ? [] : records.map((r) => r.value!.toString()),
-      });
-    }
-  }
-  return out;
-}
-
 /** Kafka's .txnindex entries: version int16, producerId, firstOffset, lastOffset, lastStableOffset (int64 each). */
 function txnIndexEntries(topic: string): Array<{ producerId: number; firstOffset: number; lastOffset: number; lastStableOffset: number }> {
   const dir = join(broker.dataDir, `${topic}-0`);
@@ -90,11 +60,11 @@ describe('librdkafka transactions', () => {
     // The aborted records are in the log all the same: read_uncommitted (a second consumer) sees them.
     expect(result.readUncommitted).toEqual(['c1', 'c2', 'c3', 'a1', 'a2', 'c4']);
 
-    const batches = batchesOnDisk('py-out');
+    const batches = batchesOnDisk(broker.dataDir, 'py-out');
     const markers = batches.filter((b) => b.marker !== null).map((b) => b.marker);
     expect(markers).toEqual(['COMMIT', 'ABORT', 'COMMIT']);
     for (const b of batches) expect(b.isTransactional).toBe(true);
-    const aborted = batches.filter((b) => b.values.includes('a1') || b.values.includes('a2'));
+    const aborted = batches.filter((b) => b.values().includes('a1') || b.values().includes('a2'));
     const abortMarker = batches.find((b) => b.marker === 'ABORT')!;
     // One .txnindex entry: the aborted records through the ABORT marker, with the LSO after it.
     expect(txnIndexEntries('py-out')).toEqual([{
@@ -112,7 +82,7 @@ describe('librdkafka transactions', () => {
     // The offsets went through __consumer_offsets in the same transactions: a COMMIT then an ABORT marker there.
     const offsetsMarkers = readdirSync(broker.dataDir)
       .filter((d) => d.startsWith('__consumer_offsets-'))
-      .flatMap((d) => batchesOnDisk('__consumer_offsets', Number(d.slice(d.lastIndexOf('-') + 1))))
+      .flatMap((d) => batchesOnDisk(broker.dataDir, '__consumer_offsets', Number(d.slice(d.lastIndexOf('-') + 1))))
       .filter((b) => b.marker !== null)
       .map((b) => b.marker);
     expect(offsetsMarkers).toEqual(['COMMIT', 'ABORT']);
@@ -130,7 +100,7 @@ describe('librdkafka transactions', () => {
     expect((await client.send(26, 3, { transactionalId: 'py-empty-txn', producerId, producerEpoch, committed: false })).errorCode).toBe(0);
     // ProducerAppendInfo.appendEndTxnMarker emits no CompletedTxn for a transaction without data, so
     // Kafka writes the marker but indexes nothing.
-    expect(batchesOnDisk('py-empty').map((b) => b.marker)).toEqual(['ABORT']);
+    expect(batchesOnDisk(broker.dataDir, 'py-empty').map((b) => b.marker)).toEqual(['ABORT']);
     expect(txnIndexEntries('py-empty')).toEqual([]);
   });
 });

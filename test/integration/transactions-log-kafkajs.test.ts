@@ -8,7 +8,7 @@ import { Kafka, logLevel, type EachMessagePayload } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FetchResponse } from '../../protocol/generated/FetchResponse.js';
 import { WireClient } from '../../bench/lib/wire-client.js';
-import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { startBroker, type BrokerProcess, adminAddress } from '../helpers/broker-process.js';
 
 const ZERO_UUID = '0'.repeat(32);
 const OVERRIDES = [
@@ -61,7 +61,7 @@ async function currentTxnStartOffset(topic: string): Promise<number[]> {
 }
 
 async function lsoLag(topic: string): Promise<number> {
-  const admin = broker.logs.find((entry) => entry.msg === 'admin http started')!.address as string;
+  const admin = adminAddress(broker);
   const text = await (await fetch(`${admin}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith(`kafkite_last_stable_offset_lag{topic="${topic}",partition="0"} `));
   return Number(line?.split(' ')[1]);

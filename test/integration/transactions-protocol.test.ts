@@ -7,7 +7,7 @@ import { WireClient } from '../../bench/lib/wire-client.js';
 import { Reader } from '../../protocol/primitives.js';
 import { batchesIn } from '../../protocol/records/batch-header.js';
 import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js';
-import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { startBroker, type BrokerProcess, adminAddress } from '../helpers/broker-process.js';
 
 const E = {
   NONE: 0, UNKNOWN_TOPIC_OR_PARTITION: 3, NOT_ENOUGH_REPLICAS: 19, OUT_OF_ORDER_SEQUENCE_NUMBER: 45, INVALID_PRODUCER_EPOCH: 47, INVALID_TXN_STATE: 48, INVALID_PRODUCER_ID_MAPPING: 49,
@@ -354,7 +354,7 @@ describe('transaction coordinator over the wire', () => {
   });
 
   it('admin HTTP lists ongoing transactions; metrics count started, committed, aborted and timed out ones', async () => {
-    const admin = broker.logs.find((entry) => entry.msg === 'admin http started')!.address as string;
+    const admin = adminAddress(broker);
     const { producerId, producerEpoch } = await initProducerId('wire-admin');
     await addPartitions('wire-admin', producerId, producerEpoch, [{ name: 'tx-a', partitions: [1, 0] }]);
     const { transactions } = await (await fetch(`${admin}/v1/transactions`)).json();

@@ -9,7 +9,7 @@ import { withDefaults } from '../protocol/message-arbitraries.js';
 import type { Scenario, Session } from './differential.js';
 
 /** A request of `apiKey` with every field `partial` leaves out at its schema default. */
-function request(apiKey: number, partial: Record<string, unknown> = {}): Record<string, unknown> {
+export function request(apiKey: number, partial: Record<string, unknown> = {}): Record<string, unknown> {
   const schema = MESSAGE_SCHEMAS.find((m) => m.type === 'request' && m.apiKey === apiKey);
   if (!schema) throw new Error(`no request schema for API key ${apiKey}`);
   return withDefaults(schema.fields, partial);
@@ -85,7 +85,7 @@ function produce(topic: string, records: Buffer, extra: Record<string, unknown> 
  * Creates a topic without recording it, and waits until its partitions are led: Kafka answers CreateTopics
  * before its broker has taken the leadership (ListOffsets answers NOT_LEADER_OR_FOLLOWER until then).
  */
-async function createTopic(s: Session, name: string, partitions = 1): Promise<string> {
+export async function createTopic(s: Session, name: string, partitions = 1): Promise<string> {
   const created = await s.setup(19, 7, request(19, { topics: [{ name, numPartitions: partitions, replicationFactor: 1 }], timeoutMs: 10_000 }));
   if (created.topics[0].errorCode !== 0) throw new Error(`${s.target.name}: CreateTopics ${name}: ${created.topics[0].errorCode}`);
   const listOffsets = request(2, { replicaId: -1, topics: [{ name, partitions: Array.from({ length: partitions }, (_, p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp: -1 })) }] });
@@ -343,6 +343,83 @@ export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
     },
   },
   {
+    // KIP-1071: a topology whose source is missing, a join that makes the broker create the internal topics, an
+    // unknown member, a greater epoch, and the group ids of another type refused both ways.
+    id: 'streams-group-topology-and-epochs',
+    api: 88,
+    async run(s) {
+      await createTopic(s, 'streams-in');
+      const info = (name: string) => ({ name, partitions: 0, replicationFactor: 0, topicConfigs: [{ key: 'cleanup.policy', value: 'compact' }] });
+      const topology = (source: string) => ({
+        epoch: 0,
+        subtopologies: [{
+          subtopologyId: '0', sourceTopics: [source], sourceTopicRegex: [], stateChangelogTopics: [info(`app-${source}-store-changelog`)],
+          repartitionSinkTopics: [], repartitionSourceTopics: [], copartitionGroups: [],
+        }],
+      });
+      const heartbeat = (groupId: string, memberId: string, memberEpoch: number, source = 'streams-in') => request(88, {
+        groupId, memberId, memberEpoch, endpointInformationEpoch: 0, rebalanceTimeoutMs: memberEpoch === 0 ? 30_000 : -1,
+        topology: memberEpoch === 0 ? topology(source) : null, activeTasks: memberEpoch === 0 ? [] : null,
+        standbyTasks: memberEpoch === 0 ? [] : null, warmupTasks: memberEpoch === 0 ? [] : null, processId: memberEpoch === 0 ? 'process-1' : null,
+        clientTags: memberEpoch === 0 ? [] : null,
+      });
+      await s.call(88, 1, heartbeat('streams-missing', 'streams-member-1', 0, 'no-such-source'), { label: 'missing source topic' });
+      await s.call(88, 1, heartbeat('streams-app', 'streams-member-1', 0), { label: 'join' });
+      await s.call(88, 1, heartbeat('streams-app', 'streams-member-2', 1), { label: 'unknown member' });
+      await s.call(88, 1, heartbeat('streams-app', 'streams-member-1', 99), { label: 'greater epoch' });
+      await s.call(88, 1, heartbeat('', 'streams-member-1', 0), { label: 'empty group id' });
+      await s.call(68, 1, request(68, {
+        groupId: 'streams-app', memberId: 'conformance-member-0000000003', memberEpoch: 0, rebalanceTimeoutMs: 30_000,
+        subscribedTopicNames: ['streams-in'], topicPartitions: [],
+      }), { label: 'consumer heartbeat on a streams group' });
+      await s.setup(68, 1, request(68, {
+        groupId: 'consumer-not-streams', memberId: 'conformance-member-0000000004', memberEpoch: 0, rebalanceTimeoutMs: 30_000,
+        subscribedTopicNames: ['streams-in'], topicPartitions: [],
+      }));
+      await s.call(88, 1, heartbeat('consumer-not-streams', 'streams-member-3', 0), { label: 'streams heartbeat on a consumer group' });
+      // One group a request: Kafka answers them in its coordinator shards' order.
+      for (const groupId of ['streams-missing', 'consumer-not-streams', 'no-such-group']) await s.call(89, 1, request(89, { groupIds: [groupId] }), { label: `describe ${groupId}` });
+      // DescribeGroups (the classic protocol's) on a streams group, before and after v6's error codes.
+      for (const version of [5, 6]) await s.call(15, version, request(15, { groups: ['streams-app'] }), { label: 'classic describe of a streams group' });
+    },
+  },
+  {
+    // KIP-932: the share group's errors and a share group id met by the other group APIs (GroupMetadataManager and
+    // GroupCoordinatorService's checks), with Kafka's messages. The join itself is set up unrecorded: Kafka assigns
+    // a partition once its share-partition state is initialized, asynchronously, kafkite before it answers.
+    id: 'share-group-errors-and-other-group-types',
+    api: 76,
+    exactMessages: true,
+    async run(s) {
+      await createTopic(s, 'shared');
+      const heartbeat = (groupId: string, memberId: string, memberEpoch: number, subscribedTopicNames: string[] | null = null) =>
+        request(76, { groupId, memberId, memberEpoch, rackId: null, subscribedTopicNames });
+      await s.setup(76, 1, heartbeat('share-g', 'share-member-1', 0, ['shared']));
+      await s.call(76, 1, heartbeat('share-g', '', 0, ['shared']), { label: 'empty member id' });
+      await s.call(76, 1, heartbeat('share-g', 'share-member-2', 0, []), { label: 'no subscription on join' });
+      await s.call(76, 1, heartbeat('share-g', 'share-member-2', -2), { label: 'epoch -2' });
+      await s.call(76, 1, heartbeat('share-g', 'share-member-x', 1), { label: 'unknown member' });
+      await s.call(76, 1, heartbeat('share-g', 'share-member-1', 99), { label: 'future epoch' });
+      await s.call(76, 1, heartbeat('share-missing', 'share-member-1', 1), { label: 'unknown group' });
+      await s.call(77, 1, request(77, { groupIds: ['share-missing'] }), { label: 'unknown group' });
+      await s.setup(68, 1, request(68, {
+        groupId: 'share-consumer', memberId: 'consumer-member-000000000001', memberEpoch: 0, rebalanceTimeoutMs: 30_000,
+        subscribedTopicNames: ['shared'], topicPartitions: [],
+      }));
+      await s.call(76, 1, heartbeat('share-consumer', 'share-member-1', 0, ['shared']), { label: 'consumer group id' });
+      await s.call(77, 1, request(77, { groupIds: ['share-consumer'] }), { label: 'consumer group id' });
+      await s.call(68, 1, request(68, {
+        groupId: 'share-g', memberId: 'consumer-member-000000000002', memberEpoch: 0, rebalanceTimeoutMs: 30_000,
+        subscribedTopicNames: ['shared'], topicPartitions: [],
+      }), { label: 'share group id' });
+      await s.call(11, 5, joinGroup('share-g', ''), { label: 'share group id' });
+      await s.call(15, 6, request(15, { groups: ['share-g'] }), { label: 'share group id' });
+      await s.call(8, 9, request(8, { groupId: 'share-g', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 'shared', partitions: [{ partitionIndex: 0, committedOffset: 1, committedLeaderEpoch: -1, committedMetadata: '' }] }] }), { label: 'share group id' });
+      await s.call(16, 5, request(16, { typesFilter: ['share'] }), { label: 'share type' });
+      await s.call(42, 2, request(42, { groupsNames: ['share-g'] }), { label: 'share group with a member' });
+    },
+  },
+  {
     // KIP-848: Kafka resolves a subscribed regex asynchronously, so what a member is assigned can take heartbeats.
     id: 'consumer-group-regex-and-literal-subscription',
     api: 68,
@@ -401,7 +478,15 @@ export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
       await createTopic(s, 'admin');
       await s.call(19, 7, request(19, { topics: [topic], timeoutMs: 10_000 }), { label: 'exists' });
       await s.call(44, 1, request(44, { resources: [{ resourceType: 2, resourceName: 'admin', configs: [{ name: 'retention.ms', configOperation: 0, value: '7200000' }] }] }));
-      await s.call(32, 4, request(32, { resources: [{ resourceType: 2, resourceName: 'admin', configurationKeys: ['retention.ms', 'cleanup.policy'] }] }));
+      // Kafka answers the alter once its controller committed the ConfigRecord; the broker side applies it a moment
+      // later (its metadata publisher), so a DescribeConfigs at once may still see the default: wait, unrecorded.
+      const describe = request(32, { resources: [{ resourceType: 2, resourceName: 'admin', configurationKeys: ['retention.ms', 'cleanup.policy'] }] });
+      for (let tries = 0; tries < 100; tries++) {
+        const configs = (await s.setup(32, 4, describe)).results[0].configs as Array<{ name: string; value: string }>;
+        if (configs.find((c) => c.name === 'retention.ms')?.value === '7200000') break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await s.call(32, 4, describe);
       await s.call(37, 3, request(37, { topics: [{ name: 'admin', count: 3, assignments: null }], timeoutMs: 10_000 }));
       await s.setup(0, 9, produce('admin', batch(['a', 'b', 'c'])));
       await s.call(21, 2, request(21, { topics: [{ name: 'admin', partitions: [{ partitionIndex: 0, offset: 2 }] }], timeoutMs: 10_000 }));

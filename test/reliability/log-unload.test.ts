@@ -4,7 +4,7 @@
 // restart leaves room for requests.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WireClient } from '../../bench/lib/wire-client.js';
-import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { startBroker, type BrokerProcess, adminAddress } from '../helpers/broker-process.js';
 import { connectWithRetry, createTopic, fetchPartition, initProducerId, produce, readPartition, recordBatch, sleep } from './support.js';
 
 let broker: BrokerProcess | undefined;
@@ -20,7 +20,7 @@ afterEach(async () => {
 const TOPIC = 'idle';
 
 async function metrics(b: BrokerProcess): Promise<string> {
-  const address = String(b.logs.find((l) => l.msg === 'admin http started')!.address);
+  const address = adminAddress(b);
   return (await fetch(`${address}/metrics`)).text();
 }
 

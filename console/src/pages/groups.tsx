@@ -46,6 +46,17 @@ export function Groups() {
   );
 }
 
+const PROTOCOLS: Record<string, string> = { consumer: 'consumer (KIP-848)', streams: 'streams (KIP-1071)' };
+
+/** A streams member's tasks as kafka-streams-groups prints them: "ACTIVE: 0:[0,1]; STANDBY: 1:[0]". */
+function taskText(tasks: GroupDetail['members'][number]['tasks']): string {
+  if (!tasks) return '';
+  return (['active', 'standby', 'warmup'] as const)
+    .filter((kind) => tasks[kind].length > 0)
+    .map((kind) => `${kind.toUpperCase()}: ${tasks[kind].map((t) => `${t.subtopologyId}:[${t.partitions.join(',')}]`).join(' ')}`)
+    .join('; ');
+}
+
 interface GroupDetail {
   groupId: string;
   state: string;
@@ -53,7 +64,15 @@ interface GroupDetail {
   protocolType: string;
   protocol: string;
   totalLag: number;
-  members: Array<{ memberId: string; clientId: string; clientHost: string; assignment: Array<{ topic: string; partitions: number[] }> }>;
+  members: Array<{
+    memberId: string;
+    clientId: string;
+    clientHost: string;
+    assignment: Array<{ topic: string; partitions: number[] }>;
+    /** Streams groups (KIP-1071): the member's process and its tasks by sub-topology. */
+    processId?: string;
+    tasks?: Record<'active' | 'standby' | 'warmup', Array<{ subtopologyId: string; partitions: number[] }>>;
+  }>;
   offsets: Array<{ topic: string; partition: number; committedOffset: number; logEndOffset: number | null; lag: number | null }>;
 }
 
@@ -74,6 +93,7 @@ export function GroupPage({ id, readOnly }: { id: string; readOnly: boolean }) {
     }
   }
   const topics = [...new Set(g?.offsets.map((o) => o.topic) ?? [])];
+  const streams = g?.type === 'streams';
   return (
     <>
       <h1>Group {id}</h1>
@@ -85,7 +105,7 @@ export function GroupPage({ id, readOnly }: { id: string; readOnly: boolean }) {
             <dd data-testid="group-state">{g.state}</dd>
             <dt>Protocol</dt>
             <dd>
-              {g.type === 'consumer' ? 'consumer (KIP-848)' : 'classic'} {g.protocolType} {g.protocol}
+              {PROTOCOLS[g.type] ?? 'classic'} {g.protocolType} {g.protocol}
             </dd>
             <dt>Total lag</dt>
             <dd data-testid="total-lag">{g.totalLag}</dd>
@@ -98,7 +118,8 @@ export function GroupPage({ id, readOnly }: { id: string; readOnly: boolean }) {
                     <th scope="col">Member</th>
                     <th scope="col">Client id</th>
                     <th scope="col">Host</th>
-                    <th scope="col">Assignment</th>
+                    <th scope="col">{streams ? 'Process' : 'Assignment'}</th>
+                    {streams ? <th scope="col">Tasks</th> : null}
                   </tr>
                 </thead>
                 <tbody>
@@ -107,7 +128,8 @@ export function GroupPage({ id, readOnly }: { id: string; readOnly: boolean }) {
                       <td>{m.memberId}</td>
                       <td>{m.clientId}</td>
                       <td>{m.clientHost}</td>
-                      <td>{m.assignment.map((a) => `${a.topic}: ${a.partitions.join(',')}`).join('; ')}</td>
+                      <td>{streams ? m.processId : m.assignment.map((a) => `${a.topic}: ${a.partitions.join(',')}`).join('; ')}</td>
+                      {streams ? <td data-testid="member-tasks">{taskText(m.tasks)}</td> : null}
                     </tr>
                   ))}
                 </tbody>

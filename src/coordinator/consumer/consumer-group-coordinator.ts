@@ -25,7 +25,10 @@ import { FencedMemberEpochError, reconcile, type OwnedTopicPartitions } from './
 import { ErrorCode as E } from '../../errors.js';
 import { GroupState, type ClassicGroup } from '../classic/classic-group.js';
 import type { OffsetMetadataManager } from '../offset-metadata-manager.js';
-import { partitionFor, type CoordinatorRecord, type OffsetsTopic } from '../offsets-topic.js';
+import {
+  appendGroupRecords, deleteEmptyGroup, listModernGroups, scheduleRebalanceTimeout, scheduleSessionTimeout,
+} from '../modern-groups.js';
+import type { CoordinatorRecord, OffsetsTopic } from '../offsets-topic.js';
 import { groupMetadataKey } from '../records.js';
 import type { ListedGroup } from '../types.js';
 
@@ -122,11 +125,11 @@ function errorResult(errorCode: number, errorMessage: string | null = null): Con
   return { errorCode, errorMessage, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
 }
 
-function toTopicPartitions(assignment: Assignment): TopicPartitions[] {
+export function toTopicPartitions(assignment: Assignment): TopicPartitions[] {
   return [...assignment].map(([topicId, partitions]) => ({ topicId, partitions: [...partitions].sort((a, b) => a - b) }));
 }
 
-function sameNames(a: readonly string[], b: readonly string[]): boolean {
+export function sameNames(a: readonly string[], b: readonly string[]): boolean {
   const set = new Set(a);
   return set.size === new Set(b).size && b.every((n) => set.has(n));
 }
@@ -134,6 +137,16 @@ function sameNames(a: readonly string[], b: readonly string[]): boolean {
 /** Kafka's Uuid.randomUuid().toString(): 16 random bytes, URL-safe base64 without padding. */
 function newMemberId(): string {
   return randomBytes(16).toString('base64url');
+}
+
+/** Metadata of every subscribed topic that exists, by name in name order (consumer and share groups). */
+export function subscribedTopicsMetadata(names: Iterable<string>, topics: TopicsImage): Map<string, TopicMetadata> {
+  const metadata = new Map<string, TopicMetadata>();
+  for (const name of [...names].sort()) {
+    const topic = topics.get(name);
+    if (topic) metadata.set(name, { topicId: topic.topicId, name, numPartitions: topic.partitions });
+  }
+  return metadata;
 }
 
 /** A group's session timeout and heartbeat interval (its group configs, else the broker's). */
@@ -415,14 +428,8 @@ export class ConsumerGroupCoordinator {
     return changed;
   }
 
-  /** Metadata of every subscribed topic that exists. */
   private subscriptionMetadata(group: ConsumerGroup, topics: TopicsImage): Map<string, TopicMetadata> {
-    const metadata = new Map<string, TopicMetadata>();
-    for (const name of [...group.subscribedTopicNames()].sort()) {
-      const topic = topics.get(name);
-      if (topic) metadata.set(name, { topicId: topic.topicId, name, numPartitions: topic.partitions });
-    }
-    return metadata;
+    return subscribedTopicsMetadata(group.subscribedTopicNames(), topics);
   }
 
   private bumpGroupEpoch(group: ConsumerGroup, records: CoordinatorRecord[]): void {
@@ -549,24 +556,18 @@ export class ConsumerGroupCoordinator {
   }
 
   private scheduleSessionTimeout(group: ConsumerGroup, member: ConsumerGroupMember): void {
-    clearTimeout(member.sessionTimer);
-    member.sessionTimer = setTimeout(() => {
+    scheduleSessionTimeout(member, this.timeoutsOf(group.groupId).sessionTimeoutMs, () => {
       this.log?.info({ group: group.groupId, member: member.memberId }, 'consumer group member session expired');
       this.fenceMember(group, member);
-    }, this.timeoutsOf(group.groupId).sessionTimeoutMs);
-    member.sessionTimer.unref();
+    });
   }
 
   /** A member that does not revoke its partitions within its rebalance timeout is removed. */
   private scheduleRebalanceTimeout(group: ConsumerGroup, member: ConsumerGroupMember): void {
-    clearTimeout(member.rebalanceTimer);
-    const epoch = member.memberEpoch;
-    member.rebalanceTimer = setTimeout(() => {
-      if (member.state !== MemberState.UnrevokedPartitions || member.memberEpoch !== epoch) return;
+    scheduleRebalanceTimeout(member, () => member.state === MemberState.UnrevokedPartitions, () => {
       this.log?.info({ group: group.groupId, member: member.memberId }, 'member did not revoke its partitions within the rebalance timeout');
       this.fenceMember(group, member);
-    }, Math.max(member.rebalanceTimeoutMs, 0));
-    member.rebalanceTimer.unref();
+    });
   }
 
   private fenceMember(group: ConsumerGroup, member: ConsumerGroupMember): void {
@@ -641,42 +642,21 @@ export class ConsumerGroupCoordinator {
   }
 
   listGroups(states: ReadonlySet<string>): ListedGroup[] {
-    const listed: ListedGroup[] = [];
-    for (const group of this.groups.values()) {
-      const state = group.state;
-      if (states.size > 0 && !states.has(state.toLowerCase())) continue;
-      listed.push({ groupId: group.groupId, protocolType: CONSUMER_GROUP_TYPE, groupState: state, groupType: CONSUMER_GROUP_TYPE });
-    }
-    return listed;
+    return listModernGroups(this.groups.values(), states, CONSUMER_GROUP_TYPE);
   }
 
   /** DeleteGroups: an empty consumer group goes with its offsets. */
-  async deleteGroup(groupId: string): Promise<number> {
-    const group = this.groups.get(groupId)!;
-    if (!group.isEmpty()) return E.NON_EMPTY_GROUP;
-    const records = this.offsetManager.tombstonesOf(groupId);
-    for (const memberId of group.targetAssignment.keys()) records.push(tombstone(T.TargetAssignmentMember, groupId, memberId));
-    records.push(
+  deleteGroup(groupId: string): Promise<number> {
+    return deleteEmptyGroup(this.groups, groupId, (group) => [
+      ...[...group.targetAssignment.keys()].map((memberId) => tombstone(T.TargetAssignmentMember, groupId, memberId)),
       tombstone(T.TargetAssignmentMetadata, groupId),
       tombstone(T.PartitionMetadata, groupId),
       tombstone(T.Metadata, groupId),
-    );
-    try {
-      await this.append(groupId, records);
-    } catch (err) {
-      this.log?.warn({ err, group: groupId }, 'failed to persist consumer group deletion');
-      return E.COORDINATOR_NOT_AVAILABLE;
-    }
-    if (this.groups.get(groupId) === group && group.isEmpty()) {
-      this.groups.delete(groupId);
-      this.offsetManager.forgetGroup(groupId);
-    }
-    return E.NONE;
+    ], this.offsetManager, this.offsetsTopic, this.log);
   }
 
-  private async append(groupId: string, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
-    if (records.length === 0) return;
-    await this.offsetsTopic.append(partitionFor(groupId, this.offsetsTopic.numPartitions), records);
+  private append(groupId: string, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
+    return appendGroupRecords(this.offsetsTopic, groupId, records);
   }
 }
 

@@ -6,6 +6,7 @@ import type { TopicRegistry } from '../../metadata/topic-registry.js';
 import type { CoordinatorHost } from '../open-group-coordinator.js';
 import type { GroupCoordinator } from '../group-coordinator.js';
 import { ErrorCode, KafkaError } from '../../errors.js';
+import { internalTopicLogs } from '../internal-topic-logs.js';
 import { LogOffsetsTopic, type OffsetsTopicLogs } from '../log-offsets-topic.js';
 import { OFFSETS_TOPIC_NAME } from '../offsets-topic.js';
 import {
@@ -26,10 +27,6 @@ export interface TransactionCoordinatorHost extends CoordinatorHost {
   readonly metrics?: TransactionMetrics;
 }
 
-class TransactionStatePartitionMissingError extends Error {
-  override name = 'TransactionStatePartitionMissingError';
-}
-
 function transactionConfigOf(config: BrokerConfig): TransactionConfig {
   return {
     transactionMaxTimeoutMs: config.get('transaction.max.timeout.ms') as number,
@@ -46,26 +43,6 @@ export function transactionStateTopicConfigs(config: BrokerConfig): Record<strin
     'compression.type': 'uncompressed',
     'segment.bytes': String(config.get('transaction.state.log.segment.bytes')),
     'min.insync.replicas': String(config.get('transaction.state.log.min.isr')),
-  };
-}
-
-function transactionStateLogsOf(broker: TransactionCoordinatorHost): OffsetsTopicLogs {
-  return {
-    // An existing topic keeps its partition count: transactional ids must stay on the partitions that hold them.
-    get numPartitions() {
-      return broker.topics.get(TRANSACTION_STATE_TOPIC_NAME)?.partitions ?? (broker.config.get('transaction.state.log.num.partitions') as number);
-    },
-    get: (partition) => broker.getLog(TRANSACTION_STATE_TOPIC_NAME, partition),
-    getOrCreate(partition) {
-      if (!broker.topics.get(TRANSACTION_STATE_TOPIC_NAME)) {
-        broker.createTopicSync(TRANSACTION_STATE_TOPIC_NAME, {
-          partitions: this.numPartitions, replicationFactor: 1, configs: transactionStateTopicConfigs(broker.config), validateOnly: false,
-        });
-      }
-      const log = broker.getLog(TRANSACTION_STATE_TOPIC_NAME, partition);
-      if (!log) throw new TransactionStatePartitionMissingError(`${TRANSACTION_STATE_TOPIC_NAME}-${partition} has no log`);
-      return log;
-    },
   };
 }
 
@@ -144,7 +121,9 @@ export async function openTransactionCoordinator(broker: TransactionCoordinatorH
   const log = broker.log.child({ component: 'transaction-coordinator' });
   const coordinator = new TransactionCoordinator(
     transactionConfigOf(broker.config),
-    new TransactionStateManager(new LogTransactionStateTopic(transactionStateLogsOf(broker)), transactionLogValueVersion(FINALIZED_TRANSACTION_VERSION), log),
+    new TransactionStateManager(new LogTransactionStateTopic(internalTopicLogs(
+      broker, TRANSACTION_STATE_TOPIC_NAME, () => broker.config.get('transaction.state.log.num.partitions') as number, () => transactionStateTopicConfigs(broker.config),
+    )), transactionLogValueVersion(FINALIZED_TRANSACTION_VERSION), log),
     new LocalMarkerWriter(broker),
     broker.producerIds,
     log,

@@ -33,8 +33,13 @@ public class StreamsApp {
     props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 200);
     // Purged soon after each commit, so that the test sees the repartition topic's start offset move.
     props.put(StreamsConfig.REPARTITION_PURGE_INTERVAL_MS_CONFIG, 500);
-    props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 6000);
-    props.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 500);
+    // "classic" or "streams" (KIP-1071): under streams the broker's group configs set the session and heartbeat.
+    String protocol = args.length > 3 ? args[3] : "classic";
+    props.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, protocol);
+    if (protocol.equals("classic")) {
+      props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 6000);
+      props.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 500);
+    }
     props.put(StreamsConfig.RETRY_BACKOFF_MS_CONFIG, 200);
     props.put("reconnect.backoff.max.ms", 500);
 

@@ -1,7 +1,8 @@
-// Failed SASL logins, logged so that a client guessing passwords cannot fill the log. Kafka's Selector logs
-// every one at INFO ("Failed authentication with /host"); here, per interval, the first failure of each user
-// and host is logged, at most MAX_LOGGED of them, and the rest are counted: when the interval ends one line
-// gives how many were not logged, by user and host. kafkite_authentications_total still counts every failure.
+// Failed logins (SASL, and the admin HTTP's bearer token), logged so that a client guessing passwords cannot
+// fill the log. Kafka's Selector logs every one at INFO ("Failed authentication with /host"); here, per
+// interval, the first failure of each user and host is logged, at most MAX_LOGGED of them, and the rest are
+// counted: when the interval ends one line gives how many were not logged, by user and host.
+// kafkite_authentications_total still counts every failure.
 import type { Logger } from 'pino';
 
 /** Failures logged one by one per interval, whatever their user and host. */

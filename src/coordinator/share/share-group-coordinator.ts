@@ -1,0 +1,446 @@
+// The share groups of a single broker (KIP-932; the share-group part of Kafka's GroupMetadataManager):
+// ShareGroupHeartbeat with the server-side simple assignor, ShareGroupDescribe, listing and deletion. Before a
+// partition is assigned its share-partition state is initialized through the Persister and recorded in
+// ShareGroupStatePartitionMetadata; each change is written to __consumer_offsets before it is answered.
+import type { Logger } from 'pino';
+import { assignmentsEqual } from '../consumer/assignors/assignor.js';
+import type { DescribedGroup } from '../../../protocol/generated/ShareGroupDescribeResponse.js';
+import type { ShareGroupHeartbeatRequest as WireShareGroupHeartbeatRequest } from '../../../protocol/generated/ShareGroupHeartbeatRequest.js';
+import type { ShareGroupHeartbeatResponse } from '../../../protocol/generated/ShareGroupHeartbeatResponse.js';
+import {
+  sameNames, subscribedTopicsMetadata, toTopicPartitions, type ConsumerGroupTimeoutsOf, type TopicsImage,
+} from '../consumer/consumer-group-coordinator.js';
+import { metadataHash } from '../metadata-hash.js';
+import { partitionFor, type CoordinatorRecord, type OffsetsTopic } from '../offsets-topic.js';
+import type { ListedGroup } from '../types.js';
+import { ErrorCode as E } from '../../errors.js';
+import { PersisterError, type Persister } from '../../share/persister.js';
+import { ShareGroup, SHARE_GROUP_TYPE, type InitializedTopic } from './share-group.js';
+import type { ShareGroupListener } from './share-group-listener.js';
+import { ShareGroupMember } from './share-group-member.js';
+import {
+  shareCurrentAssignmentRecord, shareGroupEpochRecord, shareMemberMetadataRecord, shareStatePartitionMetadataRecord,
+  shareTargetAssignmentEpochRecord, shareTargetAssignmentRecord, shareTombstone, ShareGroupRecordType as T,
+} from './share-group-records.js';
+import { replayShareGroups } from './share-group-replay.js';
+import { assignShareGroup, SIMPLE_ASSIGNOR_NAME } from './simple-assignor.js';
+
+const LEAVE_GROUP_MEMBER_EPOCH = -1;
+
+export type ShareGroupHeartbeatRequest = WireShareGroupHeartbeatRequest & { clientId: string; clientHost: string };
+
+export type ShareGroupHeartbeatResult = Omit<ShareGroupHeartbeatResponse, 'throttleTimeMs'>;
+export type DescribedShareGroup = Omit<DescribedGroup, 'authorizedOperations'>;
+
+export interface ShareGroupCoordinatorConfig {
+  readonly maxSize: number;
+  /** A group's session timeout and heartbeat interval: its group configs, else the broker's group.share.* ones. */
+  readonly timeoutsOf: ConsumerGroupTimeoutsOf;
+}
+
+/** A request refused with a Kafka error code and message. */
+class ShareGroupError extends Error {
+  override name = 'ShareGroupError';
+  constructor(readonly errorCode: number, readonly errorMessage: string | null) {
+    super(errorMessage ?? `error ${errorCode}`);
+  }
+}
+
+function errorResult(errorCode: number, errorMessage: string | null = null): ShareGroupHeartbeatResult {
+  return { errorCode, errorMessage, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
+}
+
+
+export class ShareGroupCoordinator {
+  private readonly groups = new Map<string, ShareGroup>();
+  /** Each group's requests run one after another: a heartbeat may wait for the Persister in the middle. */
+  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly listeners: ShareGroupListener[] = [];
+  /** Set by the share coordinator when it starts (Kafka's GroupCoordinatorService takes it at construction). */
+  persister: Persister | undefined;
+
+  constructor(
+    private readonly config: ShareGroupCoordinatorConfig,
+    private readonly offsetsTopic: OffsetsTopic,
+    /** Whether the id belongs to a classic or consumer group: a group id has one type at a time. */
+    private readonly isOtherGroup: (groupId: string) => boolean,
+    private readonly log?: Logger,
+  ) {}
+
+  has(groupId: string): boolean {
+    return this.groups.has(groupId);
+  }
+
+  addListener(listener: ShareGroupListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** The partitions whose share-partition state the group initialized (for the share-group offsets admin APIs). */
+  initializedPartitions(groupId: string): Map<string, Set<number>> {
+    const group = this.groups.get(groupId);
+    return new Map([...group?.initializedTopics ?? []].map(([topicId, t]) => [topicId, new Set(t.partitions)]));
+  }
+
+  // ---- lifecycle ----
+
+  /** Rebuilds the groups from __consumer_offsets; members get a fresh session to come back in. */
+  load(records: ReadonlyArray<CoordinatorRecord>): void {
+    for (const [groupId, group] of replayShareGroups(records)) {
+      this.groups.set(groupId, group);
+      for (const member of group.members.values()) this.scheduleSessionTimeout(group, member);
+    }
+  }
+
+  shutdown(): void {
+    for (const group of this.groups.values()) for (const member of group.members.values()) member.clearTimers();
+    this.groups.clear();
+  }
+
+  private serialized<R>(groupId: string, run: () => Promise<R>): Promise<R> {
+    const previous = this.queues.get(groupId) ?? Promise.resolve();
+    const next = previous.then(run, run);
+    const settled = next.catch(() => undefined);
+    this.queues.set(groupId, settled);
+    void settled.then(() => {
+      if (this.queues.get(groupId) === settled) this.queues.delete(groupId);
+    });
+    return next;
+  }
+
+  // ---- ShareGroupHeartbeat ----
+
+  heartbeat(req: ShareGroupHeartbeatRequest, topics: TopicsImage): Promise<ShareGroupHeartbeatResult> {
+    return this.serialized(req.groupId, async () => {
+      const records: CoordinatorRecord[] = [];
+      let result: ShareGroupHeartbeatResult;
+      try {
+        validateHeartbeat(req);
+        result = req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH ? this.leave(req, records) : await this.memberHeartbeat(req, topics, records);
+      } catch (err) {
+        if (err instanceof ShareGroupError) return errorResult(err.errorCode, err.errorMessage);
+        throw err;
+      }
+      try {
+        await this.append(req.groupId, records);
+      } catch (err) {
+        this.log?.warn({ err, group: req.groupId }, 'failed to persist share group heartbeat');
+        return errorResult(E.COORDINATOR_NOT_AVAILABLE);
+      }
+      return result;
+    });
+  }
+
+  private async memberHeartbeat(req: ShareGroupHeartbeatRequest, topics: TopicsImage, records: CoordinatorRecord[]): Promise<ShareGroupHeartbeatResult> {
+    const joining = req.memberEpoch === 0;
+    const group = this.getOrMaybeCreateGroup(req.groupId, joining);
+    let member = group.members.get(req.memberId);
+    const isNew = member === undefined;
+    if (!member) {
+      if (!joining) throw new ShareGroupError(E.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${group.groupId}.`);
+      if (group.members.size >= this.config.maxSize) {
+        throw new ShareGroupError(E.GROUP_MAX_SIZE_REACHED, `The share group has reached its maximum capacity of ${this.config.maxSize} members.`);
+      }
+      member = new ShareGroupMember(req.memberId);
+      group.members.set(member.memberId, member);
+    } else if (!joining) {
+      throwIfMemberEpochIsInvalid(member, req.memberEpoch);
+    }
+    const previousEpoch = member.memberEpoch;
+    const previousAssignment = member.assignedPartitions;
+
+    // 1. The subscription; a change in it, or in the subscribed topics' metadata, bumps the group epoch.
+    let bumpGroupEpoch = this.updateMember(group, member, req, isNew, records);
+    group.subscriptionMetadata = subscribedTopicsMetadata(group.subscribedTopicNames(), topics);
+    const hash = metadataHash(group.subscriptionMetadata.values());
+    if (hash !== group.metadataHash) {
+      group.metadataHash = hash;
+      bumpGroupEpoch = true;
+    }
+    if (bumpGroupEpoch) this.bumpGroupEpoch(group, records);
+    // 2. Newly subscribed partitions get their share-partition state before anyone is assigned them.
+    await this.initializeStates(group, records);
+
+    // 3. A new group epoch gets a new target assignment; the member takes its target at once (nothing to revoke).
+    if (group.groupEpoch > group.assignmentEpoch) this.updateTargetAssignment(group, records);
+    const target = group.targetAssignment.get(member.memberId) ?? new Map();
+    if (member.memberEpoch !== group.assignmentEpoch || !assignmentsEqual(member.assignedPartitions, target)) {
+      member.previousMemberEpoch = member.memberEpoch;
+      member.memberEpoch = group.assignmentEpoch;
+      member.assignedPartitions = target;
+      records.push(shareCurrentAssignmentRecord(group.groupId, member.memberId, member));
+    }
+    this.scheduleSessionTimeout(group, member);
+
+    const changed = joining || req.subscribedTopicNames !== null || previousEpoch !== member.memberEpoch
+      || !assignmentsEqual(previousAssignment, member.assignedPartitions);
+    return {
+      errorCode: E.NONE,
+      errorMessage: null,
+      memberId: member.memberId,
+      memberEpoch: member.memberEpoch,
+      heartbeatIntervalMs: this.config.timeoutsOf(group.groupId).heartbeatIntervalMs,
+      assignment: changed ? { topicPartitions: toTopicPartitions(member.assignedPartitions) } : null,
+    };
+  }
+
+  /** Kafka's getOrMaybeCreateShareGroup: an id of another group type is not found. */
+  private getOrMaybeCreateGroup(groupId: string, createIfNotExists: boolean): ShareGroup {
+    const group = this.groups.get(groupId);
+    if (group) return group;
+    if (this.isOtherGroup(groupId)) throw new ShareGroupError(E.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a share group.`);
+    if (!createIfNotExists) throw new ShareGroupError(E.GROUP_ID_NOT_FOUND, `Share group ${groupId} not found.`);
+    const created = new ShareGroup(groupId);
+    this.groups.set(groupId, created);
+    return created;
+  }
+
+  /** Applies the request's subscription to the member; returns whether the subscribed topics changed. */
+  private updateMember(group: ShareGroup, member: ShareGroupMember, req: ShareGroupHeartbeatRequest, isNew: boolean, records: CoordinatorRecord[]): boolean {
+    const before = { rackId: member.rackId, clientId: member.clientId, clientHost: member.clientHost, topics: member.subscribedTopicNames };
+    if (req.rackId !== null) member.rackId = req.rackId;
+    if (req.subscribedTopicNames !== null) member.subscribedTopicNames = [...req.subscribedTopicNames];
+    member.clientId = req.clientId;
+    member.clientHost = req.clientHost;
+    const topicsChanged = !sameNames(before.topics, member.subscribedTopicNames);
+    if (isNew || topicsChanged || before.rackId !== member.rackId || before.clientId !== member.clientId || before.clientHost !== member.clientHost) {
+      records.push(shareMemberMetadataRecord(group.groupId, member.memberId, {
+        rackId: member.rackId, clientId: member.clientId, clientHost: member.clientHost, subscribedTopicNames: member.subscribedTopicNames,
+      }));
+    }
+    return isNew || topicsChanged;
+  }
+
+  /**
+   * Initializes the share-partition state of subscribed partitions that have none, as Kafka's GroupMetadataManager
+   * does: the partitions are recorded as initializing with a group epoch bump, InitializeShareGroupState is sent at
+   * that epoch (start offset -1: share.auto.offset.reset decides), and those it initialized are recorded as such with
+   * another bump, which brings them into the assignment (a Kafka 4.4 member joining a topic is at epoch 3 once its
+   * partitions are assigned; kafkite gets there in the join's answer, Kafka a few heartbeats later). A partition the
+   * Persister fails for stays out until a later heartbeat; a topic no member subscribes to any more keeps its state
+   * until the group is deleted.
+   */
+  private async initializeStates(group: ShareGroup, records: CoordinatorRecord[]): Promise<void> {
+    const pending = new Map<string, InitializedTopic>();
+    for (const topic of group.subscriptionMetadata.values()) {
+      for (let p = 0; p < topic.numPartitions; p++) {
+        if (group.isInitialized(topic.topicId, p)) continue;
+        let entry = pending.get(topic.topicId);
+        if (!entry) pending.set(topic.topicId, (entry = { topicName: topic.name, partitions: new Set() }));
+        entry.partitions.add(p);
+      }
+    }
+    if (pending.size === 0) return;
+    records.push(shareStatePartitionMetadataRecord(group.groupId, group.initializedTopics, pending));
+    this.bumpGroupEpoch(group, records);
+    let changed = false;
+    for (const [topicId, { topicName, partitions }] of pending) {
+      for (const partition of partitions) {
+        try {
+          await this.persister?.initializeState({ groupId: group.groupId, topicId, partition }, group.groupEpoch, -1);
+        } catch (err) {
+          const errorCode = err instanceof PersisterError ? err.errorCode : undefined;
+          this.log?.warn({ err, errorCode, group: group.groupId, topic: topicName, partition }, 'failed to initialize share-partition state');
+          continue;
+        }
+        let entry = group.initializedTopics.get(topicId);
+        if (!entry) group.initializedTopics.set(topicId, (entry = { topicName, partitions: new Set() }));
+        entry.partitions.add(partition);
+        changed = true;
+      }
+    }
+    if (!changed) return;
+    records.push(shareStatePartitionMetadataRecord(group.groupId, group.initializedTopics));
+    this.bumpGroupEpoch(group, records);
+  }
+
+  private bumpGroupEpoch(group: ShareGroup, records: CoordinatorRecord[]): void {
+    group.groupEpoch++;
+    records.push(shareGroupEpochRecord(group.groupId, group.groupEpoch, group.metadataHash));
+    this.log?.info({ group: group.groupId, groupEpoch: group.groupEpoch }, 'bumped share group epoch');
+  }
+
+  /** Runs the simple assignor over the initialized partitions of the subscribed topics that exist. */
+  private updateTargetAssignment(group: ShareGroup, records: CoordinatorRecord[]): void {
+    const topicIdOf = new Map([...group.subscriptionMetadata.values()].map((t) => [t.name, t.topicId]));
+    const partitions = new Map<string, number[]>();
+    for (const topic of group.subscriptionMetadata.values()) {
+      const initialized = [...group.initializedTopics.get(topic.topicId)?.partitions ?? []].filter((p) => p < topic.numPartitions);
+      if (initialized.length > 0) partitions.set(topic.topicId, initialized);
+    }
+    const members = new Map([...group.members.values()].map((m) => [m.memberId, {
+      subscribedTopicIds: new Set(m.subscribedTopicNames.flatMap((n) => topicIdOf.get(n) ?? [])),
+      assignment: group.targetAssignment.get(m.memberId) ?? new Map(),
+    }]));
+    for (const [memberId, assignment] of assignShareGroup({ members, partitions })) {
+      const current = group.targetAssignment.get(memberId);
+      if (current && assignmentsEqual(current, assignment)) continue;
+      group.targetAssignment.set(memberId, assignment);
+      records.push(shareTargetAssignmentRecord(group.groupId, memberId, assignment));
+    }
+    group.assignmentEpoch = group.groupEpoch;
+    records.push(shareTargetAssignmentEpochRecord(group.groupId, group.assignmentEpoch, Date.now()));
+    this.log?.info({ group: group.groupId, assignmentEpoch: group.assignmentEpoch }, 'computed new share group target assignment');
+  }
+
+  // ---- leaving and expiry ----
+
+  private leave(req: ShareGroupHeartbeatRequest, records: CoordinatorRecord[]): ShareGroupHeartbeatResult {
+    const group = this.getOrMaybeCreateGroup(req.groupId, false);
+    const member = group.members.get(req.memberId);
+    if (!member) throw new ShareGroupError(E.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${group.groupId}.`);
+    this.log?.info({ group: group.groupId, member: member.memberId }, 'member left the share group');
+    this.removeMemberAndBumpEpoch(group, member, records);
+    return { errorCode: E.NONE, errorMessage: null, memberId: req.memberId, memberEpoch: LEAVE_GROUP_MEMBER_EPOCH, heartbeatIntervalMs: 0, assignment: null };
+  }
+
+  /** Kafka's shareGroupFenceMember: the member's records go, the group epoch is bumped, the listeners hear of it. */
+  private removeMemberAndBumpEpoch(group: ShareGroup, member: ShareGroupMember, records: CoordinatorRecord[]): void {
+    member.clearTimers();
+    records.push(
+      shareTombstone(T.CurrentMemberAssignment, group.groupId, member.memberId),
+      shareTombstone(T.TargetAssignmentMember, group.groupId, member.memberId),
+      shareTombstone(T.MemberMetadata, group.groupId, member.memberId),
+    );
+    group.members.delete(member.memberId);
+    group.targetAssignment.delete(member.memberId);
+    this.bumpGroupEpoch(group, records);
+    // The last member gone: no assignment to compute, so the assignment epoch catches up (as for consumer groups).
+    if (group.isEmpty()) {
+      group.assignmentEpoch = group.groupEpoch;
+      records.push(shareTargetAssignmentEpochRecord(group.groupId, group.assignmentEpoch, Date.now()));
+    }
+    for (const l of this.listeners) {
+      l.onMemberLeave(group.groupId, member.memberId);
+      if (group.isEmpty()) l.onGroupEmpty(group.groupId);
+    }
+  }
+
+  private scheduleSessionTimeout(group: ShareGroup, member: ShareGroupMember): void {
+    clearTimeout(member.sessionTimer);
+    member.sessionTimer = setTimeout(() => {
+      void this.serialized(group.groupId, async () => {
+        if (this.groups.get(group.groupId) !== group || group.members.get(member.memberId) !== member) return;
+        this.log?.info({ group: group.groupId, member: member.memberId }, 'share group member session expired');
+        const records: CoordinatorRecord[] = [];
+        this.removeMemberAndBumpEpoch(group, member, records);
+        await this.append(group.groupId, records).catch((err) => this.log?.warn({ err, group: group.groupId }, 'failed to persist member removal'));
+      });
+    }, this.config.timeoutsOf(group.groupId).sessionTimeoutMs);
+    member.sessionTimer.unref();
+  }
+
+  // ---- ShareGroupDescribe, ListGroups, DeleteGroups ----
+
+  describe(groupId: string, topics: TopicsImage): DescribedShareGroup {
+    const group = this.groups.get(groupId);
+    if (!group) {
+      const message = this.isOtherGroup(groupId) ? `Group ${groupId} is not a share group.` : `Group ${groupId} not found.`;
+      return { errorCode: E.GROUP_ID_NOT_FOUND, errorMessage: message, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [] };
+    }
+    return {
+      errorCode: E.NONE,
+      errorMessage: null,
+      groupId,
+      groupState: group.state,
+      groupEpoch: group.groupEpoch,
+      assignmentEpoch: group.assignmentEpoch,
+      assignorName: SIMPLE_ASSIGNOR_NAME,
+      members: [...group.members.values()].map((m) => ({
+        memberId: m.memberId,
+        rackId: m.rackId,
+        memberEpoch: m.memberEpoch,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        subscribedTopicNames: m.subscribedTopicNames,
+        assignment: {
+          topicPartitions: toTopicPartitions(m.assignedPartitions).map((tp) => ({ ...tp, topicName: topics.getById(tp.topicId)?.name ?? '' })),
+        },
+      })),
+    };
+  }
+
+  listGroups(states: ReadonlySet<string>): ListedGroup[] {
+    return [...this.groups.values()]
+      .filter((g) => states.size === 0 || states.has(g.state.toLowerCase()))
+      .map((g) => ({ groupId: g.groupId, protocolType: SHARE_GROUP_TYPE, groupState: g.state, groupType: SHARE_GROUP_TYPE }));
+  }
+
+  /** DeleteGroups: an empty share group goes with its share-partition state (Persister.deleteState). */
+  deleteGroup(groupId: string): Promise<number> {
+    return this.serialized(groupId, async () => {
+      const group = this.groups.get(groupId);
+      if (!group) return E.GROUP_ID_NOT_FOUND;
+      if (!group.isEmpty()) return E.NON_EMPTY_GROUP;
+      try {
+        for (const [topicId, t] of group.initializedTopics) {
+          for (const partition of t.partitions) await this.persister?.deleteState({ groupId, topicId, partition });
+        }
+        const records: CoordinatorRecord[] = [...group.targetAssignment.keys()].map((m) => shareTombstone(T.TargetAssignmentMember, groupId, m));
+        records.push(
+          shareTombstone(T.StatePartitionMetadata, groupId),
+          shareTombstone(T.TargetAssignmentMetadata, groupId),
+          shareTombstone(T.Metadata, groupId),
+        );
+        await this.append(groupId, records);
+      } catch (err) {
+        this.log?.warn({ err, group: groupId }, 'failed to delete share group');
+        return E.COORDINATOR_NOT_AVAILABLE;
+      }
+      this.groups.delete(groupId);
+      return E.NONE;
+    });
+  }
+
+  /**
+   * A deleted topic's share-partition state goes from every share group that initialized it (Kafka's
+   * maybeCleanupShareGroupState); members drop its partitions at their next heartbeat, when the hash changes.
+   */
+  async onTopicDeleted(topicName: string): Promise<void> {
+    for (const group of [...this.groups.values()]) {
+      await this.serialized(group.groupId, async () => {
+        const gone = [...group.initializedTopics].filter(([, t]) => t.topicName === topicName);
+        if (gone.length === 0) return;
+        try {
+          for (const [topicId, t] of gone) {
+            for (const partition of t.partitions) await this.persister?.deleteState({ groupId: group.groupId, topicId, partition });
+            group.initializedTopics.delete(topicId);
+          }
+          await this.append(group.groupId, [shareStatePartitionMetadataRecord(group.groupId, group.initializedTopics)]);
+        } catch (err) {
+          this.log?.warn({ err, group: group.groupId, topic: topicName }, 'failed to delete the share-partition state of a deleted topic');
+        }
+      });
+    }
+  }
+
+  private async append(groupId: string, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
+    if (records.length === 0) return;
+    await this.offsetsTopic.append(partitionFor(groupId, this.offsetsTopic.numPartitions), records);
+  }
+}
+
+/** GroupCoordinatorService.throwIfShareGroupHeartbeatRequestIsInvalid. */
+function validateHeartbeat(req: ShareGroupHeartbeatRequest): void {
+  const invalid = (message: string | null) => new ShareGroupError(E.INVALID_REQUEST, message);
+  // Kafka 4.4 answers an empty member id without a message (seen on the reference broker).
+  if (req.memberId === '') throw invalid(null);
+  if (req.groupId === '') throw invalid("GroupId can't be empty.");
+  if (req.rackId === '') throw invalid("RackId can't be empty.");
+  if (req.memberEpoch === 0) {
+    if (req.subscribedTopicNames === null || req.subscribedTopicNames.length === 0) throw invalid('SubscribedTopicNames must be set in first request.');
+  } else if (req.memberEpoch < LEAVE_GROUP_MEMBER_EPOCH) {
+    throw invalid('MemberEpoch is invalid.');
+  }
+}
+
+/** Kafka's throwIfShareGroupMemberEpochIsInvalid: the current epoch, or the previous one (a lost response). */
+function throwIfMemberEpochIsInvalid(member: ShareGroupMember, receivedEpoch: number): void {
+  if (receivedEpoch > member.memberEpoch) {
+    throw new ShareGroupError(E.FENCED_MEMBER_EPOCH,
+      `The share group member has a greater member epoch (${receivedEpoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`);
+  }
+  if (receivedEpoch < member.memberEpoch && receivedEpoch !== member.previousMemberEpoch) {
+    throw new ShareGroupError(E.FENCED_MEMBER_EPOCH,
+      `The share group member has a smaller member epoch (${receivedEpoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`);
+  }
+}

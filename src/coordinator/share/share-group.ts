@@ -1,0 +1,52 @@
+// A KIP-932 share group (Kafka's modern.share.ShareGroup): members, the group epoch, the target assignment and
+// its epoch, and which partitions' share-partition state is initialized (ShareGroupStatePartitionMetadata).
+import type { Assignment, TopicMetadata } from '../consumer/assignors/assignor.js';
+import type { ShareGroupMember } from './share-group-member.js';
+
+export const SHARE_GROUP_TYPE = 'share';
+
+/** Kafka's ShareGroup.ShareGroupState, as DescribeGroups, ListGroups and ShareGroupDescribe name them. */
+export enum ShareGroupState {
+  Empty = 'Empty',
+  Stable = 'Stable',
+  Dead = 'Dead',
+}
+
+/** A topic's partitions whose share-partition state is initialized (Kafka's InitMapValue without its timestamp). */
+export interface InitializedTopic {
+  topicName: string;
+  partitions: Set<number>;
+}
+
+export class ShareGroup {
+  groupEpoch = 0;
+  assignmentEpoch = 0;
+  /** The subscribed topics' metadata hash the group epoch was last bumped for (ShareGroupMetadataValue). */
+  metadataHash = 0n;
+  readonly members = new Map<string, ShareGroupMember>();
+  readonly targetAssignment = new Map<string, Assignment>();
+  /** topic id → initialized partitions: only these are assigned (GroupMetadataManager.initializedAssignmentPending). */
+  readonly initializedTopics = new Map<string, InitializedTopic>();
+  /** The subscribed topics at the last heartbeat, by name (not stored). */
+  subscriptionMetadata = new Map<string, TopicMetadata>();
+
+  constructor(readonly groupId: string) {}
+
+  get state(): ShareGroupState {
+    return this.members.size === 0 ? ShareGroupState.Empty : ShareGroupState.Stable;
+  }
+
+  isEmpty(): boolean {
+    return this.members.size === 0;
+  }
+
+  subscribedTopicNames(): Set<string> {
+    const names = new Set<string>();
+    for (const m of this.members.values()) for (const t of m.subscribedTopicNames) names.add(t);
+    return names;
+  }
+
+  isInitialized(topicId: string, partition: number): boolean {
+    return this.initializedTopics.get(topicId)?.partitions.has(partition) === true;
+  }
+}

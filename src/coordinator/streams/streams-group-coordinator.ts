@@ -1,0 +1,529 @@
+// KIP-1071 streams groups of a single broker (Kafka's GroupMetadataManager for streams groups):
+// StreamsGroupHeartbeat with the topology's configuration against the topics, the internal topics to create,
+// the sticky task assignor and task reconciliation; StreamsGroupDescribe; and the checks the shared offset
+// and group administration APIs make on streams groups. Each change is written to __consumer_offsets as
+// Kafka's StreamsGroup* records before it is acknowledged.
+import type { Logger } from 'pino';
+import type { StreamsGroupHeartbeatRequest } from '../../../protocol/generated/StreamsGroupHeartbeatRequest.js';
+import type { StreamsGroupHeartbeatResponse } from '../../../protocol/generated/StreamsGroupHeartbeatResponse.js';
+import type { DescribedGroup as DescribedStreamsGroup } from '../../../protocol/generated/StreamsGroupDescribeResponse.js';
+import { ErrorCode as E } from '../../errors.js';
+import { GroupState, type ClassicGroup } from '../classic/classic-group.js';
+import type { TopicsImage } from '../consumer/consumer-group-coordinator.js';
+import { metadataHash } from '../metadata-hash.js';
+import type { OffsetMetadataManager } from '../offset-metadata-manager.js';
+import {
+  appendGroupRecords, deleteEmptyGroup, listModernGroups, scheduleRebalanceTimeout, scheduleSessionTimeout,
+} from '../modern-groups.js';
+import type { CoordinatorRecord, OffsetsTopic } from '../offsets-topic.js';
+import { groupMetadataKey } from '../records.js';
+import type { ListedGroup } from '../types.js';
+import { reconcile } from './current-assignment-builder.js';
+import { StreamsGroup, STREAMS_GROUP_TYPE } from './streams-group.js';
+import {
+  LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, sameMetadata, StreamsGroupMember, StreamsMemberState,
+  type StreamsMemberMetadata,
+} from './streams-group-member.js';
+import {
+  currentAssignmentRecord, groupMetadataRecord, memberMetadataRecord, StreamsGroupRecordType as T, streamsTombstone,
+  targetAssignmentEpochRecord, targetAssignmentRecord, topologyRecord,
+} from './streams-group-records.js';
+import { replayStreamsGroups } from './streams-group-replay.js';
+import { configureTopology, StreamsStatus, type InternalTopicToCreate, type StreamsStatusEntry } from './streams-topology.js';
+import { assignTasks, STICKY_ASSIGNOR } from './sticky-task-assignor.js';
+import { eachTask, emptyTasks, listOf, tasksOf, tuplesEqual, type TasksTuple } from './tasks-tuple.js';
+
+/** A group's settings: its group configs (streams.*), else the broker's group.streams.* (Kafka's GroupConfig). */
+export interface StreamsGroupSettings {
+  sessionTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  numStandbyReplicas: number;
+  initialRebalanceDelayMs: number;
+  acceptableRecoveryLag: number;
+  taskOffsetIntervalMs: number;
+  maxSize: number;
+}
+
+export type StreamsGroupSettingsOf = (groupId: string) => StreamsGroupSettings;
+
+/** A group-level error, or a check of each committed partition. */
+export interface OffsetCommitCheck {
+  errorCode: number;
+  partition?: (topic: string, partition: number) => number;
+}
+
+/** Kafka 4.4's group.streams.* defaults. */
+const DEFAULT_STREAMS_GROUP_SETTINGS: Readonly<StreamsGroupSettings> = Object.freeze({
+  sessionTimeoutMs: 45000, heartbeatIntervalMs: 5000, numStandbyReplicas: 0, initialRebalanceDelayMs: 3000,
+  acceptableRecoveryLag: 10000, taskOffsetIntervalMs: 60000, maxSize: 2147483647,
+});
+
+export type StreamsHeartbeatRequest = StreamsGroupHeartbeatRequest & { clientId: string; clientHost: string; apiVersion: number };
+export type StreamsHeartbeatResult = Omit<StreamsGroupHeartbeatResponse, 'throttleTimeMs'> & { internalTopicsToCreate: InternalTopicToCreate[] };
+export type DescribedStreamsGroupResult = Omit<DescribedStreamsGroup, 'authorizedOperations'>;
+
+class StreamsGroupError extends Error {
+  override name = 'StreamsGroupError';
+  constructor(readonly errorCode: number, message: string) {
+    super(message);
+  }
+}
+
+/** A refused heartbeat: Kafka's response with the error and every other field at its default. */
+export function streamsErrorResult(errorCode: number, errorMessage: string | null): StreamsHeartbeatResult {
+  return {
+    errorCode, errorMessage, memberId: '', memberEpoch: 0, heartbeatIntervalMs: 0, acceptableRecoveryLagLegacy: 0, taskOffsetIntervalMs: 0,
+    acceptableRecoveryLag: -1, status: [], activeTasks: null, standbyTasks: null, warmupTasks: null, topologyDescriptionRequired: false,
+    endpointInformationEpoch: 0, partitionsByUserEndpoint: null, internalTopicsToCreate: [],
+  };
+}
+
+function notStreamsGroup(groupId: string): StreamsGroupError {
+  return new StreamsGroupError(E.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a streams group.`);
+}
+
+export class StreamsGroupCoordinator {
+  private readonly groups = new Map<string, StreamsGroup>();
+  settingsOf: StreamsGroupSettingsOf = () => DEFAULT_STREAMS_GROUP_SETTINGS;
+
+  constructor(
+    private readonly offsetsTopic: OffsetsTopic,
+    private readonly offsetManager: OffsetMetadataManager,
+    /** The other protocols' groups: a group id belongs to one type at a time. */
+    private readonly classicGroups: Map<string, ClassicGroup>,
+    private readonly isConsumerGroup: (groupId: string) => boolean,
+    private readonly log?: Logger,
+  ) {}
+
+  has(groupId: string): boolean {
+    return this.groups.has(groupId);
+  }
+
+  groupIds(): IterableIterator<string> {
+    return this.groups.keys();
+  }
+
+  load(records: ReadonlyArray<CoordinatorRecord>): void {
+    for (const [groupId, group] of replayStreamsGroups(records)) {
+      this.groups.set(groupId, group);
+      for (const member of group.members.values()) this.scheduleSessionTimeout(group, member);
+    }
+  }
+
+  shutdown(): void {
+    for (const group of this.groups.values()) for (const member of group.members.values()) member.clearTimers();
+    this.groups.clear();
+  }
+
+  // ---- StreamsGroupHeartbeat ----
+
+  async heartbeat(req: StreamsHeartbeatRequest, topics: TopicsImage): Promise<StreamsHeartbeatResult> {
+    const records: CoordinatorRecord[] = [];
+    let result: StreamsHeartbeatResult;
+    try {
+      validateHeartbeat(req);
+      result = req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH
+        ? this.leave(req, records)
+        : this.memberHeartbeat(req, topics, records);
+    } catch (err) {
+      if (err instanceof StreamsGroupError) return streamsErrorResult(err.errorCode, err.message);
+      throw err;
+    }
+    try {
+      await this.append(req.groupId, records);
+    } catch (err) {
+      this.log?.warn({ err, group: req.groupId }, 'failed to persist streams group heartbeat');
+      return streamsErrorResult(E.COORDINATOR_NOT_AVAILABLE, null);
+    }
+    return result;
+  }
+
+  private memberHeartbeat(req: StreamsHeartbeatRequest, topics: TopicsImage, records: CoordinatorRecord[]): StreamsHeartbeatResult {
+    const settings = this.settingsOf(req.groupId);
+    const joining = req.memberEpoch === 0;
+    const group = this.getOrMaybeCreateGroup(req.groupId, joining, records, settings);
+    let member = group.members.get(req.memberId);
+    if (!member) {
+      if (!joining) throw new StreamsGroupError(E.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${group.groupId}.`);
+      if (group.members.size >= settings.maxSize) {
+        throw new StreamsGroupError(E.GROUP_MAX_SIZE_REACHED, `The streams group has reached its maximum capacity of ${settings.maxSize} members.`);
+      }
+      member = new StreamsGroupMember(req.memberId);
+    } else if (!joining) {
+      throwIfMemberEpochIsInvalid(member, req);
+    }
+    const isNew = !group.members.has(member.memberId);
+    let bumpGroupEpoch = isNew;
+
+    // 1. The topology: set by the first member, replaced by a newer one when the group is otherwise empty.
+    const statuses: StreamsStatusEntry[] = [];
+    if (req.topology !== null && (group.topology === null || (req.topology.epoch > group.topology.epoch && [...group.members.keys()].every((id) => id === member.memberId)))) {
+      group.topology = req.topology;
+      group.configuredTopology = null;
+      records.push(topologyRecord(group.groupId, req.topology));
+      bumpGroupEpoch = true;
+    }
+
+    // 2. The member's metadata.
+    const metadata: StreamsMemberMetadata = {
+      instanceId: req.instanceId ?? member.instanceId,
+      rackId: req.rackId ?? member.rackId,
+      clientId: req.clientId,
+      clientHost: req.clientHost,
+      rebalanceTimeoutMs: req.rebalanceTimeoutMs === -1 ? member.rebalanceTimeoutMs : req.rebalanceTimeoutMs,
+      topologyEpoch: req.topology?.epoch ?? member.topologyEpoch,
+      processId: req.processId ?? member.processId,
+      userEndpoint: req.userEndpoint ?? member.userEndpoint,
+      clientTags: req.clientTags ?? member.clientTags,
+    };
+    if (isNew || !sameMetadata(metadata, member.metadata())) {
+      if (JSON.stringify(metadata.userEndpoint) !== JSON.stringify(member.userEndpoint)) group.endpointInformationEpoch++;
+      Object.assign(member, metadata);
+      records.push(memberMetadataRecord(group.groupId, member.memberId, metadata));
+      bumpGroupEpoch = true;
+    }
+    if (isNew) group.members.set(member.memberId, member);
+    if (group.topology !== null && member.topologyEpoch !== group.topology.epoch) {
+      statuses.push({
+        statusCode: StreamsStatus.STALE_TOPOLOGY,
+        statusDetail: `The member's topology epoch ${member.topologyEpoch} is behind the group's topology epoch ${group.topology.epoch}.`,
+      });
+    }
+    if (req.shutdownApplication) group.shutdownRequested = true;
+
+    // 3. The topology against the topics: a change of either bumps the group epoch.
+    let toCreate: InternalTopicToCreate[] = [];
+    if (group.topology !== null) {
+      const configured = configureTopology(group.topology, topics);
+      const hash = metadataHash(configured.topics);
+      if (hash !== group.metadataHash || group.validatedTopologyEpoch !== group.topology.epoch) bumpGroupEpoch = true;
+      group.metadataHash = hash;
+      group.validatedTopologyEpoch = group.topology.epoch;
+      group.configuredTopology = configured;
+      if (configured.status) statuses.push(configured.status);
+      toCreate = configured.internalTopicsToCreate;
+    }
+    if (bumpGroupEpoch) this.bumpGroupEpoch(group, records);
+
+    // 4. A new target assignment. A new group's first one holds no tasks and the group epoch moves on at once; the
+    // assignment with tasks waits for the end of the initial delay (group.streams.initial.rebalance.delay.ms), as
+    // Kafka 4.4 answers it (a NotReady group described at group epoch 2, assignment epoch 1).
+    const delayed = Date.now() < group.initialDelayUntil;
+    if (delayed) statuses.unshift({ statusCode: StreamsStatus.ASSIGNMENT_DELAYED, statusDetail: 'Assignment delayed due to the configured initial rebalance delay.' });
+    if (group.groupEpoch > group.assignmentEpoch && !(delayed && group.assignmentEpoch > 0)) {
+      this.updateTargetAssignment(group, settings.numStandbyReplicas, delayed, records);
+      if (delayed) this.bumpGroupEpoch(group, records);
+    }
+
+    // 5. The member moves towards its target.
+    const owned = req.activeTasks === null && req.standbyTasks === null && req.warmupTasks === null ? null : {
+      active: req.activeTasks === null ? member.assigned.active : tasksOf(req.activeTasks),
+      standby: req.standbyTasks === null ? member.assigned.standby : tasksOf(req.standbyTasks),
+      warmup: req.warmupTasks === null ? member.assigned.warmup : tasksOf(req.warmupTasks),
+    };
+    const before = { epoch: member.memberEpoch, assigned: member.assigned };
+    const next = reconcile(group, member, group.assignmentEpoch, group.targetAssignment.get(member.memberId) ?? emptyTasks(), owned);
+    if (next) {
+      Object.assign(member, next);
+      records.push(currentAssignmentRecord(group.groupId, member.memberId, next));
+      if (member.userEndpoint !== null) group.endpointInformationEpoch++;
+      if (member.state === StreamsMemberState.UnrevokedTasks) this.scheduleRebalanceTimeout(group, member);
+    }
+    this.scheduleSessionTimeout(group, member);
+    if (group.shutdownRequested) statuses.push({ statusCode: StreamsStatus.SHUTDOWN_APPLICATION, statusDetail: 'A KafkaStreams instance encountered a fatal error and requested a shutdown for the entire application.' });
+
+    const changed = joining || before.epoch !== member.memberEpoch || !tuplesEqual(before.assigned, member.assigned);
+    const endpointsChanged = req.endpointInformationEpoch !== group.endpointInformationEpoch;
+    return {
+      errorCode: E.NONE,
+      errorMessage: null,
+      memberId: member.memberId,
+      memberEpoch: member.memberEpoch,
+      heartbeatIntervalMs: settings.heartbeatIntervalMs,
+      acceptableRecoveryLagLegacy: settings.acceptableRecoveryLag,
+      taskOffsetIntervalMs: settings.taskOffsetIntervalMs,
+      acceptableRecoveryLag: settings.acceptableRecoveryLag,
+      status: statuses,
+      activeTasks: changed ? listOf(member.assigned.active) : null,
+      standbyTasks: changed ? listOf(member.assigned.standby) : null,
+      warmupTasks: changed ? listOf(member.assigned.warmup) : null,
+      topologyDescriptionRequired: false,
+      endpointInformationEpoch: group.endpointInformationEpoch,
+      partitionsByUserEndpoint: endpointsChanged ? this.partitionsByUserEndpoint(group) : null,
+      internalTopicsToCreate: toCreate,
+    };
+  }
+
+  /** Kafka's EndpointToPartitionsManager: each member with an endpoint, with the input partitions of its tasks. */
+  private partitionsByUserEndpoint(group: StreamsGroup): StreamsHeartbeatResult['partitionsByUserEndpoint'] {
+    const configured = group.configuredTopology;
+    const partitionsOf = (tasks: TasksTuple['active']) => {
+      const byTopic = new Map<string, number[]>();
+      for (const [s, p] of eachTask(tasks)) {
+        const sub = configured?.subtopologies.get(s);
+        if (!sub) continue;
+        for (const topic of [...sub.sourceTopics, ...sub.repartitionSourceTopics.keys()]) byTopic.set(topic, [...(byTopic.get(topic) ?? []), p]);
+      }
+      return [...byTopic].map(([topic, partitions]) => ({ topic, partitions: partitions.sort((a, b) => a - b) }));
+    };
+    return [...group.members.values()].filter((m) => m.userEndpoint !== null).map((m) => ({
+      userEndpoint: m.userEndpoint!,
+      activePartitions: partitionsOf(m.assigned.active),
+      standbyPartitions: partitionsOf(new Map([...m.assigned.standby, ...m.assigned.warmup])),
+    }));
+  }
+
+  private getOrMaybeCreateGroup(groupId: string, create: boolean, records: CoordinatorRecord[], settings: StreamsGroupSettings): StreamsGroup {
+    const group = this.groups.get(groupId);
+    if (group) return group;
+    if (this.isConsumerGroup(groupId)) throw notStreamsGroup(groupId);
+    const classic = this.classicGroups.get(groupId);
+    if (classic && !(create && classic.is(GroupState.Empty))) throw notStreamsGroup(groupId);
+    if (!create) throw new StreamsGroupError(E.GROUP_ID_NOT_FOUND, `Streams group ${groupId} not found.`);
+    if (classic) {
+      // An empty classic group (committed offsets only) becomes a streams group; its offsets stay.
+      this.classicGroups.delete(groupId);
+      records.push({ key: groupMetadataKey(groupId), value: null });
+    }
+    const created = new StreamsGroup(groupId);
+    this.groups.set(groupId, created);
+    created.initialDelayUntil = Date.now() + settings.initialRebalanceDelayMs;
+    return created;
+  }
+
+  private bumpGroupEpoch(group: StreamsGroup, records: CoordinatorRecord[]): void {
+    group.groupEpoch++;
+    records.push(groupMetadataRecord(group.groupId, {
+      epoch: group.groupEpoch, metadataHash: group.metadataHash, validatedTopologyEpoch: group.validatedTopologyEpoch,
+    }));
+  }
+
+  /** Kafka's streams TargetAssignmentBuilder with the sticky assignor; no tasks while the topology is not ready. */
+  private updateTargetAssignment(group: StreamsGroup, numStandbyReplicas: number, delayed: boolean, records: CoordinatorRecord[]): void {
+    const subtopologies = new Map<string, number>();
+    if (group.configuredTopology?.ready && !delayed) for (const s of group.configuredTopology.subtopologies.values()) subtopologies.set(s.subtopologyId, s.numberOfTasks);
+    const target = assignTasks({
+      members: [...group.members.values()].map((m) => ({
+        memberId: m.memberId, processId: m.processId,
+        active: new Map([...m.assigned.active, ...m.pendingRevocation.active]),
+        standby: new Map([...m.assigned.standby, ...m.assigned.warmup]),
+      })),
+      subtopologies,
+      numStandbyReplicas,
+    });
+    for (const [memberId, tasks] of target) {
+      const current = group.targetAssignment.get(memberId);
+      if (current && tuplesEqual(current, tasks)) continue;
+      group.targetAssignment.set(memberId, tasks);
+      records.push(targetAssignmentRecord(group.groupId, memberId, tasks));
+    }
+    group.assignmentEpoch = group.groupEpoch;
+    records.push(targetAssignmentEpochRecord(group.groupId, group.assignmentEpoch));
+    this.log?.info({ group: group.groupId, assignmentEpoch: group.assignmentEpoch, assignor: STICKY_ASSIGNOR }, 'computed new streams target assignment');
+  }
+
+  // ---- leaving and expiry ----
+
+  private leave(req: StreamsHeartbeatRequest, records: CoordinatorRecord[]): StreamsHeartbeatResult {
+    const group = this.groups.get(req.groupId);
+    if (!group) throw this.isConsumerGroup(req.groupId) || this.classicGroups.has(req.groupId) ? notStreamsGroup(req.groupId) : new StreamsGroupError(E.GROUP_ID_NOT_FOUND, `Streams group ${req.groupId} not found.`);
+    const member = group.members.get(req.memberId);
+    if (!member) throw new StreamsGroupError(E.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${group.groupId}.`);
+    this.log?.info({ group: group.groupId, member: member.memberId }, 'member left the streams group');
+    this.removeMemberAndBumpEpoch(group, member, records);
+    return { ...streamsErrorResult(E.NONE, null), memberId: req.memberId, memberEpoch: req.memberEpoch };
+  }
+
+  private removeMemberAndBumpEpoch(group: StreamsGroup, member: StreamsGroupMember, records: CoordinatorRecord[]): void {
+    member.clearTimers();
+    records.push(
+      streamsTombstone(T.CurrentMemberAssignment, group.groupId, member.memberId),
+      streamsTombstone(T.TargetAssignmentMember, group.groupId, member.memberId),
+      streamsTombstone(T.MemberMetadata, group.groupId, member.memberId),
+    );
+    group.members.delete(member.memberId);
+    group.targetAssignment.delete(member.memberId);
+    if (member.userEndpoint !== null) group.endpointInformationEpoch++;
+    this.bumpGroupEpoch(group, records);
+    if (group.isEmpty()) {
+      // Nothing to assign: the epochs meet, as for consumer groups.
+      group.assignmentEpoch = group.groupEpoch;
+      group.shutdownRequested = false;
+      records.push(targetAssignmentEpochRecord(group.groupId, group.assignmentEpoch));
+    }
+  }
+
+  private scheduleSessionTimeout(group: StreamsGroup, member: StreamsGroupMember): void {
+    scheduleSessionTimeout(member, this.settingsOf(group.groupId).sessionTimeoutMs, () => {
+      this.log?.info({ group: group.groupId, member: member.memberId }, 'streams group member session expired');
+      this.fenceMember(group, member);
+    });
+  }
+
+  /** A member that does not revoke its tasks within its rebalance timeout is removed. */
+  private scheduleRebalanceTimeout(group: StreamsGroup, member: StreamsGroupMember): void {
+    scheduleRebalanceTimeout(member, () => member.state === StreamsMemberState.UnrevokedTasks, () => {
+      this.log?.info({ group: group.groupId, member: member.memberId }, 'member did not revoke its tasks within the rebalance timeout');
+      this.fenceMember(group, member);
+    });
+  }
+
+  private fenceMember(group: StreamsGroup, member: StreamsGroupMember): void {
+    if (this.groups.get(group.groupId) !== group || group.members.get(member.memberId) !== member) return;
+    const records: CoordinatorRecord[] = [];
+    this.removeMemberAndBumpEpoch(group, member, records);
+    this.append(group.groupId, records).catch((err) => this.log?.warn({ err, group: group.groupId }, 'failed to persist member removal'));
+  }
+
+  // ---- StreamsGroupDescribe ----
+
+  describe(groupId: string): DescribedStreamsGroupResult {
+    const group = this.groups.get(groupId);
+    if (!group) {
+      const other = this.isConsumerGroup(groupId) || this.classicGroups.has(groupId);
+      return {
+        errorCode: E.GROUP_ID_NOT_FOUND, errorMessage: other ? `Group ${groupId} is not a streams group.` : `Group ${groupId} not found.`,
+        groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, topology: null, members: [], topologyDescription: null,
+        topologyDescriptionStatus: 0, assignorName: null,
+      };
+    }
+    const configured = group.configuredTopology;
+    const describeTasks = (t: TasksTuple) => ({ activeTasks: listOf(t.active), standbyTasks: listOf(t.standby), warmupTasks: listOf(t.warmup) });
+    return {
+      errorCode: E.NONE,
+      errorMessage: null,
+      groupId,
+      groupState: group.state,
+      groupEpoch: group.groupEpoch,
+      assignmentEpoch: group.assignmentEpoch,
+      topology: group.topology === null ? null : {
+        epoch: group.topology.epoch,
+        // As the member sent it until the topology is configured, then with the partition counts (as Kafka 4.4 describes it).
+        subtopologies: group.topology.subtopologies.map((s) => {
+          const c = configured?.ready ? configured.subtopologies.get(s.subtopologyId) : undefined;
+          return {
+            subtopologyId: s.subtopologyId,
+            sourceTopics: s.sourceTopics,
+            repartitionSinkTopics: s.repartitionSinkTopics,
+            stateChangelogTopics: s.stateChangelogTopics.map((t) => ({ ...t, partitions: c?.numberOfTasks ?? t.partitions })),
+            repartitionSourceTopics: s.repartitionSourceTopics.map((t) => ({ ...t, partitions: c?.repartitionSourceTopics.get(t.name) ?? t.partitions })),
+          };
+        }),
+      },
+      members: [...group.members.values()].map((m) => ({
+        memberId: m.memberId,
+        memberEpoch: m.memberEpoch,
+        instanceId: m.instanceId,
+        rackId: m.rackId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        topologyEpoch: m.topologyEpoch,
+        processId: m.processId,
+        userEndpoint: m.userEndpoint,
+        clientTags: m.clientTags,
+        taskOffsets: [],
+        taskEndOffsets: [],
+        assignment: describeTasks(m.assigned),
+        targetAssignment: describeTasks(group.targetAssignment.get(m.memberId) ?? emptyTasks()),
+        isClassic: false,
+      })),
+      topologyDescription: null,
+      topologyDescriptionStatus: 0,
+      assignorName: STICKY_ASSIGNOR,
+    };
+  }
+
+  // ---- the shared group APIs on streams groups ----
+
+  /**
+   * OffsetCommit and TxnOffsetCommit by a member (StreamsGroup.validateOffsetCommit): it must exist; at its current
+   * epoch it commits anything; at an older one only the partitions of active tasks it has held since that epoch or
+   * before (KAFKA-19779's per-task assignment epochs), the others getting STALE_MEMBER_EPOCH.
+   */
+  validateOffsetCommit(groupId: string, memberId: string, memberEpoch: number): OffsetCommitCheck {
+    const group = this.groups.get(groupId)!;
+    if (memberEpoch < 0 && memberId === '' && group.isEmpty()) return { errorCode: E.NONE };
+    const member = group.members.get(memberId);
+    if (!member) return { errorCode: E.UNKNOWN_MEMBER_ID };
+    if (memberEpoch === member.memberEpoch) return { errorCode: E.NONE };
+    if (memberEpoch > member.memberEpoch) return { errorCode: E.STALE_MEMBER_EPOCH };
+    const subtopologiesOf = (topic: string) => (group.topology?.subtopologies ?? [])
+      .filter((s) => s.sourceTopics.includes(topic) || s.repartitionSourceTopics.some((t) => t.name === topic)).map((s) => s.subtopologyId);
+    return {
+      errorCode: E.NONE,
+      partition: (topic, partition) => {
+        const held = subtopologiesOf(topic).some((s) => {
+          const since = member.activeTaskEpochs.get(s)?.get(partition);
+          return since !== undefined && since <= memberEpoch;
+        });
+        return held ? E.NONE : E.STALE_MEMBER_EPOCH;
+      },
+    };
+  }
+
+  validateOffsetFetch(groupId: string, memberId: string | null, memberEpoch: number): number {
+    const group = this.groups.get(groupId);
+    if (!group || (memberId === null && memberEpoch < 0)) return E.NONE;
+    const member = memberId === null ? undefined : group.members.get(memberId);
+    if (!member) return E.UNKNOWN_MEMBER_ID;
+    return memberEpoch === member.memberEpoch ? E.NONE : E.STALE_MEMBER_EPOCH;
+  }
+
+  subscribedTopics(groupId: string): Set<string> {
+    const group = this.groups.get(groupId);
+    return group && !group.isEmpty() ? group.subscribedTopics() : new Set();
+  }
+
+  listGroups(states: ReadonlySet<string>): ListedGroup[] {
+    return listModernGroups(this.groups.values(), states, STREAMS_GROUP_TYPE);
+  }
+
+  /** DeleteGroups: an empty streams group goes with its offsets and records. */
+  deleteGroup(groupId: string): Promise<number> {
+    return deleteEmptyGroup(this.groups, groupId, (group) => [
+      ...[...group.targetAssignment.keys()].map((memberId) => streamsTombstone(T.TargetAssignmentMember, groupId, memberId)),
+      streamsTombstone(T.TargetAssignmentMetadata, groupId),
+      streamsTombstone(T.Topology, groupId),
+      streamsTombstone(T.Metadata, groupId),
+    ], this.offsetManager, this.offsetsTopic, this.log);
+  }
+
+  private append(groupId: string, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
+    return appendGroupRecords(this.offsetsTopic, groupId, records);
+  }
+}
+
+/** Kafka's GroupCoordinatorService.throwIfStreamsGroupHeartbeatRequestIsInvalid. */
+function validateHeartbeat(req: StreamsHeartbeatRequest): void {
+  const invalid = (message: string) => new StreamsGroupError(E.INVALID_REQUEST, message);
+  if (req.memberId === '') throw invalid('MemberId can\'t be empty.');
+  if (req.groupId === '') throw invalid('GroupId can\'t be empty.');
+  if (req.instanceId === '') throw invalid('InstanceId can\'t be empty.');
+  if (req.rackId === '') throw invalid('RackId can\'t be empty.');
+  if (req.memberEpoch === 0) {
+    if (req.rebalanceTimeoutMs === -1) throw invalid('RebalanceTimeoutMs must be provided in first request.');
+    if (req.topology === null) throw invalid('Topology must be non-null when (re-)joining.');
+    if (req.activeTasks === null || req.activeTasks.length > 0 || req.standbyTasks === null || req.standbyTasks.length > 0 ||
+        req.warmupTasks === null || req.warmupTasks.length > 0) {
+      throw invalid('ActiveTasks, StandbyTasks and WarmupTasks must be empty when (re-)joining.');
+    }
+    if (req.processId === null || req.processId === '') throw invalid('ProcessId can\'t be null or empty.');
+  } else if (req.memberEpoch < LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+    throw invalid('MemberEpoch is invalid.');
+  }
+  if (req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH && req.instanceId === null) throw invalid('InstanceId can\'t be null.');
+}
+
+/** Kafka's throwIfMemberEpochIsInvalid: a lower epoch is accepted only as a retry of the previous one holding nothing new. */
+function throwIfMemberEpochIsInvalid(member: StreamsGroupMember, req: StreamsHeartbeatRequest): void {
+  const fenced = (relation: string) => new StreamsGroupError(
+    E.FENCED_MEMBER_EPOCH,
+    `The streams group member has a ${relation} member epoch (${req.memberEpoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its tasks and rejoin.`,
+  );
+  if (req.memberEpoch > member.memberEpoch) throw fenced('greater');
+  if (req.memberEpoch < member.memberEpoch) {
+    if (req.memberEpoch !== member.previousMemberEpoch || req.activeTasks === null) throw fenced('smaller');
+    const ownsOnlyAssigned = req.activeTasks.every((t) => t.partitions.every((p) => member.assigned.active.get(t.subtopologyId)?.has(p) === true));
+    if (!ownsOnlyAssigned) throw fenced('smaller');
+  }
+}

@@ -1,0 +1,73 @@
+// Share groups seen by Apache Kafka 4.4's own Java Admin (Admin.listGroups with the share type,
+// Admin.describeShareGroups: test/clients/java/ShareGroupAdmin.java) and by kafka-share-groups
+// (org.apache.kafka.tools.consumer.group.ShareGroupCommand --list, --describe --members / --state), with members
+// that joined over our wire client.
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKey } from '../../protocol/generated/index.js';
+import { WireClient } from '../../bench/lib/wire-client.js';
+import { brokerForFile } from '../helpers/broker-process.js';
+import { compileJava, javaArgs, KafkaTools } from '../helpers/java.js';
+
+const SHARE_GROUP_COMMAND = 'org.apache.kafka.tools.consumer.group.ShareGroupCommand';
+const broker = brokerForFile();
+let client: WireClient;
+let tools: KafkaTools;
+
+beforeAll(async () => {
+  tools = new KafkaTools();
+  client = await WireClient.connect(broker().port);
+  const created = await client.send(ApiKey.CreateTopics, 7, {
+    topics: [{ name: 'jobs', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false,
+  });
+  expect(created.topics[0].errorCode).toBe(0);
+  for (const memberId of ['worker-a', 'worker-b', 'worker-c']) {
+    const r = await client.send(ApiKey.ShareGroupHeartbeat, 1, { groupId: 'jobs-sg', memberId, memberEpoch: 0, rackId: null, subscribedTopicNames: ['jobs'] });
+    expect(r.errorCode).toBe(0);
+  }
+  // worker-a (joined at 3) and worker-b (4) catch up with the group epoch (5), so every member is at the assignment epoch.
+  for (const [memberId, epoch] of [['worker-a', 3], ['worker-b', 4]] as const) {
+    const r = await client.send(ApiKey.ShareGroupHeartbeat, 1, { groupId: 'jobs-sg', memberId, memberEpoch: epoch, rackId: null, subscribedTopicNames: null });
+    expect(r.memberEpoch).toBe(5);
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await tools?.close();
+  client?.close();
+});
+
+describe('Kafka 4.4 Java Admin', () => {
+  it('lists the share group and describes its members and their partitions', () => {
+    const out = execFileSync('java', javaArgs('ShareGroupAdmin', [broker().bootstrap, 'jobs-sg'], compileJava('ShareGroupAdmin')), { encoding: 'utf8' });
+    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    expect(result.listed).toEqual([{ groupId: 'jobs-sg', type: 'Share', state: 'Stable' }]);
+    const [group] = result.described;
+    expect(group).toMatchObject({ groupId: 'jobs-sg', state: 'Stable', groupEpoch: 5, assignmentEpoch: 5 });
+    const members = group.members.map((m: any) => [m.memberId, m.memberEpoch, m.partitions.length]).sort();
+    expect(members).toEqual([['worker-a', 5, 1], ['worker-b', 5, 1], ['worker-c', 5, 1]]);
+    // Three members on two partitions: each partition has a member, one has two.
+    const held = group.members.flatMap((m: any) => m.partitions).sort();
+    expect(new Set(held)).toEqual(new Set(['jobs-0', 'jobs-1']));
+  }, 60_000);
+});
+
+describe('kafka-share-groups (ShareGroupCommand)', () => {
+  it('--list names the share group', async () => {
+    const run = await tools.run(SHARE_GROUP_COMMAND, '--bootstrap-server', broker().bootstrap, '--list');
+    expect(run.code, run.err).toBe(0);
+    expect(run.out.trim().split('\n')).toEqual(['jobs-sg']);
+  }, 60_000);
+
+  it('--describe --members and --state show what the broker holds', async () => {
+    const members = await tools.run(SHARE_GROUP_COMMAND, '--bootstrap-server', broker().bootstrap, '--describe', '--group', 'jobs-sg', '--members');
+    expect(members.code, members.err).toBe(0);
+    const rows = members.out.trim().split('\n').slice(1).map((l) => l.trim().split(/\s+/));
+    expect(rows.map((r) => r[0]).sort()).toEqual(['jobs-sg', 'jobs-sg', 'jobs-sg']);
+    expect(members.out).toContain('worker-a');
+    expect(members.out).toMatch(/jobs:\d/);
+    const state = await tools.run(SHARE_GROUP_COMMAND, '--bootstrap-server', broker().bootstrap, '--describe', '--group', 'jobs-sg', '--state');
+    expect(state.code, state.err).toBe(0);
+    expect(state.out).toMatch(/^jobs-sg\s+\S+\s+\(1\)\s+Stable\s+3$/m);
+  }, 60_000);
+});
