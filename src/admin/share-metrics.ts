@@ -1,6 +1,6 @@
 // Kafka's share-group metrics (KIP-932) in Prometheus form. Read from the broker at scrape time:
 // group-coordinator-metrics group-count{protocol} and share-group-count{state} (GroupCoordinatorMetrics), and
-// SharePartitionMetrics' InFlightMessageCount and InFlightBatchCount. Counted as they happen:
+// SharePartitionMetrics' InFlightMessageCount, InFlightBatchCount and AcquisitionLockTimeoutPerSec's count. Counted as they happen:
 // share-group-metrics RecordAcknowledgementsPerSec{ackType} and PartitionLoadTimeMs (ShareGroupMetrics).
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Broker } from '../broker.js';
@@ -107,5 +107,7 @@ export class ShareGroupMetrics implements ShareGroupMetricsSink {
       return c.available + c.acquired + c.acknowledged + c.archived;
     });
     inFlightGauge('kafkite_share_partition_in_flight_batches', "In-flight batches the share partition keeps (Kafka's InFlightBatchCount).", (sp) => sp.inFlightBatchCount);
+    // A count kept by the loaded share partition: it restarts when the partition is loaded again.
+    inFlightGauge('kafkite_share_acquisition_lock_timeouts', "Records whose acquisition lock expired since the share partition was loaded (Kafka's AcquisitionLockTimeoutPerSec).", (sp) => sp.acquisitionLockTimeouts);
   }
 }

@@ -59,6 +59,8 @@ export class SharePartition {
   private startOffset_ = 0;
   private endOffset_ = -1;
   private initializing: Promise<void> | null = null;
+  /** Records whose acquisition lock expired, for Kafka's SharePartitionMetrics AcquisitionLockTimeoutPerSec. */
+  acquisitionLockTimeouts = 0;
   /** Set when a write was refused as fenced (the state was re-initialized elsewhere): the manager loads it anew. */
   fenced = false;
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -240,8 +242,9 @@ export class SharePartition {
   /** Releases every record whose lock has expired (Kafka's AcquisitionLockTimerTask), and persists. */
   async expireLocks(): Promise<void> {
     const now = this.now();
-    const changed = this.releaseWhere((st) => st.lockExpiresAt <= now, false);
-    if (changed) await this.persistChange();
+    const released = this.releaseWhere((st) => st.lockExpiresAt <= now, false);
+    this.acquisitionLockTimeouts += released;
+    if (released > 0) await this.persistChange();
   }
 
   /**
@@ -325,25 +328,25 @@ export class SharePartition {
    * normal close gives back the delivery count of what was fetched but not delivered (KAFKA-17541).
    */
   async releaseMember(memberId: string, undoDeliveryCount: boolean): Promise<void> {
-    const changed = this.releaseWhere((st) => st.memberId === memberId, undoDeliveryCount);
+    const changed = this.releaseWhere((st) => st.memberId === memberId, undoDeliveryCount) > 0;
     if (changed) await this.persistChange();
   }
 
-  /** Moves matching acquired records back to available, or to archived past the delivery count limit. */
-  private releaseWhere(match: (st: InFlightState) => boolean, undoDeliveryCount: boolean): boolean {
+  /** Moves matching acquired records back to available, or to archived past the delivery count limit; how many. */
+  private releaseWhere(match: (st: InFlightState) => boolean, undoDeliveryCount: boolean): number {
     const limit = this.config.deliveryCountLimit();
-    let changed = false;
+    let released = 0;
     for (const b of this.batches) {
-      b.forEachState(b.firstOffset, b.lastOffset, (st) => {
+      b.forEachState(b.firstOffset, b.lastOffset, (st, first, last) => {
         if (st.state !== RecordState.Acquired || !match(st)) return;
         if (undoDeliveryCount && st.deliveryCount > 0) st.deliveryCount--;
         st.state = st.deliveryCount >= limit ? RecordState.Archived : RecordState.Available;
         st.memberId = null;
-        changed = true;
+        released += last - first + 1;
       });
     }
-    if (changed) this.onAvailable();
-    return changed;
+    if (released > 0) this.onAvailable();
+    return released;
   }
 
   /** Moves the start offset past acknowledged and archived records and drops the runs below it. */

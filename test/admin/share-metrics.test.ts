@@ -1,7 +1,7 @@
 // Kafka's share-group metrics on /metrics (KIP-932), moved by real share activity over TCP: a member joining
 // and leaving a share group changes group-count{protocol="share"} and share-group-count{state}; a share
 // session loading, acquiring and acknowledging records moves PartitionLoadTimeMs, InFlightMessageCount and
-// RecordAcknowledgementsPerSec{ackType}.
+// RecordAcknowledgementsPerSec{ackType} and AcquisitionLockTimeoutPerSec.
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
@@ -20,7 +20,7 @@ async function metric(series: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  broker = await startBroker();
+  broker = await startBroker({ overrides: ['group.share.min.record.lock.duration.ms=1000', 'group.share.record.lock.duration.ms=1000'] });
   wire = await WireClient.connect(broker.port);
   const created = await wire.send(ApiKey.CreateTopics, 7, { topics: [{ name: 'sm-in', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false });
   expect(created.topics[0].errorCode).toBe(0);
@@ -73,7 +73,7 @@ describe('share-group metrics', () => {
     const inFlight = 'kafkite_share_partition_in_flight_messages{group="sm-group",topic="sm-in",partition="0"}';
     expect(await metric(inFlight)).toBe(3);
     const acked = await wire.send(ApiKey.ShareAcknowledge, 2, {
-      groupId: 'sm-group', memberId: 'sm-b', shareSessionEpoch: epoch, isRenewAck: false,
+      groupId: 'sm-group', memberId: 'sm-b', shareSessionEpoch: epoch++, isRenewAck: false,
       topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: [
         { firstOffset: 0, lastOffset: 0, acknowledgeTypes: [1] }, { firstOffset: 1, lastOffset: 1, acknowledgeTypes: [2] }, { firstOffset: 2, lastOffset: 2, acknowledgeTypes: [3] },
       ] }] }],
@@ -82,5 +82,10 @@ describe('share-group metrics', () => {
     for (const ackType of ['Accept', 'Release', 'Reject']) expect(await metric(`kafkite_share_record_acknowledgements_total{ack_type="${ackType}"}`)).toBe(1);
     // 0 accepted moves the start offset past it; 1 (available again) and 2 (archived) stay in flight.
     expect(await metric(inFlight)).toBe(2);
+    // The released record, acquired again and left unacknowledged, comes back when its lock (1 s) expires.
+    const timeouts = 'kafkite_share_acquisition_lock_timeouts{group="sm-group",topic="sm-in",partition="0"}';
+    expect(await metric(timeouts)).toBe(0);
+    expect(await fetch()).toEqual([{ firstOffset: 1, lastOffset: 1, deliveryCount: 2 }]);
+    await expect.poll(() => metric(timeouts), { timeout: 10_000, interval: 200 }).toBe(1);
   });
 });
