@@ -1,10 +1,12 @@
-// The online way from kafkite to Apache Kafka 4.4 (#31 part 5): MirrorMaker 2 (connect-mirror 4.3.1, the newest
-// Maven serves here, as connectors on a 4.4 Connect worker beside the target) replicates a kafkite topic while it
+// The online way from kafkite to Apache Kafka 4.4 (#31 part 5): MirrorMaker 2 replicates a kafkite topic while it
 // is written to, and its checkpoints carry a consumer group's committed offsets over. The application's consumer
 // reads part of the topic on kafkite, committing as it goes, stops, and starts again on Kafka with the same group
 // id: it resumes at the offsets MirrorMaker synced to the target group (sync.group.offsets.enabled). Between both
 // sides it reads every record; what it reads twice is counted and bounded by MirrorMaker's at-least-once window
-// (see translate). The target's records are the source's byte for byte: keys, values, headers and timestamps.
+// (see translations). The target's records are the source's byte for byte: keys, values, headers, timestamps.
+// MirrorMaker is connect-mirror 4.3.1 (the newest Maven serves here), as connectors on a 4.4 Connect worker beside
+// the target: its dedicated mode (MirrorMaker.main) calls org.apache.kafka.common.utils.Exit, which 4.4 moved,
+// while the connectors need only the AppInfoParser shim that kafka-connect.test.ts uses too.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -148,16 +150,16 @@ it('MirrorMaker 2 moves a live topic and a consumer group to Kafka 4.4: every re
     'target.cluster.alias': 'kafka', 'target.cluster.bootstrap.servers': `127.0.0.1:${target().port}`,
     'tasks.max': '1',
   };
-  await rest(`${url}/connectors/mm2-source/config`, 'PUT', {
+  await rest(`${url}/connectors`, 'POST', { name: 'mm2-source', config: {
     ...clusters, 'connector.class': 'org.apache.kafka.connect.mirror.MirrorSourceConnector',
     topics: TOPIC, 'replication.factor': '1', 'offset-syncs.topic.replication.factor': '1',
     'offset.lag.max': String(OFFSET_LAG_MAX), 'refresh.topics.interval.seconds': '1', 'sync.topic.acls.enabled': 'false',
-  });
-  await rest(`${url}/connectors/mm2-checkpoint/config`, 'PUT', {
+  } });
+  await rest(`${url}/connectors`, 'POST', { name: 'mm2-checkpoint', config: {
     ...clusters, 'connector.class': 'org.apache.kafka.connect.mirror.MirrorCheckpointConnector',
     groups: GROUP, 'checkpoints.topic.replication.factor': '1', 'emit.checkpoints.interval.seconds': '1',
     'sync.group.offsets.enabled': 'true', 'sync.group.offsets.interval.seconds': '1', 'refresh.groups.interval.seconds': '1',
-  });
+  } });
 
   // The application writes while MirrorMaker runs: 10 records every 50 ms.
   const producer = await connected(source.producer());
