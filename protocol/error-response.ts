@@ -66,7 +66,10 @@ function mirror(
   for (const field of fields) {
     if (!present(field, version)) continue;
     const key = fieldKey(field);
-    if (isErrorCode(field)) {
+    if (field.type === 'records' && !inVersionRange(version, field.nullableVersions)) {
+      // Kafka's default is null, which a version that cannot carry null (ShareFetch v1+) sends as no records.
+      out[key] = Buffer.alloc(0);
+    } else if (isErrorCode(field)) {
       out[key] = error.code;
     } else if (isErrorMessage(field)) {
       out[key] = error.message ?? (inVersionRange(version, field.nullableVersions) ? null : '');

@@ -36,6 +36,7 @@ import { ClientQuotaManager } from './quota/client-quota-manager.js';
 import { ClientQuotaStore } from './quota/client-quotas.js';
 import { FetchPurgatory } from './purgatory.js';
 import { FetchSessionCache } from './fetch-sessions.js';
+import { SharePartitionManager } from './share/share-partition-manager.js';
 import { raiseOpenFileLimit } from './open-file-limit.js';
 
 export interface Endpoint {
@@ -115,6 +116,8 @@ export class Broker {
   /** The tail of the requests' topic changes (see changeTopics). */
   private topicChanges: Promise<unknown> = Promise.resolve();
   readonly fetchSessions: FetchSessionCache;
+  /** Share groups' partitions and share sessions (KIP-932). */
+  readonly sharePartitions: SharePartitionManager = new SharePartitionManager(this);
   /** SCRAM users, replayed from the metadata log; AlterUserScramCredentials appends to it. */
   readonly scramCredentials: ScramCredentialStore;
   /** Dynamic broker configs and group configs (ConfigRecords in the metadata log). */
@@ -251,9 +254,13 @@ export class Broker {
     broker.groupCoordinator = await openGroupCoordinator(broker);
     broker.transactionCoordinator = await openTransactionCoordinator(broker);
     broker.shareCoordinator = await openShareCoordinator(broker);
+    // The share coordinator is the Persister of the share group coordinator (initialize, delete) and of the share partitions.
     broker.groupCoordinator.shareGroups.persister = broker.shareCoordinator;
+    broker.sharePartitions.persister = broker.shareCoordinator;
     broker.groupCoordinator.useConsumerGroupTimeouts((groupId) => consumerGroupTimeouts(broker!.dynamicConfigs.groupConfigs(groupId), config));
     broker.groupCoordinator.shareGroupTimeoutsOf = (groupId) => shareGroupTimeouts(broker!.dynamicConfigs.groupConfigs(groupId), config);
+    // A member that leaves its share group gives back what it acquired (Kafka's ShareGroupListener).
+    broker.groupCoordinator.shareGroups.addListener(broker.sharePartitions);
     broker.groupCoordinator.useStreamsGroupSettings((groupId) => streamsGroupSettings(broker!.dynamicConfigs.groupConfigs(groupId), config));
     return broker;
   }
@@ -535,6 +542,7 @@ export class Broker {
 
   async shutdown(): Promise<void> {
     this.purgatory.wakeAll();
+    this.sharePartitions.shutdown();
     await this.transactionCoordinator?.shutdown();
     this.shareCoordinator?.shutdown();
     this.groupCoordinator?.shutdown();

@@ -28,6 +28,8 @@ export interface ReferenceKafkaOptions {
   readyTimeoutMs?: number;
   /** 'server': kafka.Kafka runs with kafka-server-start.sh's heap and JVM flags; 'test' (the default): a small, quick JVM. */
   jvm?: 'test' | 'server';
+  /** The node id Metadata must list before the node counts as serving (1, a single node's, unless set). */
+  nodeId?: number;
 }
 
 export class ReferenceKafka {
@@ -56,6 +58,14 @@ export class ReferenceKafka {
   static async start(opts: ReferenceKafkaOptions = {}): Promise<ReferenceKafka> {
     const dir = mkdtempSync(join(tmpdir(), 'kafka-ref-'));
     const { lines, ports } = await serverProperties(opts.properties ?? [], join(dir, 'data'));
+    return ReferenceKafka.startOn(dir, lines, ports, ['-t', clusterId()], opts);
+  }
+
+  /**
+   * kafka.Kafka with `lines` as its whole server.properties, written to `dir` with its log4j2 file. `format` (the
+   * arguments of kafka-storage format beside -c) runs first, unless null: a log dir formatted already (kafkite's).
+   */
+  static async startOn(dir: string, lines: string[], ports: Record<string, number>, format: string[] | null, opts: ReferenceKafkaOptions = {}): Promise<ReferenceKafka> {
     const propsFile = join(dir, 'server.properties');
     writeFileSync(propsFile, lines.join('\n') + '\n');
     const logFile = join(dir, 'kafka.log');
@@ -65,10 +75,12 @@ export class ReferenceKafka {
       'appender.file.layout.type=PatternLayout', 'appender.file.layout.pattern=[%d] %p %m (%c)%n',
       'rootLogger.level=INFO', 'rootLogger.appenderRef.file.ref=FILE',
     ].join('\n') + '\n');
-    const format = java(log4j, 'kafka.tools.StorageTool', ['format', '-t', clusterId(), '-c', propsFile]);
-    const formatOut = collect(format);
-    const formatCode = await new Promise<number | null>((r) => format.once('exit', r));
-    if (formatCode !== 0) throw new Error(`kafka-storage format exited with ${formatCode}: ${formatOut()}`);
+    if (format) {
+      const run = java(log4j, 'kafka.tools.StorageTool', ['format', '-c', propsFile, ...format]);
+      const formatOut = collect(run);
+      const formatCode = await new Promise<number | null>((r) => run.once('exit', r));
+      if (formatCode !== 0) throw new Error(`kafka-storage format exited with ${formatCode}: ${formatOut()}`);
+    }
     return ReferenceKafka.launch(dir, ports, opts);
   }
 
@@ -85,7 +97,7 @@ export class ReferenceKafka {
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     try {
       await Promise.race([
-        waitUntilServing(ports.PLAINTEXT ?? Object.values(ports)[0]!, opts.readyTimeoutMs ?? 60_000),
+        waitUntilServing(ports.PLAINTEXT ?? Object.values(ports)[0]!, opts.readyTimeoutMs ?? 60_000, opts.nodeId),
         exited.then((code) => Promise.reject(new Error(`Kafka exited with ${code} before serving: ${output()} (log: ${logFile})`))),
       ]);
     } catch (err) {
@@ -182,14 +194,14 @@ async function serverProperties(given: string[], logDir: string): Promise<{ line
 }
 
 /** Ready once Metadata lists this node as a broker (it has registered with its controller and is unfenced). */
-export async function waitUntilServing(port: number, timeoutMs: number): Promise<void> {
+export async function waitUntilServing(port: number, timeoutMs: number, nodeId = NODE_ID): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
       const client = await WireClient.connect(port);
       try {
         const res = await client.send(3, 12, { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
-        if (res.brokers.some((b: { nodeId: number }) => b.nodeId === NODE_ID)) return;
+        if (res.brokers.some((b: { nodeId: number }) => b.nodeId === nodeId)) return;
       } finally {
         client.close();
       }

@@ -31,7 +31,11 @@ export function readDeleteTopicsResponse(r: Reader, version: number): DeleteTopi
 
 export function writeDeleteTopicsResponse(w: Writer, version: number, m: DeleteTopicsResponse): void {
   const flexible = version >= 4;
-  if (version >= 1) w.int32(m.throttleTimeMs);
+  if (version >= 1) {
+    if (m.throttleTimeMs === undefined) throw new EncodeError('DeleteTopicsResponse.throttleTimeMs is missing (undefined) in version ' + version);
+    w.int32(m.throttleTimeMs);
+  }
+  if (m.responses === undefined) throw new EncodeError('DeleteTopicsResponse.responses is missing (undefined) in version ' + version);
   w.arrayLength(m.responses.length, flexible);
   for (const e of m.responses) writeDeletableTopicResult(w, version, e);
   if (flexible) w.uvarint(0);
@@ -51,11 +55,16 @@ function readDeletableTopicResult(r: Reader, version: number): DeletableTopicRes
 
 function writeDeletableTopicResult(w: Writer, version: number, m: DeletableTopicResult): void {
   const flexible = version >= 4;
+  if (m.name === undefined) throw new EncodeError('DeleteTopicsResponse: DeletableTopicResult.name is missing (undefined) in version ' + version);
   if (m.name === null) {
     if (version < 6) throw new EncodeError('DeletableTopicResult.name is not nullable in version ' + version);
   }
   w.nullableString(m.name, flexible);
-  if (version >= 6) w.uuid(m.topicId);
+  if (version >= 6) {
+    if (m.topicId === undefined) throw new EncodeError('DeleteTopicsResponse: DeletableTopicResult.topicId is missing (undefined) in version ' + version);
+    w.uuid(m.topicId);
+  }
+  if (m.errorCode === undefined) throw new EncodeError('DeleteTopicsResponse: DeletableTopicResult.errorCode is missing (undefined) in version ' + version);
   w.int16(m.errorCode);
   if (version >= 5) w.nullableString(m.errorMessage, true);
   if (flexible) w.uvarint(0);

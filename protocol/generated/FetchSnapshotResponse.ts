@@ -84,10 +84,14 @@ export function readFetchSnapshotResponse(r: Reader, version: number): FetchSnap
 }
 
 export function writeFetchSnapshotResponse(w: Writer, version: number, m: FetchSnapshotResponse): void {
+  if (m.throttleTimeMs === undefined) throw new EncodeError('FetchSnapshotResponse.throttleTimeMs is missing (undefined) in version ' + version);
   w.int32(m.throttleTimeMs);
+  if (m.errorCode === undefined) throw new EncodeError('FetchSnapshotResponse.errorCode is missing (undefined) in version ' + version);
   w.int16(m.errorCode);
+  if (m.topics === undefined) throw new EncodeError('FetchSnapshotResponse.topics is missing (undefined) in version ' + version);
   w.arrayLength(m.topics.length, true);
   for (const e of m.topics) writeTopicSnapshot(w, version, e);
+  if (version >= 1 && m.nodeEndpoints === undefined) throw new EncodeError('FetchSnapshotResponse.nodeEndpoints is missing (undefined) in version ' + version);
   const t0 = version >= 1 && m.nodeEndpoints.length !== 0;
   w.uvarint(Number(t0));
   if (t0) {
@@ -109,7 +113,9 @@ function readTopicSnapshot(r: Reader, version: number): TopicSnapshot {
 }
 
 function writeTopicSnapshot(w: Writer, version: number, m: TopicSnapshot): void {
+  if (m.name === undefined) throw new EncodeError('FetchSnapshotResponse: TopicSnapshot.name is missing (undefined) in version ' + version);
   w.string(m.name, true);
+  if (m.partitions === undefined) throw new EncodeError('FetchSnapshotResponse: TopicSnapshot.partitions is missing (undefined) in version ' + version);
   w.arrayLength(m.partitions.length, true);
   for (const e of m.partitions) writePartitionSnapshot(w, version, e);
   w.uvarint(0);
@@ -143,15 +149,22 @@ function readPartitionSnapshot(r: Reader, version: number): PartitionSnapshot {
 }
 
 function writePartitionSnapshot(w: Writer, version: number, m: PartitionSnapshot): void {
+  if (m.index === undefined) throw new EncodeError('FetchSnapshotResponse: PartitionSnapshot.index is missing (undefined) in version ' + version);
   w.int32(m.index);
+  if (m.errorCode === undefined) throw new EncodeError('FetchSnapshotResponse: PartitionSnapshot.errorCode is missing (undefined) in version ' + version);
   w.int16(m.errorCode);
+  if (m.snapshotId === undefined) throw new EncodeError('FetchSnapshotResponse: PartitionSnapshot.snapshotId is missing (undefined) in version ' + version);
   writeSnapshotId(w, version, m.snapshotId);
+  if (m.size === undefined) throw new EncodeError('FetchSnapshotResponse: PartitionSnapshot.size is missing (undefined) in version ' + version);
   w.int64(m.size);
+  if (m.position === undefined) throw new EncodeError('FetchSnapshotResponse: PartitionSnapshot.position is missing (undefined) in version ' + version);
   w.int64(m.position);
+  if (m.unalignedRecords === undefined) throw new EncodeError('FetchSnapshotResponse: PartitionSnapshot.unalignedRecords is missing (undefined) in version ' + version);
   if (m.unalignedRecords === null) {
     throw new EncodeError('PartitionSnapshot.unalignedRecords is not nullable in version ' + version);
   }
   w.records(m.unalignedRecords, true);
+  if (m.currentLeader === undefined) throw new EncodeError('FetchSnapshotResponse: PartitionSnapshot.currentLeader is missing (undefined) in version ' + version);
   const t0 = !isDefaultLeaderIdAndEpoch(m.currentLeader);
   w.uvarint(Number(t0));
   if (t0) {
@@ -172,7 +185,9 @@ function readSnapshotId(r: Reader, version: number): SnapshotId {
 }
 
 function writeSnapshotId(w: Writer, version: number, m: SnapshotId): void {
+  if (m.endOffset === undefined) throw new EncodeError('FetchSnapshotResponse: SnapshotId.endOffset is missing (undefined) in version ' + version);
   w.int64(m.endOffset);
+  if (m.epoch === undefined) throw new EncodeError('FetchSnapshotResponse: SnapshotId.epoch is missing (undefined) in version ' + version);
   w.int32(m.epoch);
   w.uvarint(0);
 }
@@ -187,7 +202,9 @@ function readLeaderIdAndEpoch(r: Reader, version: number): LeaderIdAndEpoch {
 }
 
 function writeLeaderIdAndEpoch(w: Writer, version: number, m: LeaderIdAndEpoch): void {
+  if (m.leaderId === undefined) throw new EncodeError('FetchSnapshotResponse: LeaderIdAndEpoch.leaderId is missing (undefined) in version ' + version);
   w.int32(m.leaderId);
+  if (m.leaderEpoch === undefined) throw new EncodeError('FetchSnapshotResponse: LeaderIdAndEpoch.leaderEpoch is missing (undefined) in version ' + version);
   w.int32(m.leaderEpoch);
   w.uvarint(0);
 }
@@ -203,8 +220,11 @@ function readNodeEndpoint(r: Reader, version: number): NodeEndpoint {
 }
 
 function writeNodeEndpoint(w: Writer, version: number, m: NodeEndpoint): void {
+  if (m.nodeId === undefined) throw new EncodeError('FetchSnapshotResponse: NodeEndpoint.nodeId is missing (undefined) in version ' + version);
   w.int32(m.nodeId);
+  if (m.host === undefined) throw new EncodeError('FetchSnapshotResponse: NodeEndpoint.host is missing (undefined) in version ' + version);
   w.string(m.host, true);
+  if (m.port === undefined) throw new EncodeError('FetchSnapshotResponse: NodeEndpoint.port is missing (undefined) in version ' + version);
   w.uint16(m.port);
   w.uvarint(0);
 }

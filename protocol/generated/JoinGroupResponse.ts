@@ -50,17 +50,25 @@ export function readJoinGroupResponse(r: Reader, version: number): JoinGroupResp
 
 export function writeJoinGroupResponse(w: Writer, version: number, m: JoinGroupResponse): void {
   const flexible = version >= 6;
-  if (version >= 2) w.int32(m.throttleTimeMs);
+  if (version >= 2) {
+    if (m.throttleTimeMs === undefined) throw new EncodeError('JoinGroupResponse.throttleTimeMs is missing (undefined) in version ' + version);
+    w.int32(m.throttleTimeMs);
+  }
+  if (m.errorCode === undefined) throw new EncodeError('JoinGroupResponse.errorCode is missing (undefined) in version ' + version);
   w.int16(m.errorCode);
   w.int32(m.generationId);
   if (version >= 7) w.nullableString(m.protocolType, true);
+  if (m.protocolName === undefined) throw new EncodeError('JoinGroupResponse.protocolName is missing (undefined) in version ' + version);
   if (m.protocolName === null) {
     if (version < 7) throw new EncodeError('JoinGroupResponse.protocolName is not nullable in version ' + version);
   }
   w.nullableString(m.protocolName, flexible);
+  if (m.leader === undefined) throw new EncodeError('JoinGroupResponse.leader is missing (undefined) in version ' + version);
   w.string(m.leader, flexible);
   if (version >= 9) w.bool(m.skipAssignment);
+  if (m.memberId === undefined) throw new EncodeError('JoinGroupResponse.memberId is missing (undefined) in version ' + version);
   w.string(m.memberId, flexible);
+  if (m.members === undefined) throw new EncodeError('JoinGroupResponse.members is missing (undefined) in version ' + version);
   w.arrayLength(m.members.length, flexible);
   for (const e of m.members) writeJoinGroupResponseMember(w, version, e);
   if (flexible) w.uvarint(0);
@@ -79,8 +87,10 @@ function readJoinGroupResponseMember(r: Reader, version: number): JoinGroupRespo
 
 function writeJoinGroupResponseMember(w: Writer, version: number, m: JoinGroupResponseMember): void {
   const flexible = version >= 6;
+  if (m.memberId === undefined) throw new EncodeError('JoinGroupResponse: JoinGroupResponseMember.memberId is missing (undefined) in version ' + version);
   w.string(m.memberId, flexible);
   if (version >= 5) w.nullableString(m.groupInstanceId, flexible);
+  if (m.metadata === undefined) throw new EncodeError('JoinGroupResponse: JoinGroupResponseMember.metadata is missing (undefined) in version ' + version);
   w.bytes(m.metadata, flexible);
   if (flexible) w.uvarint(0);
 }

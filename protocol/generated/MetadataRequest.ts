@@ -33,6 +33,7 @@ export function readMetadataRequest(r: Reader, version: number): MetadataRequest
 
 export function writeMetadataRequest(w: Writer, version: number, m: MetadataRequest): void {
   const flexible = version >= 9;
+  if (m.topics === undefined) throw new EncodeError('MetadataRequest.topics is missing (undefined) in version ' + version);
   if (m.topics === null) {
     if (version < 1) throw new EncodeError('MetadataRequest.topics is not nullable in version ' + version);
     w.arrayLength(null, flexible);
@@ -41,8 +42,14 @@ export function writeMetadataRequest(w: Writer, version: number, m: MetadataRequ
     for (const e of m.topics) writeMetadataRequestTopic(w, version, e);
   }
   if (version >= 4) w.bool(m.allowAutoTopicCreation);
-  if (version >= 8 && version <= 10) w.bool(m.includeClusterAuthorizedOperations);
-  if (version >= 8) w.bool(m.includeTopicAuthorizedOperations);
+  if (version >= 8 && version <= 10) {
+    if (m.includeClusterAuthorizedOperations === undefined) throw new EncodeError('MetadataRequest.includeClusterAuthorizedOperations is missing (undefined) in version ' + version);
+    w.bool(m.includeClusterAuthorizedOperations);
+  }
+  if (version >= 8) {
+    if (m.includeTopicAuthorizedOperations === undefined) throw new EncodeError('MetadataRequest.includeTopicAuthorizedOperations is missing (undefined) in version ' + version);
+    w.bool(m.includeTopicAuthorizedOperations);
+  }
   if (flexible) w.uvarint(0);
 }
 
@@ -58,7 +65,11 @@ function readMetadataRequestTopic(r: Reader, version: number): MetadataRequestTo
 
 function writeMetadataRequestTopic(w: Writer, version: number, m: MetadataRequestTopic): void {
   const flexible = version >= 9;
-  if (version >= 10) w.uuid(m.topicId);
+  if (version >= 10) {
+    if (m.topicId === undefined) throw new EncodeError('MetadataRequest: MetadataRequestTopic.topicId is missing (undefined) in version ' + version);
+    w.uuid(m.topicId);
+  }
+  if (m.name === undefined) throw new EncodeError('MetadataRequest: MetadataRequestTopic.name is missing (undefined) in version ' + version);
   if (m.name === null) {
     if (version < 10) throw new EncodeError('MetadataRequestTopic.name is not nullable in version ' + version);
   }

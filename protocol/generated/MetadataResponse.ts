@@ -78,15 +78,23 @@ export function readMetadataResponse(r: Reader, version: number): MetadataRespon
 
 export function writeMetadataResponse(w: Writer, version: number, m: MetadataResponse): void {
   const flexible = version >= 9;
-  if (version >= 3) w.int32(m.throttleTimeMs);
+  if (version >= 3) {
+    if (m.throttleTimeMs === undefined) throw new EncodeError('MetadataResponse.throttleTimeMs is missing (undefined) in version ' + version);
+    w.int32(m.throttleTimeMs);
+  }
+  if (m.brokers === undefined) throw new EncodeError('MetadataResponse.brokers is missing (undefined) in version ' + version);
   w.arrayLength(m.brokers.length, flexible);
   for (const e of m.brokers) writeMetadataResponseBroker(w, version, e);
   if (version >= 2) w.nullableString(m.clusterId, flexible);
   if (version >= 1) w.int32(m.controllerId);
+  if (m.topics === undefined) throw new EncodeError('MetadataResponse.topics is missing (undefined) in version ' + version);
   w.arrayLength(m.topics.length, flexible);
   for (const e of m.topics) writeMetadataResponseTopic(w, version, e);
   if (version >= 8 && version <= 10) w.int32(m.clusterAuthorizedOperations);
-  if (version >= 13) w.int16(m.errorCode);
+  if (version >= 13) {
+    if (m.errorCode === undefined) throw new EncodeError('MetadataResponse.errorCode is missing (undefined) in version ' + version);
+    w.int16(m.errorCode);
+  }
   if (flexible) w.uvarint(0);
 }
 
@@ -104,8 +112,11 @@ function readMetadataResponseBroker(r: Reader, version: number): MetadataRespons
 
 function writeMetadataResponseBroker(w: Writer, version: number, m: MetadataResponseBroker): void {
   const flexible = version >= 9;
+  if (m.nodeId === undefined) throw new EncodeError('MetadataResponse: MetadataResponseBroker.nodeId is missing (undefined) in version ' + version);
   w.int32(m.nodeId);
+  if (m.host === undefined) throw new EncodeError('MetadataResponse: MetadataResponseBroker.host is missing (undefined) in version ' + version);
   w.string(m.host, flexible);
+  if (m.port === undefined) throw new EncodeError('MetadataResponse: MetadataResponseBroker.port is missing (undefined) in version ' + version);
   w.int32(m.port);
   if (version >= 1) w.nullableString(m.rack, flexible);
   if (flexible) w.uvarint(0);
@@ -127,13 +138,19 @@ function readMetadataResponseTopic(r: Reader, version: number): MetadataResponse
 
 function writeMetadataResponseTopic(w: Writer, version: number, m: MetadataResponseTopic): void {
   const flexible = version >= 9;
+  if (m.errorCode === undefined) throw new EncodeError('MetadataResponse: MetadataResponseTopic.errorCode is missing (undefined) in version ' + version);
   w.int16(m.errorCode);
+  if (m.name === undefined) throw new EncodeError('MetadataResponse: MetadataResponseTopic.name is missing (undefined) in version ' + version);
   if (m.name === null) {
     if (version < 12) throw new EncodeError('MetadataResponseTopic.name is not nullable in version ' + version);
   }
   w.nullableString(m.name, flexible);
-  if (version >= 10) w.uuid(m.topicId);
+  if (version >= 10) {
+    if (m.topicId === undefined) throw new EncodeError('MetadataResponse: MetadataResponseTopic.topicId is missing (undefined) in version ' + version);
+    w.uuid(m.topicId);
+  }
   if (version >= 1) w.bool(m.isInternal);
+  if (m.partitions === undefined) throw new EncodeError('MetadataResponse: MetadataResponseTopic.partitions is missing (undefined) in version ' + version);
   w.arrayLength(m.partitions.length, flexible);
   for (const e of m.partitions) writeMetadataResponsePartition(w, version, e);
   if (version >= 8) w.int32(m.topicAuthorizedOperations);
@@ -157,15 +174,21 @@ function readMetadataResponsePartition(r: Reader, version: number): MetadataResp
 
 function writeMetadataResponsePartition(w: Writer, version: number, m: MetadataResponsePartition): void {
   const flexible = version >= 9;
+  if (m.errorCode === undefined) throw new EncodeError('MetadataResponse: MetadataResponsePartition.errorCode is missing (undefined) in version ' + version);
   w.int16(m.errorCode);
+  if (m.partitionIndex === undefined) throw new EncodeError('MetadataResponse: MetadataResponsePartition.partitionIndex is missing (undefined) in version ' + version);
   w.int32(m.partitionIndex);
+  if (m.leaderId === undefined) throw new EncodeError('MetadataResponse: MetadataResponsePartition.leaderId is missing (undefined) in version ' + version);
   w.int32(m.leaderId);
   if (version >= 7) w.int32(m.leaderEpoch);
+  if (m.replicaNodes === undefined) throw new EncodeError('MetadataResponse: MetadataResponsePartition.replicaNodes is missing (undefined) in version ' + version);
   w.arrayLength(m.replicaNodes.length, flexible);
   for (const e of m.replicaNodes) w.int32(e);
+  if (m.isrNodes === undefined) throw new EncodeError('MetadataResponse: MetadataResponsePartition.isrNodes is missing (undefined) in version ' + version);
   w.arrayLength(m.isrNodes.length, flexible);
   for (const e of m.isrNodes) w.int32(e);
   if (version >= 5) {
+    if (m.offlineReplicas === undefined) throw new EncodeError('MetadataResponse: MetadataResponsePartition.offlineReplicas is missing (undefined) in version ' + version);
     w.arrayLength(m.offlineReplicas.length, flexible);
     for (const e of m.offlineReplicas) w.int32(e);
   }

@@ -53,8 +53,12 @@ export function readOffsetFetchRequest(r: Reader, version: number): OffsetFetchR
 
 export function writeOffsetFetchRequest(w: Writer, version: number, m: OffsetFetchRequest): void {
   const flexible = version >= 6;
-  if (version <= 7) w.string(m.groupId, flexible);
   if (version <= 7) {
+    if (m.groupId === undefined) throw new EncodeError('OffsetFetchRequest.groupId is missing (undefined) in version ' + version);
+    w.string(m.groupId, flexible);
+  }
+  if (version <= 7) {
+    if (m.topics === undefined) throw new EncodeError('OffsetFetchRequest.topics is missing (undefined) in version ' + version);
     if (m.topics === null) {
       if (version < 2) throw new EncodeError('OffsetFetchRequest.topics is not nullable in version ' + version);
       w.arrayLength(null, flexible);
@@ -64,6 +68,7 @@ export function writeOffsetFetchRequest(w: Writer, version: number, m: OffsetFet
     }
   }
   if (version >= 8) {
+    if (m.groups === undefined) throw new EncodeError('OffsetFetchRequest.groups is missing (undefined) in version ' + version);
     w.arrayLength(m.groups.length, true);
     for (const e of m.groups) writeOffsetFetchRequestGroup(w, version, e);
   }
@@ -83,7 +88,9 @@ function readOffsetFetchRequestTopic(r: Reader, version: number): OffsetFetchReq
 
 function writeOffsetFetchRequestTopic(w: Writer, version: number, m: OffsetFetchRequestTopic): void {
   const flexible = version >= 6;
+  if (m.name === undefined) throw new EncodeError('OffsetFetchRequest: OffsetFetchRequestTopic.name is missing (undefined) in version ' + version);
   w.string(m.name, flexible);
+  if (m.partitionIndexes === undefined) throw new EncodeError('OffsetFetchRequest: OffsetFetchRequestTopic.partitionIndexes is missing (undefined) in version ' + version);
   w.arrayLength(m.partitionIndexes.length, flexible);
   for (const e of m.partitionIndexes) w.int32(e);
   if (flexible) w.uvarint(0);
@@ -101,9 +108,11 @@ function readOffsetFetchRequestGroup(r: Reader, version: number): OffsetFetchReq
 }
 
 function writeOffsetFetchRequestGroup(w: Writer, version: number, m: OffsetFetchRequestGroup): void {
+  if (m.groupId === undefined) throw new EncodeError('OffsetFetchRequest: OffsetFetchRequestGroup.groupId is missing (undefined) in version ' + version);
   w.string(m.groupId, true);
   if (version >= 9) w.nullableString(m.memberId, true);
   if (version >= 9) w.int32(m.memberEpoch);
+  if (m.topics === undefined) throw new EncodeError('OffsetFetchRequest: OffsetFetchRequestGroup.topics is missing (undefined) in version ' + version);
   if (m.topics === null) {
     w.arrayLength(null, true);
   } else {
@@ -124,8 +133,15 @@ function readOffsetFetchRequestTopics(r: Reader, version: number): OffsetFetchRe
 }
 
 function writeOffsetFetchRequestTopics(w: Writer, version: number, m: OffsetFetchRequestTopics): void {
-  if (version <= 9) w.string(m.name, true);
-  if (version >= 10) w.uuid(m.topicId);
+  if (version <= 9) {
+    if (m.name === undefined) throw new EncodeError('OffsetFetchRequest: OffsetFetchRequestTopics.name is missing (undefined) in version ' + version);
+    w.string(m.name, true);
+  }
+  if (version >= 10) {
+    if (m.topicId === undefined) throw new EncodeError('OffsetFetchRequest: OffsetFetchRequestTopics.topicId is missing (undefined) in version ' + version);
+    w.uuid(m.topicId);
+  }
+  if (m.partitionIndexes === undefined) throw new EncodeError('OffsetFetchRequest: OffsetFetchRequestTopics.partitionIndexes is missing (undefined) in version ' + version);
   w.arrayLength(m.partitionIndexes.length, true);
   for (const e of m.partitionIndexes) w.int32(e);
   w.uvarint(0);

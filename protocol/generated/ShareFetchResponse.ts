@@ -83,12 +83,17 @@ export function readShareFetchResponse(r: Reader, version: number): ShareFetchRe
 }
 
 export function writeShareFetchResponse(w: Writer, version: number, m: ShareFetchResponse): void {
+  if (m.throttleTimeMs === undefined) throw new EncodeError('ShareFetchResponse.throttleTimeMs is missing (undefined) in version ' + version);
   w.int32(m.throttleTimeMs);
+  if (m.errorCode === undefined) throw new EncodeError('ShareFetchResponse.errorCode is missing (undefined) in version ' + version);
   w.int16(m.errorCode);
   w.nullableString(m.errorMessage, true);
+  if (m.acquisitionLockTimeoutMs === undefined) throw new EncodeError('ShareFetchResponse.acquisitionLockTimeoutMs is missing (undefined) in version ' + version);
   w.int32(m.acquisitionLockTimeoutMs);
+  if (m.responses === undefined) throw new EncodeError('ShareFetchResponse.responses is missing (undefined) in version ' + version);
   w.arrayLength(m.responses.length, true);
   for (const e of m.responses) writeShareFetchableTopicResponse(w, version, e);
+  if (m.nodeEndpoints === undefined) throw new EncodeError('ShareFetchResponse.nodeEndpoints is missing (undefined) in version ' + version);
   w.arrayLength(m.nodeEndpoints.length, true);
   for (const e of m.nodeEndpoints) writeNodeEndpoint(w, version, e);
   w.uvarint(0);
@@ -104,7 +109,9 @@ function readShareFetchableTopicResponse(r: Reader, version: number): ShareFetch
 }
 
 function writeShareFetchableTopicResponse(w: Writer, version: number, m: ShareFetchableTopicResponse): void {
+  if (m.topicId === undefined) throw new EncodeError('ShareFetchResponse: ShareFetchableTopicResponse.topicId is missing (undefined) in version ' + version);
   w.uuid(m.topicId);
+  if (m.partitions === undefined) throw new EncodeError('ShareFetchResponse: ShareFetchableTopicResponse.partitions is missing (undefined) in version ' + version);
   w.arrayLength(m.partitions.length, true);
   for (const e of m.partitions) writePartitionData(w, version, e);
   w.uvarint(0);
@@ -126,16 +133,22 @@ function readPartitionData(r: Reader, version: number): PartitionData {
 }
 
 function writePartitionData(w: Writer, version: number, m: PartitionData): void {
+  if (m.partitionIndex === undefined) throw new EncodeError('ShareFetchResponse: PartitionData.partitionIndex is missing (undefined) in version ' + version);
   w.int32(m.partitionIndex);
+  if (m.errorCode === undefined) throw new EncodeError('ShareFetchResponse: PartitionData.errorCode is missing (undefined) in version ' + version);
   w.int16(m.errorCode);
   w.nullableString(m.errorMessage, true);
+  if (m.acknowledgeErrorCode === undefined) throw new EncodeError('ShareFetchResponse: PartitionData.acknowledgeErrorCode is missing (undefined) in version ' + version);
   w.int16(m.acknowledgeErrorCode);
   w.nullableString(m.acknowledgeErrorMessage, true);
+  if (m.currentLeader === undefined) throw new EncodeError('ShareFetchResponse: PartitionData.currentLeader is missing (undefined) in version ' + version);
   writeLeaderIdAndEpoch(w, version, m.currentLeader);
+  if (m.records === undefined) throw new EncodeError('ShareFetchResponse: PartitionData.records is missing (undefined) in version ' + version);
   if (m.records === null) {
     throw new EncodeError('PartitionData.records is not nullable in version ' + version);
   }
   w.records(m.records, true);
+  if (m.acquiredRecords === undefined) throw new EncodeError('ShareFetchResponse: PartitionData.acquiredRecords is missing (undefined) in version ' + version);
   w.arrayLength(m.acquiredRecords.length, true);
   for (const e of m.acquiredRecords) writeAcquiredRecords(w, version, e);
   w.uvarint(0);
@@ -151,7 +164,9 @@ function readLeaderIdAndEpoch(r: Reader, version: number): LeaderIdAndEpoch {
 }
 
 function writeLeaderIdAndEpoch(w: Writer, version: number, m: LeaderIdAndEpoch): void {
+  if (m.leaderId === undefined) throw new EncodeError('ShareFetchResponse: LeaderIdAndEpoch.leaderId is missing (undefined) in version ' + version);
   w.int32(m.leaderId);
+  if (m.leaderEpoch === undefined) throw new EncodeError('ShareFetchResponse: LeaderIdAndEpoch.leaderEpoch is missing (undefined) in version ' + version);
   w.int32(m.leaderEpoch);
   w.uvarint(0);
 }
@@ -167,8 +182,11 @@ function readAcquiredRecords(r: Reader, version: number): AcquiredRecords {
 }
 
 function writeAcquiredRecords(w: Writer, version: number, m: AcquiredRecords): void {
+  if (m.firstOffset === undefined) throw new EncodeError('ShareFetchResponse: AcquiredRecords.firstOffset is missing (undefined) in version ' + version);
   w.int64(m.firstOffset);
+  if (m.lastOffset === undefined) throw new EncodeError('ShareFetchResponse: AcquiredRecords.lastOffset is missing (undefined) in version ' + version);
   w.int64(m.lastOffset);
+  if (m.deliveryCount === undefined) throw new EncodeError('ShareFetchResponse: AcquiredRecords.deliveryCount is missing (undefined) in version ' + version);
   w.int16(m.deliveryCount);
   w.uvarint(0);
 }
@@ -185,8 +203,11 @@ function readNodeEndpoint(r: Reader, version: number): NodeEndpoint {
 }
 
 function writeNodeEndpoint(w: Writer, version: number, m: NodeEndpoint): void {
+  if (m.nodeId === undefined) throw new EncodeError('ShareFetchResponse: NodeEndpoint.nodeId is missing (undefined) in version ' + version);
   w.int32(m.nodeId);
+  if (m.host === undefined) throw new EncodeError('ShareFetchResponse: NodeEndpoint.host is missing (undefined) in version ' + version);
   w.string(m.host, true);
+  if (m.port === undefined) throw new EncodeError('ShareFetchResponse: NodeEndpoint.port is missing (undefined) in version ' + version);
   w.int32(m.port);
   w.nullableString(m.rack, true);
   w.uvarint(0);

@@ -385,6 +385,17 @@ class MessageEmitter {
     }
   }
 
+  /**
+   * A field with no default in the spec that is left undefined (a typo, a renamed field's old name) would be
+   * written as 0 or fail deep in the writer: it is refused by name. One comparison, cheap on hot paths.
+   */
+  private emitMissingCheck(out: CodeWriter, struct: StructDef, field: FieldDef, value: string, present = 'true'): void {
+    if (field.hasDefault) return;
+    const where = struct === this.message.root ? struct.name : `${this.message.name}: ${struct.name}`;
+    const message = quote(`${where}.${field.name} is missing (undefined) in version `);
+    out.line(`if (${present === 'true' ? '' : `${present} && `}${value} === undefined) throw new EncodeError(${message} + version);`);
+  }
+
   private elementWrite(element: ElementType, compact: string, w: string, value: string): string {
     if (element.kind === 'struct') return `write${element.struct.name}(${w}, version, ${value});`;
     const fixed = FIXED[element.name];
@@ -402,6 +413,7 @@ class MessageEmitter {
       if (present === 'false') continue;
       const within = field.versions.intersect(context);
       const code = new CodeWriter();
+      this.emitMissingCheck(code, struct, field, `m.${field.name}`);
       this.emitWriteValue(code, struct, field, within, 'w', `m.${field.name}`);
       if (present === 'true') body.append(code.toLines());
       else if (code.lineCount === 1) body.line(`if (${present}) ${code.toLines()[0]}`);
@@ -428,6 +440,7 @@ class MessageEmitter {
     const context = this.taggedContext(struct);
     for (const field of tagged) {
       const present = field.versions.condition(context);
+      this.emitMissingCheck(out, struct, field, `m.${field.name}`, present);
       const differs = this.isNotDefault(field, `m.${field.name}`);
       out.line(`const t${field.tag} = ${present === 'true' ? '' : `${present} && `}${differs};`);
     }

@@ -28,6 +28,8 @@ export interface FieldDef {
   /** Compact encoding versions when the field overrides the message's flexible versions. */
   readonly flexibleVersions: VersionRange | null;
   readonly defaultValue: DefaultValue;
+  /** The spec gives a default: a field without one must be set whenever it is written. */
+  readonly hasDefault: boolean;
   readonly about: string;
 }
 
@@ -182,6 +184,7 @@ class MessageResolver {
       tag: spec.tag ?? null,
       flexibleVersions: spec.flexibleVersions ? VersionRange.parse(spec.flexibleVersions) : null,
       defaultValue: parseDefault(spec, type, nullable),
+      hasDefault: spec.default !== undefined,
       about: spec.about ?? '',
     };
   }

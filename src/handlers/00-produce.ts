@@ -8,7 +8,7 @@ import { ErrorCode } from '../errors.js';
 import { NO_RESPONSE, waitRemote, type Handler, type RequestContext } from './handler.js';
 import { INTERNAL_TOPICS } from '../metadata/internal-topics.js';
 import { AclOperation, authorizeTopic, authorizeTransactionalId } from '../security/authorization.js';
-import { producerTransactionVersion, verifyTransactionalProduce, type VerificationFailure } from '../coordinator/transaction/produce-verification.js';
+import { inArrivalOrder, producerTransactionVersion, verifyTransactionalProduce, type VerificationFailure } from '../coordinator/transaction/produce-verification.js';
 
 function partitionResponse(index: number, errorCode: number, errorMessage: string | null = null): PartitionProduceResponse {
   return {
@@ -146,11 +146,11 @@ export const handler: Handler<ProduceRequest, ProduceResponse> = {
       return { responses, throttleTimeMs: 0, nodeEndpoints: [] };
     }
     // KIP-890: transactional batches only for partitions of their transaction (added implicitly from v12).
-    const txnFailures = await verifyTransactionalProduce(
-      ctx.broker.transactionCoordinator, request.transactionalId, request.topicData, ctx.apiVersion,
+    const coordinator = ctx.broker.transactionCoordinator;
+    const responses = await inArrivalOrder(coordinator, request.transactionalId, async () => appendAll(request, ctx, touched, await verifyTransactionalProduce(
+      coordinator, request.transactionalId, request.topicData, ctx.apiVersion,
       ctx.broker.config.get('transaction.partition.verification.enable') as boolean,
-    );
-    const responses = appendAll(request, ctx, touched, txnFailures);
+    )));
     if (request.acks === 0) return NO_RESPONSE;
     if (request.acks === -1 && touched.length > 0) {
       // kafkite's durability default: acks=all is answered once the data is on disk (group-committed fdatasync).

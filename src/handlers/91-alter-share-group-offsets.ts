@@ -26,6 +26,7 @@ async function alterTopic(ctx: RequestContext, groupId: string, groupEpoch: numb
     const stateEpoch = Math.max((ctx.broker.shareCoordinator.summaryOf(key)?.stateEpoch ?? -1) + 1, groupEpoch);
     try {
       await ctx.broker.shareCoordinator.initializeState(key, stateEpoch, startOffset);
+      await ctx.broker.groupCoordinator.shareGroups.onStateInitialized(groupId, topicId, t.topicName, [partitionIndex]);
       return { partitionIndex, errorCode: ErrorCode.NONE, errorMessage: null };
     } catch (err) {
       if (!(err instanceof PersisterError)) throw err;

@@ -20,6 +20,7 @@ async function deleteTopic(ctx: RequestContext, groupId: string, topicName: stri
   if (keys.length === 0) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'There is no offset information to delete.', ZERO_UUID);
   try {
     await Promise.all(keys.map((key) => ctx.broker.shareCoordinator.deleteState(key)));
+    await ctx.broker.groupCoordinator.shareGroups.onStateDeleted(groupId, info.topicId);
   } catch (err) {
     if (!(err instanceof PersisterError)) throw err;
     return answer(err.errorCode, err.message);

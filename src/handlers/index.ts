@@ -53,6 +53,8 @@ import { handler as consumerGroupDescribe } from './69-consumer-group-describe.j
 import { handler as describeTopicPartitions } from './75-describe-topic-partitions.js';
 import { handler as shareGroupHeartbeat } from './76-share-group-heartbeat.js';
 import { handler as shareGroupDescribe } from './77-share-group-describe.js';
+import { handler as shareFetch } from './78-share-fetch.js';
+import { handler as shareAcknowledge } from './79-share-acknowledge.js';
 import { handler as initializeShareGroupState } from './83-initialize-share-group-state.js';
 import { handler as readShareGroupState } from './84-read-share-group-state.js';
 import { handler as writeShareGroupState } from './85-write-share-group-state.js';
@@ -75,7 +77,7 @@ export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
     consumerGroupHeartbeat, consumerGroupDescribe, saslHandshake, saslAuthenticate, describeUserScramCredentials,
     alterUserScramCredentials,
     addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, txnOffsetCommit, describeTransactions, listTransactions,
-    describeTopicPartitions, shareGroupHeartbeat, shareGroupDescribe,
+    describeTopicPartitions, shareGroupHeartbeat, shareGroupDescribe, shareFetch, shareAcknowledge,
     initializeShareGroupState, readShareGroupState, writeShareGroupState, deleteShareGroupState, readShareGroupStateSummary,
     streamsGroupHeartbeat, streamsGroupDescribe, describeShareGroupOffsets, alterShareGroupOffsets, deleteShareGroupOffsets,
   ].map((h) => [h.apiKey, h]),

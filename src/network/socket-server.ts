@@ -214,6 +214,7 @@ export class SocketServer {
       ...(this.quickAck ? { quickAck: this.quickAck } : {}),
       onClose: (c) => {
         this.connections.delete(c);
+        this.opts.broker.sharePartitions.connectionClosed(c.id);
         const left = (this.perIp.get(ip) ?? 1) - 1;
         if (left > 0) this.perIp.set(ip, left);
         else this.perIp.delete(ip);

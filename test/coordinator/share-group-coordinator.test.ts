@@ -149,12 +149,13 @@ describe('ShareGroupHeartbeat', () => {
   it('expires a member whose session times out', async () => {
     fresh();
     await start();
-    coordinator.shareGroupTimeoutsOf = () => ({ sessionTimeoutMs: 100, heartbeatIntervalMs: 20 });
+    coordinator.shareGroupTimeoutsOf = () => ({ sessionTimeoutMs: 400, heartbeatIntervalMs: 20 });
     const heard: string[] = [];
     coordinator.shareGroups.addListener({ onMemberLeave: (_g, m) => heard.push(m), onGroupEmpty: () => undefined });
     expect((await hb({})).heartbeatIntervalMs).toBe(20);
+    // m2 heartbeats every 50 ms (well within its 400 ms session, even on a loaded machine) until m1's session ends.
     let epoch = (await hb({ memberId: 'm2' })).memberEpoch;
-    for (let i = 0; i < 4; i++) {
+    for (const deadline = Date.now() + 5000; heard.length === 0 && Date.now() < deadline;) {
       await sleep(50);
       epoch = (await hb({ memberId: 'm2', memberEpoch: epoch, subscribedTopicNames: null })).memberEpoch;
     }

@@ -200,6 +200,52 @@ describe('TransactionCoordinator', () => {
     await coordinator.shutdown();
   });
 
+  it('two adds deferred behind a completing transaction: a batch of the second waits for it, not for the first one\'s flush', async () => {
+    // librdkafka adds each partition the next transaction writes to by a request of its own, right after
+    // EndTxn's answer. Once the first add was applied, unflushedState was its flush alone: a batch for the
+    // second partition was verified before that partition's add (INVALID_TXN_STATE, seen with quixstreams).
+    class HeldFlushTopic extends MemoryTransactionStateTopic {
+      held: Array<() => void> = [];
+      override flush(): Promise<void> {
+        return new Promise((resolve) => this.held.push(resolve));
+      }
+    }
+    class HeldMarkers extends RecordingMarkers {
+      release!: () => void;
+      override async writeMarkers(...args: Parameters<RecordingMarkers['writeMarkers']>): Promise<void> {
+        await new Promise<void>((resolve) => (this.release = resolve));
+        await super.writeMarkers(...args);
+      }
+    }
+    const topic = new HeldFlushTopic();
+    const markers = new HeldMarkers();
+    const { coordinator } = await open(topic, markers);
+    const ticks = async (n = 20) => { for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r)); };
+    await coordinator.handleInitProducerId('tx', 60_000, null);
+    // (This topic's appends are durable at once: only a 'flushing' add's flush is held.)
+    expect(await coordinator.handleAddPartitions('tx', 100, 0, new Map([['out', new Set([0])]]))).toBe(0);
+    expect((await coordinator.handleEndTransaction('tx', 100, 0, true, 0)).errorCode).toBe(0);
+    expect(await coordinator.handleAddPartitions('tx', 100, 0, new Map([['out', new Set([0])]]), 0, false)).toBe(0);
+    expect(await coordinator.handleAddPartitions('tx', 100, 0, new Map([['out', new Set([1])]]), 0, false)).toBe(0);
+    markers.release();
+    // The first add applied, its flush held: a batch for out-1 arrives now.
+    await ticks();
+    expect(coordinator.get('tx')!.hasPartition('out', 0)).toBe(true);
+    let durable: number | null = null;
+    let verified: unknown = null;
+    void coordinator.awaitStateDurable('tx').then((code) => {
+      durable = code;
+      verified = coordinator.verifyPartitions('tx', 100, 0, new Map([['out', new Set([1])]]));
+    });
+    while (durable === null && topic.held.length > 0) {
+      topic.held.shift()!();
+      await ticks();
+    }
+    expect(durable).toBe(0);
+    expect(verified).toEqual(new Map([['out', new Map([[1, 0]])]]));
+    await coordinator.shutdown();
+  });
+
   it('an add answered before its flush: awaitStateDurable waits for that flush, and reports its failure', async () => {
     // A state topic whose flushes settle only when the test says so.
     class HeldFlushTopic extends MemoryTransactionStateTopic {

@@ -48,6 +48,8 @@ export interface ToolRun {
   ms: number;
 }
 
+const RUN_TIMEOUT_MS = 120_000;
+
 /**
  * Kafka's tools run one after another in one JVM (test/clients/java/ToolRunner.java): `run` sends it a main
  * class and its arguments and resolves with the tool's exit code and output.
@@ -70,9 +72,20 @@ export class KafkaTools {
     });
   }
 
+  /**
+   * A tool that has not answered within RUN_TIMEOUT_MS ends the JVM: it and the runs queued behind it
+   * resolve with code -1 (a hung tool would otherwise hold its test until the test's own timeout).
+   */
   run(mainClass: string, ...args: string[]): Promise<ToolRun> {
     return new Promise((resolve) => {
-      this.pending.push((line) => resolve(JSON.parse(line)));
+      const timer = setTimeout(() => {
+        this.stderr += `${mainClass} gave no answer within ${RUN_TIMEOUT_MS} ms\n`;
+        this.child.kill('SIGKILL');
+      }, RUN_TIMEOUT_MS);
+      this.pending.push((line) => {
+        clearTimeout(timer);
+        resolve(JSON.parse(line));
+      });
       this.child.stdin.write(`${JSON.stringify([mainClass, ...args])}\n`);
     });
   }

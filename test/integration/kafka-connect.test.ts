@@ -12,7 +12,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
-import { afterAll, expect, it } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import { freePort } from '../../bench/lib/free-port.js';
 import { killAndRestart, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { compileJava, javaArgs, KafkaTools } from '../helpers/java.js';
@@ -22,20 +22,44 @@ const OVERRIDES = ['group.initial.rebalance.delay.ms=0', 'offsets.topic.num.part
 const INTERNAL = { 'connect-configs': 1, 'connect-offsets': 5, 'connect-status': 3 };
 const PHASE_LINES = 400;
 
-let broker: BrokerProcess;
-const dir = mkdtempSync(join(tmpdir(), 'kafkite-connect-'));
-const input = join(dir, 'input.txt');
-const output = join(dir, 'output.txt');
-const workers = new Map<string, Worker>();
-let tools: KafkaTools | undefined;
+/**
+ * One attempt's state, made afresh by each (a vitest retry starts over on a new broker, dir and line
+ * count) and torn down when it ends, passed or not.
+ */
+interface Attempt {
+  dir: string;
+  input: string;
+  output: string;
+  /** Lines appended to the input so far. */
+  written: number;
+  broker?: BrokerProcess;
+  workers: Map<string, Worker>;
+  tools?: KafkaTools;
+  /** Each step's duration, printed at the end (passed or not), to tell where a slow or hung run spent its time. */
+  steps: string[];
+  stepStarted: number;
+}
 
-afterAll(async () => {
-  for (const w of workers.values()) w.child.kill('SIGKILL');
-  await tools?.close();
-  await broker?.kill();
-  broker?.cleanup();
-  rmSync(dir, { recursive: true, force: true });
-});
+function step(a: Attempt, name: string): void {
+  const now = performance.now();
+  a.steps.push(`${name} ${Math.round(now - a.stepStarted)} ms`);
+  a.stepStarted = now;
+}
+
+function newAttempt(): Attempt {
+  const dir = mkdtempSync(join(tmpdir(), 'kafkite-connect-'));
+  return { dir, input: join(dir, 'input.txt'), output: join(dir, 'output.txt'), written: 0, workers: new Map(), steps: [], stepStarted: performance.now() };
+}
+
+async function tearDown(a: Attempt): Promise<void> {
+  console.log(`kafka-connect steps: ${a.steps.join(', ')}`);
+  for (const w of a.workers.values()) w.child.kill('SIGKILL');
+  await Promise.all([...a.workers.values()].map((w) => w.exited));
+  await a.tools?.close();
+  await a.broker?.kill();
+  a.broker?.cleanup();
+  rmSync(a.dir, { recursive: true, force: true });
+}
 
 interface Worker {
   url: string;
@@ -44,11 +68,11 @@ interface Worker {
   exited: Promise<number | null>;
 }
 
-async function startWorker(name: string, restPort?: number): Promise<Worker> {
+async function startWorker(a: Attempt, name: string, restPort?: number): Promise<Worker> {
   const port = restPort ?? (await freePort());
-  const props = join(dir, `${name}.properties`);
+  const props = join(a.dir, `${name}.properties`);
   writeFileSync(props, [
-    `bootstrap.servers=${broker.bootstrap}`,
+    `bootstrap.servers=${a.broker!.bootstrap}`,
     'group.id=connect-test',
     'key.converter=org.apache.kafka.connect.storage.StringConverter',
     'value.converter=org.apache.kafka.connect.storage.StringConverter',
@@ -63,6 +87,11 @@ async function startWorker(name: string, restPort?: number): Promise<Worker> {
     'heartbeat.interval.ms=500',
     'session.timeout.ms=6000',
     'reconnect.backoff.max.ms=500',
+    // The sink task's consumer. After the broker's restart the workers may rebalance and restart the sink
+    // task; its old consumer, closed before it found the restarted coordinator, cannot leave its group, and
+    // the new one's join waited for the old one's 45 s session (4 of 9 runs): 6 s here.
+    'consumer.session.timeout.ms=6000',
+    'consumer.heartbeat.interval.ms=1000',
     `listeners=http://127.0.0.1:${port}`,
     'rest.advertised.host.name=127.0.0.1',
     `rest.advertised.port=${port}`,
@@ -77,7 +106,7 @@ async function startWorker(name: string, restPort?: number): Promise<Worker> {
     resolve(code);
   }));
   const worker = { url: `http://127.0.0.1:${port}`, id: `127.0.0.1:${port}`, child, exited };
-  workers.set(name, worker);
+  a.workers.set(name, worker);
   await until(() => {
     if (child.exitCode !== null) throw new Error(`worker ${name} exited ${child.exitCode}: ${stderr}`);
     return fetch(`${worker.url}/connectors`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.ok, () => false);
@@ -117,32 +146,35 @@ async function placement(w: Worker): Promise<string[] | undefined> {
   return ids;
 }
 
-let written = 0;
-function appendLines(n: number): void {
-  appendFileSync(input, Array.from({ length: n }, () => `line-${written++}\n`).join(''));
+function appendLines(a: Attempt, n: number): void {
+  appendFileSync(a.input, Array.from({ length: n }, () => `line-${a.written++}\n`).join(''));
 }
 
-function outputLines(): string[] {
-  return existsSync(output) ? readFileSync(output, 'utf8').split('\n').filter((l) => l) : [];
+function outputLines(a: Attempt): string[] {
+  return existsSync(a.output) ? readFileSync(a.output, 'utf8').split('\n').filter((l) => l) : [];
 }
 
 /** The output holds every input line so far (a line written twice by the at-least-once sink counts once). */
-const outputCaughtUp = () => until(() => new Set(outputLines()).size === written, `the sink to write ${written} lines`, 60_000);
-
+const outputCaughtUp = (a: Attempt) => until(() => new Set(outputLines(a)).size === a.written, `the sink to write ${a.written} lines`, 60_000);
 
 it('FileStream source and sink on two workers, through a broker SIGKILL and worker restarts', async () => {
   const started = performance.now();
-  broker = await startBroker({ overrides: OVERRIDES });
+  const a = newAttempt();
+  onTestFinished(() => tearDown(a));
+  const { input, output } = a;
+  let broker = (a.broker = await startBroker({ overrides: OVERRIDES }));
   const kafka = new Kafka({ clientId: 'connect-test', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { initialRetryTime: 100, retries: 20 } });
   const admin = kafka.admin();
+  onTestFinished(() => admin.disconnect());
   await admin.connect();
   // One partition, so that the sink writes the lines in the source's order.
   await admin.createTopics({ topics: [{ topic: 'connect-lines', numPartitions: 1 }] });
   writeFileSync(input, '');
-  appendLines(PHASE_LINES);
+  appendLines(a, PHASE_LINES);
 
-  const w1 = await startWorker('w1');
-  const w2 = await startWorker('w2');
+  const w1 = await startWorker(a, 'w1');
+  const w2 = await startWorker(a, 'w2');
+  step(a, 'broker and workers started');
 
   // The internal topics, as the worker created them.
   const { topics } = await admin.fetchTopicMetadata({ topics: Object.keys(INTERNAL) });
@@ -161,33 +193,42 @@ it('FileStream source and sink on two workers, through a broker SIGKILL and work
     name: 'file-sink',
     config: { 'connector.class': 'FileStreamSink', 'tasks.max': '1', file: output, topics: 'connect-lines' },
   });
-  await outputCaughtUp();
+  await outputCaughtUp(a);
+  step(a, 'connectors created, first lines through');
   // Two connectors and their two tasks, spread over both workers.
   let ids: string[] | undefined;
   await until(async () => new Set((ids = await placement(w1))).size === 2, 'the connectors and tasks on both workers');
   expect(new Set(ids)).toEqual(new Set([w1.id, w2.id]));
 
-  appendLines(PHASE_LINES);
-  broker = await killAndRestart(broker, { overrides: OVERRIDES });
-  await outputCaughtUp();
+  appendLines(a, PHASE_LINES);
+  broker = a.broker = await killAndRestart(broker, { overrides: OVERRIDES });
+  step(a, 'broker restarted');
+  await outputCaughtUp(a);
+  step(a, 'lines through after the restart');
 
   // w2 stops: its share moves to w1, which resumes from the committed offsets.
   await stopWorker(w2);
-  appendLines(PHASE_LINES);
+  step(a, 'w2 stopped');
+  appendLines(a, PHASE_LINES);
   await until(async () => (await placement(w1))?.every((id) => id === w1.id) ?? false, 'w1 to run everything');
-  await outputCaughtUp();
+  step(a, 'w1 runs everything');
+  await outputCaughtUp(a);
+  step(a, 'lines through w1');
 
   // Both down, then w1 again on the same port: the offsets come from the broker's topics alone.
   await stopWorker(w1);
-  appendLines(PHASE_LINES);
-  const again = await startWorker('w1-again', Number(new URL(w1.url).port));
-  await outputCaughtUp();
+  step(a, 'w1 stopped');
+  appendLines(a, PHASE_LINES);
+  const again = await startWorker(a, 'w1-again', Number(new URL(w1.url).port));
+  step(a, 'w1 started again');
+  await outputCaughtUp(a);
+  step(a, 'lines through again');
 
   const offsets = await rest(again, 'GET', '/connectors/file-source/offsets');
   expect(offsets.offsets).toEqual([{ partition: { filename: input }, offset: { position: statSync(input).size } }]);
 
-  const expected = Array.from({ length: written }, (_, i) => `line-${i}`);
-  tools = new KafkaTools();
+  const expected = Array.from({ length: a.written }, (_, i) => `line-${i}`);
+  const tools = (a.tools = new KafkaTools());
   // Exactly-once support ran through transactions: the source task's producer and the leader's config producer.
   const txns = await tools.run('org.apache.kafka.tools.TransactionsCommand', '--bootstrap-server', broker.bootstrap, 'list');
   expect(txns.code).toBe(0);
@@ -200,9 +241,10 @@ it('FileStream source and sink on two workers, through a broker SIGKILL and work
   // Exactly once into the topic, read with read_committed.
   expect((await tools.consumeCommitted(broker.bootstrap, 'connect-lines')).map(([, , v]) => v)).toEqual(expected);
   // At least once into the file: every line, in order, a line repeated only after a failure replayed it.
-  const out = outputLines();
+  const out = outputLines(a);
   expect(out.filter((l, i) => out.indexOf(l) === i)).toEqual(expected);
-  await admin.disconnect();
-  console.log(`kafka-connect: ${written} lines, ${out.length - written} written twice by the sink, in ${Math.round(performance.now() - started)} ms`);
+  step(a, 'checks');
+  console.log(`kafka-connect: ${a.written} lines, ${out.length - a.written} written twice by the sink, in ${Math.round(performance.now() - started)} ms`);
   await stopWorker(again);
+  step(a, 'w1 stopped again');
 }, 300_000);

@@ -43,28 +43,31 @@ describe('ApiVersions features', () => {
       { name: 'transaction.version', minVersion: 0, maxVersion: 2 },
       { name: 'group.version', minVersion: 0, maxVersion: 1 },
       { name: 'share.version', minVersion: 0, maxVersion: 1 },
-      { name: 'streams.version', minVersion: 0, maxVersion: 0 },
+      { name: 'streams.version', minVersion: 0, maxVersion: 1 },
       { name: 'eligible.leader.replicas.version', minVersion: 0, maxVersion: 0 },
     ]);
-    // Level 0 is not finalized: Kafka leaves out a disabled feature (streams, ELR here; kraft.version 0 on a static quorum).
+    // Level 0 is not finalized: Kafka leaves out a disabled feature (ELR here; kraft.version 0 on a static quorum).
     expect(res.finalizedFeatures).toEqual([
       { name: 'metadata.version', maxVersionLevel: 26, minVersionLevel: 26 },
       { name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 },
       { name: 'group.version', maxVersionLevel: 1, minVersionLevel: 1 },
       { name: 'share.version', maxVersionLevel: 1, minVersionLevel: 1 },
+      { name: 'streams.version', maxVersionLevel: 1, minVersionLevel: 1 },
     ]);
-    // Share groups' membership APIs at Kafka 4.4's only version; the streams group APIs, gated by their disabled feature, are not listed.
-    const keys = res.apiKeys.map((k: { apiKey: number }) => k.apiKey);
+    // Share groups' membership APIs at Kafka 4.4's only version.
     for (const key of [ApiKey.ShareGroupHeartbeat, ApiKey.ShareGroupDescribe]) {
       expect(res.apiKeys.find((k: { apiKey: number }) => k.apiKey === key)).toMatchObject({ minVersion: 1, maxVersion: 1 });
     }
-    expect(keys).not.toContain(ApiKey.StreamsGroupHeartbeat);
+    // ShareFetch and ShareAcknowledge at 4.4's 1-2 (v2: ShareAcquireMode and RENEW, KIP-1206 and KIP-1222).
+    for (const key of [ApiKey.ShareFetch, ApiKey.ShareAcknowledge]) {
+      expect(res.apiKeys.find((k: { apiKey: number }) => k.apiKey === key)).toMatchObject({ minVersion: 1, maxVersion: 2 });
+    }
   });
 
   it('v3 leaves out supported features whose minimum is 0, as Kafka 4.4 does (KAFKA-17011)', async () => {
     const res = await client.send(ApiKey.ApiVersions, 3, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
     expect(res.supportedFeatures).toEqual([{ name: 'metadata.version', minVersion: 26, maxVersion: 26 }]);
-    expect(res.finalizedFeatures.map((f: { name: string }) => f.name)).toEqual(['metadata.version', 'transaction.version', 'group.version', 'share.version']);
+    expect(res.finalizedFeatures.map((f: { name: string }) => f.name)).toEqual(['metadata.version', 'transaction.version', 'group.version', 'share.version', 'streams.version']);
   });
 });
 

@@ -41,11 +41,21 @@ function describeShare(groupIds: string[], c = client) {
 
 const partitions = (r: any) => (r.assignment?.topicPartitions ?? []).flatMap((tp: any) => tp.partitions).sort();
 
+/** The share coordinator's summary of a share partition's state (ReadShareGroupStateSummary): stateEpoch 0 when never initialized. */
+async function stateSummary(groupId: string, topicId: string, partition: number, c = client) {
+  const res = await c.send(ApiKey.ReadShareGroupStateSummary, 1, { groupId, topics: [{ topicId, partitions: [{ partition, leaderEpoch: 0 }] }] });
+  return res.results[0].partitions[0];
+}
+
 describe('ShareGroupHeartbeat and ShareGroupDescribe', () => {
   it('lets two members hold the one partition of a topic, and splits a four-partition topic', async () => {
     const a = await heartbeat('sg-one', 'a', 0, ['one']);
     expect(a).toMatchObject({ errorCode: 0, memberId: 'a', memberEpoch: 3, heartbeatIntervalMs: 5000 });
     expect(partitions(a)).toEqual([0]);
+    // The share coordinator holds the partition's state, initialized at the group epoch 2, before it was assigned.
+    const oneId = a.assignment.topicPartitions[0].topicId;
+    expect(await stateSummary('sg-one', oneId, 0)).toMatchObject({ errorCode: 0, stateEpoch: 2, startOffset: -1 });
+    expect((await stateSummary('sg-unknown', oneId, 0)).stateEpoch).toBe(0);
     const b = await heartbeat('sg-one', 'b', 0, ['one']);
     expect(partitions(b)).toEqual([0]);
     const [one] = await describeShare(['sg-one']);
@@ -110,7 +120,7 @@ describe('ListGroups, group configs and DeleteGroups', () => {
     expect((await alter([['share.isolation.level', 'read_sometimes']])).errorCode).toBe(E.INVALID_CONFIG);
     expect((await alter([['share.heartbeat.interval.ms', '2000'], ['share.session.timeout.ms', '1500']])).errorCode).toBe(E.INVALID_CONFIG);
     expect((await alter([
-      ['share.session.timeout.ms', '1500'], ['share.heartbeat.interval.ms', '200'], ['share.auto.offset.reset', 'by_duration:PT1H'],
+      ['share.session.timeout.ms', '3000'], ['share.heartbeat.interval.ms', '200'], ['share.auto.offset.reset', 'by_duration:PT1H'],
       ['share.isolation.level', 'read_committed'], ['share.delivery.count.limit', '3'],
     ])).errorCode).toBe(E.NONE);
     const described = await client.send(ApiKey.DescribeConfigs, 4, {
@@ -118,15 +128,15 @@ describe('ListGroups, group configs and DeleteGroups', () => {
     });
     const values = Object.fromEntries(described.results[0].configs.map((c: any) => [c.name, c.value]));
     expect(values).toMatchObject({
-      'share.session.timeout.ms': '1500', 'share.auto.offset.reset': 'by_duration:PT1H', 'share.isolation.level': 'read_committed',
+      'share.session.timeout.ms': '3000', 'share.auto.offset.reset': 'by_duration:PT1H', 'share.isolation.level': 'read_committed',
       'share.delivery.count.limit': '3', 'share.record.lock.duration.ms': '30000', 'share.partition.max.record.locks': '2000',
     });
 
-    // The group's own heartbeat interval goes back to the member; its 1.5 s session expires a silent member.
+    // The group's own heartbeat interval goes back to the member; its 3 s session expires a silent member.
     const a = await heartbeat('sg-cfg', 'a', 0, ['one']);
     expect(a.heartbeatIntervalMs).toBe(200);
     const b = await heartbeat('sg-cfg', 'b', 0, ['one']);
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 20_000;
     let members: string[] = [];
     do {
       await new Promise((r) => setTimeout(r, 200));
@@ -135,15 +145,50 @@ describe('ListGroups, group configs and DeleteGroups', () => {
     } while (members.length > 1 && Date.now() < deadline);
     expect(members).toEqual(['b']);
     expect((await heartbeat('sg-cfg', 'a', 3)).errorCode).toBe(E.UNKNOWN_MEMBER_ID);
-  }, 30_000);
+  }, 45_000);
 
   it('refuses to delete a share group with members; deletes it once they left', async () => {
+    const fourId = (await describeShare(['sg-four']))[0].members[0].assignment.topicPartitions[0].topicId;
+    expect((await stateSummary('sg-four', fourId, 1)).stateEpoch).toBe(2);
     const del = (groupsNames: string[]) => client.send(ApiKey.DeleteGroups, 2, { groupsNames }).then((r: any) => r.results.map((x: any) => x.errorCode));
     expect(await del(['sg-four'])).toEqual([E.NON_EMPTY_GROUP]);
     expect((await heartbeat('sg-four', 'a', -1)).memberEpoch).toBe(-1);
     expect((await heartbeat('sg-four', 'b', -1)).errorCode).toBe(0);
     expect(await del(['sg-four'])).toEqual([E.NONE]);
     expect((await describeShare(['sg-four']))[0].errorCode).toBe(E.GROUP_ID_NOT_FOUND);
+    // Its share-partition state went with it (Persister.deleteState).
+    for (const p of [0, 1, 2, 3]) expect((await stateSummary('sg-four', fourId, p)).stateEpoch).toBe(0);
+  });
+});
+
+describe('share-group offsets admin APIs and membership', () => {
+  it('keeps a start offset AlterShareGroupOffsets set when members join, and initializes again what DeleteShareGroupOffsets removed', async () => {
+    const altered = await client.send(ApiKey.AlterShareGroupOffsets, 0, {
+      groupId: 'sg-alter', topics: [{ topicName: 'four', partitions: [{ partitionIndex: 1, startOffset: 5 }] }],
+    });
+    expect(altered.responses[0].partitions[0].errorCode).toBe(0);
+    // The unused id became an empty share group, as in Kafka 4.4.
+    const listed = await client.send(ApiKey.ListGroups, 5, { statesFilter: [], typesFilter: ['share'] });
+    expect(listed.groups.find((g: any) => g.groupId === 'sg-alter')).toMatchObject({ groupState: 'Empty', groupType: 'share' });
+    const fourId = altered.responses[0].topicId;
+    const before = await stateSummary('sg-alter', fourId, 1);
+    expect(before).toMatchObject({ errorCode: 0, startOffset: 5 });
+
+    const a = await heartbeat('sg-alter', 'a', 0, ['four']);
+    expect(partitions(a)).toEqual([0, 1, 2, 3]);
+    // Partition 1 kept its state; the others were initialized at the join.
+    expect(await stateSummary('sg-alter', fourId, 1)).toMatchObject({ startOffset: 5, stateEpoch: before.stateEpoch });
+    expect(await stateSummary('sg-alter', fourId, 0)).toMatchObject({ startOffset: -1, stateEpoch: 2 });
+
+    expect((await heartbeat('sg-alter', 'a', -1)).errorCode).toBe(0);
+    const deleted = await client.send(ApiKey.DeleteShareGroupOffsets, 0, { groupId: 'sg-alter', topics: [{ topicName: 'four' }] });
+    expect(deleted.responses[0].errorCode).toBe(0);
+    expect((await stateSummary('sg-alter', fourId, 1)).stateEpoch).toBe(0);
+    const again = await heartbeat('sg-alter', 'b', 0, ['four']);
+    expect(partitions(again)).toEqual([0, 1, 2, 3]);
+    expect(await stateSummary('sg-alter', fourId, 1)).toMatchObject({ errorCode: 0, startOffset: -1 });
+    expect((await stateSummary('sg-alter', fourId, 1)).stateEpoch).toBeGreaterThan(0);
+    expect((await heartbeat('sg-alter', 'b', -1)).errorCode).toBe(0);
   });
 });
 
@@ -162,5 +207,7 @@ describe('restart', () => {
     expect(a).toMatchObject({ errorCode: 0, memberEpoch: 4 });
     expect(partitions(a)).toEqual([0]);
     expect((await describeShare(['sg-four']))[0].errorCode).toBe(E.GROUP_ID_NOT_FOUND);
+    // The share-partition state is still there, not initialized again (its state epoch is still the first one).
+    expect(await stateSummary('sg-one', a.assignment.topicPartitions[0].topicId, 0)).toMatchObject({ errorCode: 0, stateEpoch: 2 });
   }, 60_000);
 });

@@ -1,8 +1,9 @@
 // Share groups seen by Apache Kafka 4.4's own Java Admin (Admin.listGroups with the share type,
 // Admin.describeShareGroups: test/clients/java/ShareGroupAdmin.java) and by kafka-share-groups
 // (org.apache.kafka.tools.consumer.group.ShareGroupCommand --list, --describe --members / --state), with members
-// that joined over our wire client.
-import { execFileSync } from 'node:child_process';
+// that joined over our wire client; and a KafkaShareConsumer 4.4 joining and leaving (test/clients/java/ShareMember.java).
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey } from '../../protocol/generated/index.js';
 import { WireClient } from '../../bench/lib/wire-client.js';
@@ -69,5 +70,50 @@ describe('kafka-share-groups (ShareGroupCommand)', () => {
     const state = await tools.run(SHARE_GROUP_COMMAND, '--bootstrap-server', broker().bootstrap, '--describe', '--group', 'jobs-sg', '--state');
     expect(state.code, state.err).toBe(0);
     expect(state.out).toMatch(/^jobs-sg\s+\S+\s+\(1\)\s+Stable\s+3$/m);
+    // The default --describe adds each partition's start offset from the share coordinator (DescribeShareGroupOffsets):
+    // both partitions are there, their state initialized when the members joined (no start offset before a first share fetch).
+    const offsets = await tools.run(SHARE_GROUP_COMMAND, '--bootstrap-server', broker().bootstrap, '--describe', '--group', 'jobs-sg');
+    expect(offsets.code, offsets.err).toBe(0);
+    expect(offsets.out).toMatch(/^jobs-sg\s+jobs\s+0\s/m);
+    expect(offsets.out).toMatch(/^jobs-sg\s+jobs\s+1\s/m);
   }, 60_000);
+});
+
+describe('KafkaShareConsumer 4.4', () => {
+  it('joins with its own heartbeats, takes both partitions, and leaves when closed; kafka-share-groups --delete then deletes the group', async () => {
+    const member = spawn('java', javaArgs('ShareMember', [broker().bootstrap, 'java-sg', 'jobs', 'java-share-1'], compileJava('ShareMember')));
+    const exited = once(member, 'exit');
+    try {
+      const describe = async () => (await client.send(ApiKey.ShareGroupDescribe, 1, { groupIds: ['java-sg'], includeAuthorizedOperations: false })).groups[0];
+      let group = await describe();
+      for (const deadline = Date.now() + 30_000; (group.errorCode !== 0 || group.members.length === 0) && Date.now() < deadline;) {
+        await new Promise((r) => setTimeout(r, 200));
+        group = await describe();
+      }
+      expect(group).toMatchObject({ errorCode: 0, groupState: 'Stable', groupEpoch: 3, assignmentEpoch: 3 });
+      expect(group.members).toHaveLength(1);
+      expect(group.members[0]).toMatchObject({ clientId: 'java-share-1', memberEpoch: 3, subscribedTopicNames: ['jobs'] });
+      // The client generated its member id (a UUID, base64url as Kafka's Uuid.toString()).
+      expect(group.members[0].memberId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(group.members[0].assignment.topicPartitions.map((tp: any) => `${tp.topicName}:${tp.partitions}`)).toEqual(['jobs:0,1']);
+
+      member.stdin.end();
+      const [code] = await exited;
+      expect(code).toBe(0);
+      // Closing sends the leave heartbeat (epoch -1): the group is empty at once, not after the session timeout.
+      expect(await describe()).toMatchObject({ groupState: 'Empty', members: [] });
+
+      // kafka-share-groups --delete: refused for the group with members, done for the empty one.
+      const busy = await tools.run(SHARE_GROUP_COMMAND, '--bootstrap-server', broker().bootstrap, '--delete', '--group', 'jobs-sg');
+      expect(`${busy.out}${busy.err}`).toMatch(/not empty|NON_EMPTY_GROUP|GroupNotEmpty/i);
+      const deleted = await tools.run(SHARE_GROUP_COMMAND, '--bootstrap-server', broker().bootstrap, '--delete', '--group', 'java-sg');
+      expect(deleted.code, deleted.err).toBe(0);
+      expect(deleted.out).toContain('java-sg');
+      expect((await describe()).errorCode).toBe(69);
+      const listed = await client.send(ApiKey.ListGroups, 5, { statesFilter: [], typesFilter: ['share'] });
+      expect(listed.groups.map((g: any) => g.groupId)).toEqual(['jobs-sg']);
+    } finally {
+      member.kill('SIGKILL');
+    }
+  }, 90_000);
 });

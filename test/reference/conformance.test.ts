@@ -11,6 +11,7 @@ import { listenerPorts } from '../helpers/secure-broker.js';
 import { documentedMarkdown, pooled, runScenario, table, warmUp, type DocumentedDifference, type Scenario, type Target } from './differential.js';
 import { DOCUMENTED_DIFFERENCES } from './documented-differences.js';
 import { COLD_SCENARIOS, HAND_WRITTEN_SCENARIOS, minimalScenarios } from './scenarios.js';
+import { SHARE_FETCH_SCENARIOS } from './share-fetch-scenarios.js';
 import { SHARE_STATE_SCENARIOS } from './share-state-scenarios.js';
 
 const SASL_USERS = { admin: 'admin-secret', alice: 'alice-secret' };
@@ -58,7 +59,7 @@ it('answers every scenario as Kafka 4.4 does, or as documented', async () => {
   const run = (s: Scenario) => () => runScenario(s, targets.kafkite, targets.kafka, DOCUMENTED_DIFFERENCES, used);
   const results = await pooled(COLD_SCENARIOS.map(run), 1);
   await Promise.all([warmUp(targets.kafkite), warmUp(targets.kafka)]);
-  const scenarios = [...COLD_SCENARIOS, ...minimalScenarios(advertised), ...HAND_WRITTEN_SCENARIOS, ...SHARE_STATE_SCENARIOS];
+  const scenarios = [...COLD_SCENARIOS, ...minimalScenarios(advertised), ...HAND_WRITTEN_SCENARIOS, ...SHARE_STATE_SCENARIOS, ...SHARE_FETCH_SCENARIOS];
   results.push(...(await pooled(scenarios.filter((s) => !s.cold).map(run), 8)));
   console.log(`${table(results)}\n\n${scenarios.length} scenarios in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const unused = DOCUMENTED_DIFFERENCES.filter((d) => !used.has(d));

@@ -69,7 +69,7 @@ export const COLD_SCENARIOS: Scenario[] = [0, 1].map((keyType) => ({
 
 const TIMESTAMP = 1_700_000_000_000;
 
-function batch(values: string[], opts: { producerId?: number; producerEpoch?: number; baseSequence?: number; isTransactional?: boolean } = {}): Buffer {
+export function batch(values: string[], opts: { producerId?: number; producerEpoch?: number; baseSequence?: number; isTransactional?: boolean } = {}): Buffer {
   return encodeBatch({
     baseOffset: 0,
     records: values.map((v, i) => ({ offset: i, timestamp: TIMESTAMP + i, key: Buffer.from(`k${i}`), value: Buffer.from(v), headers: [] })),
@@ -77,7 +77,7 @@ function batch(values: string[], opts: { producerId?: number; producerEpoch?: nu
   });
 }
 
-function produce(topic: string, records: Buffer, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function produce(topic: string, records: Buffer, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return request(0, { acks: -1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }], ...extra });
 }
 

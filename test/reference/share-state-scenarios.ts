@@ -11,7 +11,7 @@ function base64(topicId: string): string {
 }
 
 /** Waits, unrecorded, until the coordinators of these share partitions and groups have loaded (Kafka: NOT_COORDINATOR until then). */
-async function untilCoordinatorsLoaded(s: Session, topicId: string, partitions: number[], groups: string[], shareGroup = GROUP): Promise<void> {
+export async function untilCoordinatorsLoaded(s: Session, topicId: string, partitions: number[], groups: string[], shareGroup = GROUP): Promise<void> {
   const shareKeys = partitions.map((p) => `${shareGroup}:${base64(topicId)}:${p}`);
   for (let tries = 0; tries < 200; tries++) {
     const share = await s.setup(10, 6, request(10, { keyType: 2, coordinatorKeys: shareKeys }));

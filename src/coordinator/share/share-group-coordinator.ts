@@ -392,6 +392,31 @@ export class ShareGroupCoordinator {
   }
 
   /**
+   * AlterShareGroupOffsets initialized these partitions' state: they count as initialized, so that members joining
+   * later are assigned them without initializing them again over the new start offset. An unused id becomes an
+   * empty share group, as Kafka 4.4's alterShareGroupOffsets creates it (getOrMaybeCreatePersistedShareGroup).
+   */
+  onStateInitialized(groupId: string, topicId: string, topicName: string, partitions: readonly number[]): Promise<void> {
+    return this.serialized(groupId, async () => {
+      if (partitions.length === 0) return;
+      const group = this.groups.get(groupId) ?? this.getOrMaybeCreateGroup(groupId, true);
+      let entry = group.initializedTopics.get(topicId);
+      if (!entry) group.initializedTopics.set(topicId, (entry = { topicName, partitions: new Set() }));
+      for (const p of partitions) entry.partitions.add(p);
+      await this.append(groupId, [shareStatePartitionMetadataRecord(groupId, group.initializedTopics)]);
+    });
+  }
+
+  /** DeleteShareGroupOffsets deleted a topic's state: its partitions are initialized again when next assigned. */
+  onStateDeleted(groupId: string, topicId: string): Promise<void> {
+    return this.serialized(groupId, async () => {
+      const group = this.groups.get(groupId);
+      if (!group?.initializedTopics.delete(topicId)) return;
+      await this.append(groupId, [shareStatePartitionMetadataRecord(groupId, group.initializedTopics)]);
+    });
+  }
+
+  /**
    * A deleted topic's share-partition state goes from every share group that initialized it (Kafka's
    * maybeCleanupShareGroupState); members drop its partitions at their next heartbeat, when the hash changes.
    */
@@ -400,15 +425,13 @@ export class ShareGroupCoordinator {
       await this.serialized(group.groupId, async () => {
         const gone = [...group.initializedTopics].filter(([, t]) => t.topicName === topicName);
         if (gone.length === 0) return;
-        try {
-          for (const [topicId, t] of gone) {
-            for (const partition of t.partitions) await this.persister?.deleteState({ groupId: group.groupId, topicId, partition });
-            group.initializedTopics.delete(topicId);
-          }
-          await this.append(group.groupId, [shareStatePartitionMetadataRecord(group.groupId, group.initializedTopics)]);
-        } catch (err) {
-          this.log?.warn({ err, group: group.groupId, topic: topicName }, 'failed to delete the share-partition state of a deleted topic');
+        const warn = (err: unknown) => this.log?.warn({ err, group: group.groupId, topic: topicName }, 'failed to clean up the share state of a deleted topic');
+        for (const [topicId, t] of gone) {
+          // The share coordinator also drops a deleted topic's state (by its id): a failure here leaves nothing behind.
+          for (const partition of t.partitions) await this.persister?.deleteState({ groupId: group.groupId, topicId, partition }).catch(warn);
+          group.initializedTopics.delete(topicId);
         }
+        await this.append(group.groupId, [shareStatePartitionMetadataRecord(group.groupId, group.initializedTopics)]).catch(warn);
       });
     }
   }

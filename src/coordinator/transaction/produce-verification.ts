@@ -58,6 +58,30 @@ function produceErrorOf(coordinatorError: number, apiVersion: number): number {
   }
 }
 
+/** Per coordinator, per transactional id: the last Produce verified and appended, or on its way to be. */
+const produceQueues = new WeakMap<TransactionCoordinator, Map<string, Promise<void>>>();
+
+/**
+ * Runs `verifyAndAppend` for a Produce of `transactionalId` once the ones received before it are appended.
+ * Their verifications wait for different things (an add applied late, a flush), so a producer's pipelined
+ * batches could be appended out of order (OUT_OF_ORDER_SEQUENCE_NUMBER, fatal to a transactional
+ * producer; seen with librdkafka under quixstreams). Kafka's SocketServer takes one request of a
+ * connection at a time, and a transactional producer writes to a broker on one connection.
+ */
+export function inArrivalOrder<T>(coordinator: TransactionCoordinator, transactionalId: string | null, verifyAndAppend: () => Promise<T>): Promise<T> {
+  if (transactionalId === null) return verifyAndAppend();
+  let queue = produceQueues.get(coordinator);
+  if (!queue) produceQueues.set(coordinator, (queue = new Map()));
+  const previous = queue.get(transactionalId);
+  const result = previous ? previous.then(verifyAndAppend) : verifyAndAppend();
+  const done = result.then(() => {}, () => {});
+  queue.set(transactionalId, done);
+  void done.then(() => {
+    if (queue.get(transactionalId) === done) queue.delete(transactionalId);
+  });
+  return result;
+}
+
 export interface VerificationFailure {
   errorCode: number;
   errorMessage: string | null;

@@ -263,10 +263,14 @@ export class TransactionCoordinator {
    * awaits it before appending the transaction's data.
    */
   async awaitStateDurable(transactionalId: string): Promise<number> {
-    const pending = this.txnManager.get(transactionalId)?.unflushedState;
-    if (!pending) return E.NONE;
+    const txn = this.txnManager.get(transactionalId);
+    if (!txn || (!txn.deferredAdd && !txn.unflushedState)) return E.NONE;
     try {
-      await pending;
+      // The last deferred add first (it follows the earlier ones and its own flush): once the first of them
+      // is applied, unflushedState is that one's flush alone, and a batch for a partition added by a later
+      // one would be verified before its add (INVALID_TXN_STATE). Then the flush of whatever was applied.
+      if (txn.deferredAdd) await txn.deferredAdd;
+      if (txn.unflushedState) await txn.unflushedState;
       return E.NONE;
     } catch (err) {
       return err instanceof KafkaError ? err.code : E.COORDINATOR_NOT_AVAILABLE;

@@ -1,0 +1,84 @@
+// A run of in-flight offsets of a share partition (Kafka's InFlightBatch and InFlightState): one state for the
+// whole run, so a batch of a million records costs one object, until an acknowledgement or a release covers
+// only part of it; then it keeps one state per offset (Kafka's offsetState), and only for that batch.
+
+/** Kafka's RecordState (server.share.fetch.RecordState): the ids are the persisted ones, ACQUIRED is never stored. */
+export const enum RecordState {
+  Available = 0,
+  Acquired = 1,
+  Acknowledged = 2,
+  Archived = 4,
+}
+
+/** The state of one offset, or of a whole batch that is not split. */
+export interface InFlightState {
+  state: RecordState;
+  deliveryCount: number;
+  /** The member holding the acquisition lock, while Acquired. */
+  memberId: string | null;
+  /** Date.now() at which the acquisition lock expires, while Acquired. */
+  lockExpiresAt: number;
+}
+
+export function isTerminal(state: RecordState): boolean {
+  return state === RecordState.Acknowledged || state === RecordState.Archived;
+}
+
+export class InFlightBatch {
+  /** The batch's state while it is not split. */
+  readonly whole: InFlightState;
+  /** Per-offset states, index offset - firstOffset, once split. */
+  offsets: InFlightState[] | null = null;
+
+  constructor(
+    readonly firstOffset: number,
+    public lastOffset: number,
+    state: InFlightState,
+  ) {
+    this.whole = state;
+  }
+
+  get count(): number {
+    return this.lastOffset - this.firstOffset + 1;
+  }
+
+  /** Splits into one state per offset (Kafka's maybeInitializeOffsetStateUpdate). */
+  split(): InFlightState[] {
+    if (!this.offsets) {
+      this.offsets = new Array(this.count);
+      for (let i = 0; i < this.count; i++) this.offsets[i] = { ...this.whole };
+    }
+    return this.offsets;
+  }
+
+  /** The state of one offset of the batch. */
+  at(offset: number): InFlightState {
+    return this.offsets ? this.offsets[offset - this.firstOffset]! : this.whole;
+  }
+
+  /** Calls fn for each run of offsets in [from, to] sharing one state object (the whole batch, or each offset). */
+  forEachState(from: number, to: number, fn: (state: InFlightState, first: number, last: number) => void): void {
+    const lo = Math.max(from, this.firstOffset);
+    const hi = Math.min(to, this.lastOffset);
+    if (lo > hi) return;
+    if (!this.offsets) {
+      fn(this.whole, lo, hi);
+      return;
+    }
+    for (let o = lo; o <= hi; o++) fn(this.offsets[o - this.firstOffset]!, o, o);
+  }
+
+  /** Whether every offset from `from` on is acknowledged or archived. */
+  isCompleteFrom(from: number): boolean {
+    if (!this.offsets) return isTerminal(this.whole.state);
+    for (let o = Math.max(from, this.firstOffset); o <= this.lastOffset; o++) if (!isTerminal(this.offsets[o - this.firstOffset]!.state)) return false;
+    return true;
+  }
+
+  /** The first offset at or after `from` that is not acknowledged or archived, or undefined. */
+  firstIncompleteFrom(from: number): number | undefined {
+    if (!this.offsets) return isTerminal(this.whole.state) ? undefined : Math.max(from, this.firstOffset);
+    for (let o = Math.max(from, this.firstOffset); o <= this.lastOffset; o++) if (!isTerminal(this.offsets[o - this.firstOffset]!.state)) return o;
+    return undefined;
+  }
+}

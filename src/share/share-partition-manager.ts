@@ -1,0 +1,170 @@
+// The broker's share partitions and share sessions (Kafka's kafka.server.share.SharePartitionManager): a
+// SharePartition per group and topic partition, made and initialized through the Persister on first use;
+// acknowledgements routed to them; what a closed session, a dropped connection or a departed member held
+// released.
+import type { Logger } from 'pino';
+import type { UnifiedLog } from '../../storage/unified-log.js';
+import { ErrorCode } from '../errors.js';
+import type { Persister } from './persister.js';
+import { SharePartition, type AcknowledgementBatch, type SharePartitionConfig } from './share-partition.js';
+import { ShareSessionCache, type ShareSession } from './share-session-cache.js';
+
+/** Kafka 4.4's ShareGroupConfig defaults, for the settings kafkite's config table may not list. */
+const DEFAULT_MAX_SHARE_SESSIONS = 2000;
+
+/** What the share partitions need of the broker (its config, topics, logs, and the fetch purgatory to wake). */
+export interface ShareBroker {
+  readonly config: { get(name: string): unknown };
+  readonly dynamicConfigs: { groupConfigs(groupId: string): ReadonlyMap<string, string> };
+  readonly topics: { getById(topicId: string): { name: string; partitions: number } | undefined };
+  readonly purgatory: { notify(topic: string, partition: number): void };
+  readonly log: Logger;
+  getLog(topic: string, partition: number): UnifiedLog | undefined;
+}
+
+export class SharePartitionManager {
+  /** The share-partition state store; set at start-up by whoever implements it (the share coordinator). */
+  persister: Persister | undefined;
+  readonly sessions: ShareSessionCache;
+  private readonly partitions = new Map<string, SharePartition>();
+
+  constructor(private readonly broker: ShareBroker) {
+    this.sessions = new ShareSessionCache(() => this.brokerInt('group.share.max.share.sessions', DEFAULT_MAX_SHARE_SESSIONS));
+  }
+
+  private brokerInt(name: string, fallback: number): number {
+    try {
+      return Number(this.broker.config.get(name));
+    } catch {
+      return fallback;
+    }
+  }
+
+  /** A group config (share.*), else the broker's group.share.* value. */
+  private groupSetting(groupId: string, name: string, brokerName: string, fallback: string): string {
+    const own = this.broker.dynamicConfigs.groupConfigs(groupId).get(name);
+    if (own !== undefined) return own;
+    try {
+      return String(this.broker.config.get(brokerName));
+    } catch {
+      return fallback;
+    }
+  }
+
+  lockDurationMs(groupId: string): number {
+    return Number(this.groupSetting(groupId, 'share.record.lock.duration.ms', 'group.share.record.lock.duration.ms', '30000'));
+  }
+
+  /** share.isolation.level: read_uncommitted (default) or read_committed. */
+  readCommitted(groupId: string): boolean {
+    return this.groupSetting(groupId, 'share.isolation.level', 'share.isolation.level', 'read_uncommitted').toLowerCase() === 'read_committed';
+  }
+
+  private configFor(groupId: string): SharePartitionConfig {
+    return {
+      lockDurationMs: () => this.lockDurationMs(groupId),
+      deliveryCountLimit: () => Number(this.groupSetting(groupId, 'share.delivery.count.limit', 'group.share.delivery.count.limit', '5')),
+      maxInFlightRecords: () => Number(this.groupSetting(groupId, 'share.partition.max.record.locks', 'group.share.partition.max.record.locks', '200')),
+      autoOffsetReset: () => this.groupSetting(groupId, 'share.auto.offset.reset', 'share.auto.offset.reset', 'latest'),
+    };
+  }
+
+  private static key(groupId: string, topicId: string, partition: number): string {
+    return `${groupId}\u0000${topicId}\u0000${partition}`;
+  }
+
+  /** The share partition, initialized, or the error code the partition answers with. */
+  async get(groupId: string, topicId: string, partition: number): Promise<SharePartition | number> {
+    const topic = this.broker.topics.getById(topicId);
+    if (!topic) return ErrorCode.UNKNOWN_TOPIC_ID;
+    const log = partition >= 0 && partition < topic.partitions ? this.broker.getLog(topic.name, partition) : undefined;
+    if (!log) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    if (!this.persister) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    const key = SharePartitionManager.key(groupId, topicId, partition);
+    let sp = this.partitions.get(key);
+    if (sp?.fenced) {
+      sp.close();
+      sp = undefined;
+    }
+    if (!sp) {
+      const name = topic.name;
+      sp = new SharePartition({ groupId, topicId, partition }, this.persister, this.configFor(groupId), () => this.broker.purgatory.notify(name, partition));
+      this.partitions.set(key, sp);
+    }
+    try {
+      await sp.initialize({
+        logStartOffset: log.logStartOffset,
+        highWatermark: log.highWatermark,
+        offsetForTimestamp: (ts) => log.fetchOffsetByTimestamp(ts)?.offset,
+      });
+    } catch (err) {
+      this.partitions.delete(key);
+      sp.close();
+      this.broker.log.warn({ groupId, topic: topic.name, partition, error: (err as Error).message }, 'share partition initialization failed');
+      return (err as { errorCode?: number }).errorCode ?? ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    }
+    return sp;
+  }
+
+  /** The share partitions of a group that exist on this broker, for the console and the admin APIs. */
+  ofGroup(groupId: string): SharePartition[] {
+    return [...this.partitions.values()].filter((sp) => sp.key.groupId === groupId);
+  }
+
+  async acknowledge(groupId: string, memberId: string, topicId: string, partition: number, batches: readonly AcknowledgementBatch[]): Promise<number> {
+    const sp = await this.get(groupId, topicId, partition);
+    if (typeof sp === 'number') return sp;
+    return sp.acknowledge(memberId, batches);
+  }
+
+  /** Releases what the member acquired on the session's partitions (its session closed or its connection dropped). */
+  async releaseSession(session: ShareSession, undoDeliveryCount: boolean): Promise<void> {
+    await this.releaseMember(session.groupId, session.memberId, undoDeliveryCount);
+  }
+
+  private async releaseMember(groupId: string, memberId: string, undoDeliveryCount: boolean): Promise<void> {
+    await Promise.all(this.ofGroup(groupId).map((sp) => sp.releaseMember(memberId, undoDeliveryCount).catch(() => {})));
+  }
+
+  /** A connection closed: its share sessions end and what they acquired becomes available (as Kafka 4.4 does). */
+  connectionClosed(connectionId: number): void {
+    for (const session of this.sessions.removeConnection(connectionId)) void this.releaseSession(session, false);
+  }
+
+  /** A member left its share group (Kafka's ShareGroupListener): its session ends, its records are released. */
+  onMemberLeave(groupId: string, memberId: string): void {
+    this.sessions.removeMember(groupId, memberId);
+    void this.releaseMember(groupId, memberId, false);
+  }
+
+  /** The group has no member left (ShareGroupListener): its share partitions leave the cache; their state is persisted. */
+  onGroupEmpty(groupId: string): void {
+    for (const [key, sp] of this.partitions) {
+      if (sp.key.groupId !== groupId) continue;
+      sp.close();
+      this.partitions.delete(key);
+    }
+  }
+
+  shutdown(): void {
+    for (const sp of this.partitions.values()) sp.close();
+  }
+}
+
+/** The acknowledgements of one request, by partition, as both ShareFetch and ShareAcknowledge carry them. */
+export interface PartitionAcknowledgements {
+  topicId: string;
+  partition: number;
+  batches: AcknowledgementBatch[];
+}
+
+/**
+ * Applies a request's acknowledgements, partition by partition, each answered once durable (or refused); keyed
+ * topicId:partition.
+ */
+export async function acknowledgeAll(
+  manager: SharePartitionManager, groupId: string, memberId: string, acks: readonly PartitionAcknowledgements[],
+): Promise<Map<string, number>> {
+  const results = await Promise.all(acks.map((a) => manager.acknowledge(groupId, memberId, a.topicId, a.partition, a.batches)));
+  return new Map(acks.map((a, i) => [`${a.topicId}:${a.partition}`, results[i]!]));
+}

@@ -1,0 +1,466 @@
+// One share partition of one share group (Kafka's kafka.server.share.SharePartition): the start and end offsets
+// (SPSO, SPEO) and the in-flight records between them, kept as runs (InFlightBatch). Records are acquired by a
+// member under a lock that expires, acknowledged (ACCEPT, RELEASE, REJECT, RENEW as 4.4's AcknowledgeType) or
+// released, and archived past the delivery count limit. Every change Kafka persists goes through the Persister,
+// and an acknowledgement resolves only once its write is durable.
+import { ErrorCode } from '../errors.js';
+import { PersistedDeliveryState, PersisterError, type Persister, type PersisterStateBatch, type SharePartitionKey } from './persister.js';
+import { InFlightBatch, isTerminal, RecordState, type InFlightState } from './in-flight-batch.js';
+
+/** Kafka's AcknowledgeType ids, with 0 for a gap (offsets the client did not get: compacted, markers). */
+const enum AcknowledgeType {
+  Gap = 0,
+  Accept = 1,
+  Release = 2,
+  Reject = 3,
+  Renew = 4,
+}
+
+export interface AcknowledgementBatch {
+  firstOffset: number;
+  lastOffset: number;
+  /** One type for the whole range, or one per offset. */
+  acknowledgeTypes: number[];
+}
+
+export interface AcquiredRecords {
+  firstOffset: number;
+  lastOffset: number;
+  deliveryCount: number;
+}
+
+/** What the partition needs of its log at initialization. */
+export interface ShareLogView {
+  readonly logStartOffset: number;
+  readonly highWatermark: number;
+  /** The first offset with a timestamp >= ts, or undefined when there is none. */
+  offsetForTimestamp(ts: number): number | undefined;
+}
+
+/** The group's settings, read at each use (group configs may change). */
+export interface SharePartitionConfig {
+  lockDurationMs(): number;
+  deliveryCountLimit(): number;
+  maxInFlightRecords(): number;
+  /** share.auto.offset.reset: latest, earliest or by_duration:<ISO-8601 duration>. */
+  autoOffsetReset(): string;
+}
+
+/** A log batch's offsets, as fetched. */
+export interface FetchedBatch {
+  baseOffset: number;
+  lastOffset: number;
+}
+
+export class SharePartition {
+  /** Sorted by first offset, not overlapping, all within [startOffset, endOffset]. */
+  private batches: InFlightBatch[] = [];
+  private stateEpoch = 0;
+  private startOffset_ = 0;
+  private endOffset_ = -1;
+  private initializing: Promise<void> | null = null;
+  /** Set when a write was refused as fenced (the state was re-initialized elsewhere): the manager loads it anew. */
+  fenced = false;
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(
+    readonly key: SharePartitionKey,
+    private readonly persister: Persister,
+    private readonly config: SharePartitionConfig,
+    /** Called when records become available again (release, lock expiry), to wake waiting share fetches. */
+    private readonly onAvailable: () => void = () => {},
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get startOffset(): number {
+    return this.startOffset_;
+  }
+
+  /** The last offset in flight, startOffset - 1 when none. */
+  get endOffset(): number {
+    return Math.max(this.endOffset_, this.startOffset_ - 1);
+  }
+
+  /** In-flight runs, for tests and the console: how many objects the state costs. */
+  get inFlightBatchCount(): number {
+    return this.batches.length;
+  }
+
+  /**
+   * Reads the persisted state once (Kafka's maybeInitialize). A start offset of -1 is resolved by
+   * share.auto.offset.reset and written back, so a restart does not move it.
+   */
+  initialize(log: ShareLogView): Promise<void> {
+    this.initializing ??= this.load(log).catch((err) => {
+      this.initializing = null;
+      throw err;
+    });
+    return this.initializing;
+  }
+
+  private async load(log: ShareLogView): Promise<void> {
+    const state = await this.persister.readState(this.key, 0);
+    // The group coordinator initializes the state before it assigns the partition to a member: until then a
+    // share fetch gets nothing from it (Kafka 4.4 leaves such a partition out of the response).
+    if (!state) throw new PersisterError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'share-partition state not initialized');
+    this.stateEpoch = state.stateEpoch;
+    const start = state.startOffset >= 0 ? state.startOffset : this.resetOffset(log);
+    this.startOffset_ = start;
+    this.endOffset_ = start - 1;
+    const stored = state.stateBatches.filter((b) => b.lastOffset >= start).sort((a, b) => a.firstOffset - b.firstOffset);
+    for (const b of stored) {
+      const first = Math.max(b.firstOffset, start);
+      // Offsets between stored runs were fetched but never written: available, never delivered as far as we know.
+      if (first > this.endOffset_ + 1) this.batches.push(new InFlightBatch(this.endOffset_ + 1, first - 1, available(0)));
+      const st = b.deliveryState === PersistedDeliveryState.Acknowledged ? RecordState.Acknowledged
+        : b.deliveryState === PersistedDeliveryState.Archived ? RecordState.Archived : RecordState.Available;
+      this.batches.push(new InFlightBatch(first, b.lastOffset, { state: st, deliveryCount: b.deliveryCount, memberId: null, lockExpiresAt: 0 }));
+      this.endOffset_ = b.lastOffset;
+    }
+    this.advanceStartOffset();
+    if (state.startOffset < 0) await this.write();
+  }
+
+  private resetOffset(log: ShareLogView): number {
+    const reset = this.config.autoOffsetReset().toLowerCase();
+    if (reset === 'earliest') return log.logStartOffset;
+    if (reset.startsWith('by_duration:')) {
+      const ms = isoDurationMs(reset.slice('by_duration:'.length));
+      const offset = ms === undefined ? undefined : log.offsetForTimestamp(this.now() - ms);
+      return offset ?? log.highWatermark;
+    }
+    return log.highWatermark;
+  }
+
+  /**
+   * The first offset to read from the log: the first available in-flight offset, else the one after the
+   * end (Kafka's nextFetchOffset). Undefined when nothing can be acquired: none available and the in-flight
+   * records at group.share.partition.max.record.locks (Kafka's canAcquireRecords).
+   */
+  nextFetchOffset(): number | undefined {
+    for (const b of this.batches) {
+      if (!b.offsets) {
+        if (b.whole.state === RecordState.Available) return Math.max(b.firstOffset, this.startOffset_);
+        continue;
+      }
+      for (let o = Math.max(b.firstOffset, this.startOffset_); o <= b.lastOffset; o++) {
+        if (b.offsets[o - b.firstOffset]!.state === RecordState.Available) return o;
+      }
+    }
+    return this.inFlightCount() < this.config.maxInFlightRecords() ? this.endOffset + 1 : undefined;
+  }
+
+  private inFlightCount(): number {
+    return this.endOffset - this.startOffset_ + 1;
+  }
+
+  /**
+   * Acquires for `memberId` the available records of the fetched batches (Kafka's SharePartition.acquire):
+   * in-flight runs that are available, then new records past the end, whole log batches at a time (the
+   * limit may be passed to end on a batch boundary) unless `recordLimit` (ShareAcquireMode record_limit).
+   * New records form runs of about `batchSize` records, cut on log batch boundaries.
+   */
+  acquire(memberId: string, fetched: readonly FetchedBatch[], maxRecords: number, batchSize: number, recordLimit: boolean): AcquiredRecords[] {
+    const result: AcquiredRecords[] = [];
+    const expiresAt = this.now() + this.config.lockDurationMs();
+    const limit = this.config.deliveryCountLimit();
+    let remaining = maxRecords;
+    const take = (st: InFlightState, first: number, last: number): void => {
+      st.state = RecordState.Acquired;
+      st.deliveryCount++;
+      st.memberId = memberId;
+      st.lockExpiresAt = expiresAt;
+      remaining -= last - first + 1;
+      pushRange(result, first, last, st.deliveryCount);
+    };
+    let pending: InFlightBatch | null = null;
+    for (const fb of fetched) {
+      if (remaining <= 0) break;
+      const lo = Math.max(fb.baseOffset, this.startOffset_);
+      if (fb.lastOffset < lo) continue;
+      const existingHi = Math.min(fb.lastOffset, this.endOffset);
+      for (let i = this.indexAtOrAfter(lo); i < this.batches.length && remaining > 0; i++) {
+        const b = this.batches[i]!;
+        if (b.firstOffset > existingHi) break;
+        const from = Math.max(lo, b.firstOffset);
+        const to = Math.min(existingHi, b.lastOffset);
+        if (!b.offsets && b.whole.state === RecordState.Available && from === b.firstOffset && to === b.lastOffset && (!recordLimit || b.count <= remaining)) {
+          if (b.whole.deliveryCount < limit) take(b.whole, from, to);
+          continue;
+        }
+        if (!b.offsets && b.whole.state !== RecordState.Available) continue;
+        const states = b.split();
+        for (let o = from; o <= to && remaining > 0; o++) {
+          const st = states[o - b.firstOffset]!;
+          if (st.state === RecordState.Available && st.deliveryCount < limit) take(st, o, o);
+        }
+      }
+      if (fb.lastOffset <= this.endOffset || remaining <= 0) continue;
+      // New records, within group.share.partition.max.record.locks.
+      const room = this.config.maxInFlightRecords() - this.inFlightCount();
+      if (room <= 0) break;
+      const first = Math.max(lo, this.endOffset + 1);
+      let last = fb.lastOffset;
+      if (recordLimit) last = Math.min(last, first + Math.min(remaining, room) - 1);
+      if (pending && pending.lastOffset === first - 1 && pending.count < batchSize) {
+        pending.lastOffset = last;
+      } else {
+        pending = new InFlightBatch(first, last, { state: RecordState.Acquired, deliveryCount: 1, memberId, lockExpiresAt: expiresAt });
+        this.batches.push(pending);
+      }
+      this.endOffset_ = last;
+      remaining -= last - first + 1;
+      pushRange(result, first, last, 1);
+    }
+    if (result.length > 0) this.scheduleLockExpiry(expiresAt);
+    return result;
+  }
+
+  /** Index of the first batch whose last offset is >= offset. */
+  private indexAtOrAfter(offset: number): number {
+    let lo = 0;
+    let hi = this.batches.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.batches[mid]!.lastOffset < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private scheduleLockExpiry(at: number): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void this.expireLocks().catch(() => {});
+    }, Math.max(0, at - this.now()) + 1);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  /** Releases every record whose lock has expired (Kafka's AcquisitionLockTimerTask), and persists. */
+  async expireLocks(): Promise<void> {
+    const now = this.now();
+    const changed = this.releaseWhere((st) => st.lockExpiresAt <= now, false);
+    if (changed) await this.persistChange();
+  }
+
+  /**
+   * Archives acquired records the client must not see (aborted transactional batches under read_committed,
+   * Kafka's filterAbortedTransactionalAcquiredRecords); they are not written until the next change.
+   */
+  archiveAcquired(first: number, last: number): void {
+    for (let i = this.indexAtOrAfter(first); i < this.batches.length; i++) {
+      const b = this.batches[i]!;
+      if (b.firstOffset > last) break;
+      if (b.offsets || first > b.firstOffset || last < b.lastOffset) b.split();
+      b.forEachState(first, last, (st) => {
+        if (st.state !== RecordState.Acquired) return;
+        st.state = RecordState.Archived;
+        st.memberId = null;
+      });
+    }
+    this.advanceStartOffset();
+  }
+
+  /**
+   * Applies one member's acknowledgements (Kafka's SharePartition.acknowledge): all checked first, none
+   * applied if any offset is not acquired by this member under a live lock (INVALID_RECORD_STATE); then
+   * written through the Persister. Resolves to the partition's error code once the write is durable.
+   */
+  async acknowledge(memberId: string, acks: readonly AcknowledgementBatch[]): Promise<number> {
+    const now = this.now();
+    for (const ack of acks) {
+      const check = this.checkAcknowledgement(memberId, ack, now);
+      if (check !== ErrorCode.NONE) return check;
+    }
+    const limit = this.config.deliveryCountLimit();
+    let renewedUntil = 0;
+    for (const ack of acks) {
+      const single = ack.acknowledgeTypes.length === 1;
+      for (let i = this.indexAtOrAfter(ack.firstOffset); i < this.batches.length; i++) {
+        const b = this.batches[i]!;
+        if (b.firstOffset > ack.lastOffset) break;
+        if (!single || b.offsets || ack.firstOffset > b.firstOffset || ack.lastOffset < b.lastOffset) b.split();
+        b.forEachState(ack.firstOffset, ack.lastOffset, (st, o) => {
+          const type = ack.acknowledgeTypes[single ? 0 : o - ack.firstOffset]!;
+          if (type === AcknowledgeType.Renew) {
+            st.lockExpiresAt = now + this.config.lockDurationMs();
+            renewedUntil = st.lockExpiresAt;
+            return;
+          }
+          st.memberId = null;
+          if (type === AcknowledgeType.Accept) st.state = RecordState.Acknowledged;
+          else if (type === AcknowledgeType.Release) st.state = st.deliveryCount >= limit ? RecordState.Archived : RecordState.Available;
+          else st.state = RecordState.Archived;
+        });
+      }
+    }
+    if (renewedUntil > 0) this.scheduleLockExpiry(renewedUntil);
+    if (acks.some((a) => a.acknowledgeTypes.includes(AcknowledgeType.Release))) this.onAvailable();
+    return this.persistChange();
+  }
+
+  private checkAcknowledgement(memberId: string, ack: AcknowledgementBatch, now: number): number {
+    const n = ack.lastOffset - ack.firstOffset + 1;
+    if (ack.firstOffset < 0 || n <= 0 || (ack.acknowledgeTypes.length !== 1 && ack.acknowledgeTypes.length !== n)) return ErrorCode.INVALID_REQUEST;
+    if (ack.acknowledgeTypes.some((t) => t < AcknowledgeType.Gap || t > AcknowledgeType.Renew)) return ErrorCode.INVALID_REQUEST;
+    if (ack.firstOffset < this.startOffset_ || ack.lastOffset > this.endOffset) return ErrorCode.INVALID_RECORD_STATE;
+    let covered = 0;
+    let bad = false;
+    for (let i = this.indexAtOrAfter(ack.firstOffset); i < this.batches.length && !bad; i++) {
+      const b = this.batches[i]!;
+      if (b.firstOffset > ack.lastOffset) break;
+      b.forEachState(ack.firstOffset, ack.lastOffset, (st, first, last) => {
+        covered += last - first + 1;
+        if (st.state !== RecordState.Acquired || st.memberId !== memberId || st.lockExpiresAt <= now) bad = true;
+      });
+    }
+    // Offsets in no run are gaps of the log (compaction): only a GAP acknowledgement may name them.
+    if (!bad && covered < n) bad = ack.acknowledgeTypes.some((t) => t !== AcknowledgeType.Gap);
+    return bad ? ErrorCode.INVALID_RECORD_STATE : ErrorCode.NONE;
+  }
+
+  /**
+   * Releases what `memberId` holds (a share session closed, its connection dropped, the member left). A
+   * normal close gives back the delivery count of what was fetched but not delivered (KAFKA-17541).
+   */
+  async releaseMember(memberId: string, undoDeliveryCount: boolean): Promise<void> {
+    const changed = this.releaseWhere((st) => st.memberId === memberId, undoDeliveryCount);
+    if (changed) await this.persistChange();
+  }
+
+  /** Moves matching acquired records back to available, or to archived past the delivery count limit. */
+  private releaseWhere(match: (st: InFlightState) => boolean, undoDeliveryCount: boolean): boolean {
+    const limit = this.config.deliveryCountLimit();
+    let changed = false;
+    for (const b of this.batches) {
+      b.forEachState(b.firstOffset, b.lastOffset, (st) => {
+        if (st.state !== RecordState.Acquired || !match(st)) return;
+        if (undoDeliveryCount && st.deliveryCount > 0) st.deliveryCount--;
+        st.state = st.deliveryCount >= limit ? RecordState.Archived : RecordState.Available;
+        st.memberId = null;
+        changed = true;
+      });
+    }
+    if (changed) this.onAvailable();
+    return changed;
+  }
+
+  /** Moves the start offset past acknowledged and archived records and drops the runs below it. */
+  private advanceStartOffset(): void {
+    let drop = 0;
+    for (const b of this.batches) {
+      const next = b.firstIncompleteFrom(this.startOffset_);
+      if (next === undefined) {
+        this.startOffset_ = b.lastOffset + 1;
+        drop++;
+        continue;
+      }
+      this.startOffset_ = Math.max(this.startOffset_, next);
+      break;
+    }
+    if (drop > 0) this.batches.splice(0, drop);
+    if (this.batches.length === 0) this.startOffset_ = Math.max(this.startOffset_, this.endOffset_ + 1);
+  }
+
+  /**
+   * The log's start moved past the share partition's (retention, DeleteRecords): records below it are gone
+   * (Kafka's updateCacheAndOffsets).
+   */
+  async moveStartTo(logStartOffset: number): Promise<void> {
+    if (logStartOffset <= this.startOffset_) return;
+    this.batches = this.batches.filter((b) => b.lastOffset >= logStartOffset);
+    this.startOffset_ = logStartOffset;
+    if (this.endOffset_ < logStartOffset - 1) this.endOffset_ = logStartOffset - 1;
+    this.advanceStartOffset();
+    await this.write();
+  }
+
+  /**
+   * Writes the delivery counts of what was just acquired (stored as available with the new count), so a broker
+   * killed while records are out still counts that delivery; the fetch answers after it.
+   */
+  persistAcquisition(): Promise<number> {
+    return this.persistChange();
+  }
+
+  private async persistChange(): Promise<number> {
+    this.advanceStartOffset();
+    try {
+      await this.write();
+      return ErrorCode.NONE;
+    } catch (err) {
+      const code = err instanceof PersisterError ? err.errorCode : ErrorCode.UNKNOWN_SERVER_ERROR;
+      // Kafka's SharePartitionManager drops a fenced share partition from its cache; the next fetch reads the new state.
+      if (code === ErrorCode.FENCED_STATE_EPOCH || code === ErrorCode.FENCED_LEADER_EPOCH) this.fenced = true;
+      return code;
+    }
+  }
+
+  /** The whole in-flight state as runs, acquired ones as available with their delivery count (Kafka never stores ACQUIRED). */
+  stateBatches(): PersisterStateBatch[] {
+    const out: PersisterStateBatch[] = [];
+    for (const b of this.batches) {
+      b.forEachState(this.startOffset_, b.lastOffset, (st, first, last) => {
+        const deliveryState = st.state === RecordState.Acknowledged ? PersistedDeliveryState.Acknowledged
+          : st.state === RecordState.Archived ? PersistedDeliveryState.Archived : PersistedDeliveryState.Available;
+        const prev = out[out.length - 1];
+        if (prev && prev.lastOffset === first - 1 && prev.deliveryState === deliveryState && prev.deliveryCount === st.deliveryCount) prev.lastOffset = last;
+        else out.push({ firstOffset: first, lastOffset: last, deliveryState, deliveryCount: st.deliveryCount });
+      });
+    }
+    return out;
+  }
+
+  private write(): Promise<void> {
+    const stateBatches = this.stateBatches();
+    const complete = stateBatches.reduce((n, b) => n + (b.deliveryState === PersistedDeliveryState.Available ? 0 : b.lastOffset - b.firstOffset + 1), 0);
+    return this.persister.writeState(this.key, {
+      stateEpoch: this.stateEpoch, leaderEpoch: 0, startOffset: this.startOffset_, deliveryCompleteCount: complete, stateBatches,
+    });
+  }
+
+  /** Counts for the console and metrics. */
+  counts(): { available: number; acquired: number; acknowledged: number; archived: number } {
+    const c = { available: 0, acquired: 0, acknowledged: 0, archived: 0 };
+    for (const b of this.batches) {
+      b.forEachState(this.startOffset_, b.lastOffset, (st, first, last) => {
+        const n = last - first + 1;
+        if (st.state === RecordState.Available) c.available += n;
+        else if (st.state === RecordState.Acquired) c.acquired += n;
+        else if (isTerminal(st.state)) c[st.state === RecordState.Acknowledged ? 'acknowledged' : 'archived'] += n;
+      });
+    }
+    return c;
+  }
+
+  /** The state of one offset, for tests: undefined when it is not in flight. */
+  stateOf(offset: number): Readonly<InFlightState> | undefined {
+    const b = this.batches[this.indexAtOrAfter(offset)];
+    return b && b.firstOffset <= offset ? b.at(offset) : undefined;
+  }
+
+  close(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+}
+
+function available(deliveryCount: number): InFlightState {
+  return { state: RecordState.Available, deliveryCount, memberId: null, lockExpiresAt: 0 };
+}
+
+/** Appends [first, last] to the acquired ranges, merged with the previous one when contiguous with the same count. */
+function pushRange(ranges: AcquiredRecords[], first: number, last: number, deliveryCount: number): void {
+  const prev = ranges[ranges.length - 1];
+  if (prev && prev.lastOffset === first - 1 && prev.deliveryCount === deliveryCount) prev.lastOffset = last;
+  else ranges.push({ firstOffset: first, lastOffset: last, deliveryCount });
+}
+
+/** An ISO-8601 duration (PnDTnHnMnS, as java.time.Duration parses it) in milliseconds. */
+function isoDurationMs(text: string): number | undefined {
+  const m = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i.exec(text.trim());
+  if (!m) return undefined;
+  const [, d, h, min, s] = m;
+  return ((Number(d ?? 0) * 24 + Number(h ?? 0)) * 60 + Number(min ?? 0)) * 60_000 + Number(s ?? 0) * 1000;
+}

@@ -1,0 +1,44 @@
+// Differential scenario of share fetching (#29): ShareFetch (78) and ShareAcknowledge (79) on a share partition
+// initialized through InitializeShareGroupState, two members, their share sessions and the errors Kafka 4.4
+// answers, and the state the acknowledgements left (ReadShareGroupState).
+import type { Scenario } from './differential.js';
+import { batch, createTopic, produce, request } from './scenarios.js';
+import { untilCoordinatorsLoaded } from './share-state-scenarios.js';
+
+const GROUP = 'share-fetch-g';
+
+export const SHARE_FETCH_SCENARIOS: Scenario[] = [
+  {
+    id: 'share-fetch-sessions-and-acknowledgements',
+    api: 78,
+    async run(s) {
+      const topicId = await createTopic(s, 'share-fetch', 1);
+      await untilCoordinatorsLoaded(s, topicId, [0], [], GROUP);
+      await s.setup(0, 9, produce('share-fetch', batch(['a', 'b', 'c', 'd', 'e'])));
+      await s.setup(0, 9, produce('share-fetch', batch(['f', 'g', 'h', 'i', 'j'])));
+      await s.setup(83, 0, request(83, { groupId: GROUP, topics: [{ topicId, partitions: [{ partition: 0, stateEpoch: 1, startOffset: 0 }] }] }));
+      const fetch = (memberId: string, epoch: number, acks: unknown[], label: string) => s.call(78, 1, request(78, {
+        groupId: GROUP, memberId, shareSessionEpoch: epoch, maxWaitMs: 200, minBytes: 1, maxBytes: 1 << 20, maxRecords: 500, batchSize: 500,
+        topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: acks }] }],
+      }), { label });
+      const acknowledge = (memberId: string, epoch: number, acks: unknown[], label: string) => s.call(79, 1, request(79, {
+        groupId: GROUP, memberId, shareSessionEpoch: epoch, topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: acks }] }],
+      }), { label });
+      const ack = (firstOffset: number, lastOffset: number, type: number) => ({ firstOffset, lastOffset, acknowledgeTypes: [type] });
+
+      await fetch('m1', 0, [], 'm1 opens and acquires');
+      await fetch('m2', 0, [], 'm2 opens, nothing left');
+      await acknowledge('m2', 1, [ack(0, 4, 1)], 'm2 acknowledges m1 records');
+      await fetch('m2', 1, [ack(0, 0, 1)], 'wrong epoch');
+      await fetch('m3', 1, [], 'no session');
+      await fetch('m3', 0, [ack(0, 0, 1)], 'opening with acknowledgements');
+      await acknowledge('m1', 0, [ack(0, 4, 1)], 'acknowledge at epoch 0');
+      await acknowledge('m1', 1, [ack(0, 4, 1), ack(5, 7, 2), ack(8, 9, 3)], 'accept release reject');
+      await fetch('m2', 2, [], 'm2 gets the released');
+      await fetch('m2', 3, [ack(5, 7, 1)], 'm2 accepts them');
+      await acknowledge('m2', -1, [], 'm2 closes');
+      await fetch('m2', 5, [], 'closed session');
+      await s.call(84, 0, request(84, { groupId: GROUP, topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: 0 }] }] }), { label: 'state left' });
+    },
+  },
+];
