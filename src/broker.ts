@@ -549,7 +549,15 @@ export class Broker {
     this.shareCoordinator?.shutdown();
     this.groupCoordinator?.shutdown();
     await this.logManager.shutdown();
-    if (this.brokerEpoch >= 0) await this.metadataLog.append([brokerFencedRecord(this.nodeId, this.brokerEpoch)]);
+    // The fenced record only spares a Kafka node that takes over the directory a wait for this registration to
+    // expire: a disk that refuses it must not fail a clean stop.
+    if (this.brokerEpoch >= 0) {
+      try {
+        await this.metadataLog.append([brokerFencedRecord(this.nodeId, this.brokerEpoch)]);
+      } catch (err) {
+        this.log.warn({ err }, 'cannot write the broker fenced record to the metadata log');
+      }
+    }
     await this.metadataLog.close();
   }
 }

@@ -1,12 +1,13 @@
 // A request whose handler fails is answered, not dropped: the response Kafka's AbstractRequest.getErrorResponse
 // builds for it (the error in every entry, the request's topics, groups and resources named), the connection
 // kept for the next request, and one error line in the log naming the API key.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ApiKey } from '../../protocol/generated/index.js';
 import { WireClient } from '../../bench/lib/wire-client.js';
+import { batchesIn } from '../../protocol/records/batch-header.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 
 const UNKNOWN_SERVER_ERROR = -1;
@@ -20,14 +21,26 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'kafkite-request-errors-'));
   mkdirSync(join(root, 'a'));
   mkdirSync(join(root, 'b'));
-  // The metadata log's appends fail as on a full disk (storage/fault-injection.ts): AlterClientQuotas and
-  // IncrementalAlterConfigs on a broker cannot persist.
+  const overrides = [`log.dirs=${join(root, 'a')},${join(root, 'b')}`];
+  // A first start writes the metadata log's opening and registers the broker; the second start appends one
+  // registration batch of the same size, and then the metadata log's appends fail as on a full disk
+  // (storage/fault-injection.ts): AlterClientQuotas and IncrementalAlterConfigs on a broker cannot persist.
+  const first = await startBroker({ dataDir: join(root, 'a'), overrides });
+  await first.kill();
+  const registration = lastBatchBytes(join(root, 'a', '__cluster_metadata-0', '00000000000000000000.log'));
   broker = await startBroker({
     dataDir: join(root, 'a'),
-    overrides: [`log.dirs=${join(root, 'a')},${join(root, 'b')}`],
-    env: { KAFKITE_FAULT_INJECTION: `${join(root, 'a')}/__cluster_metadata:ENOSPC` },
+    port: first.port,
+    overrides,
+    env: { KAFKITE_FAULT_INJECTION: `${join(root, 'a')}/__cluster_metadata:ENOSPC:${registration}` },
   });
 });
+
+function lastBatchBytes(file: string): number {
+  let last = 0;
+  for (const batch of batchesIn(readFileSync(file))) last = batch.sizeInBytes;
+  return last;
+}
 
 afterAll(async () => {
   expect(await broker.stop()).toBe(0);
