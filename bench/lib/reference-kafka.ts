@@ -28,6 +28,8 @@ export interface ReferenceKafkaOptions {
   readyTimeoutMs?: number;
   /** 'server': kafka.Kafka runs with kafka-server-start.sh's heap and JVM flags; 'test' (the default): a small, quick JVM. */
   jvm?: 'test' | 'server';
+  /** More arguments to `kafka-storage format` (e.g. --release-version). */
+  formatArgs?: string[];
 }
 
 export class ReferenceKafka {
@@ -65,7 +67,7 @@ export class ReferenceKafka {
       'appender.file.layout.type=PatternLayout', 'appender.file.layout.pattern=[%d] %p %m (%c)%n',
       'rootLogger.level=INFO', 'rootLogger.appenderRef.file.ref=FILE',
     ].join('\n') + '\n');
-    const format = java(log4j, 'kafka.tools.StorageTool', ['format', '-t', clusterId(), '-c', propsFile]);
+    const format = java(log4j, 'kafka.tools.StorageTool', ['format', '-t', clusterId(), '-c', propsFile, ...(opts.formatArgs ?? [])]);
     const formatOut = collect(format);
     const formatCode = await new Promise<number | null>((r) => format.once('exit', r));
     if (formatCode !== 0) throw new Error(`kafka-storage format exited with ${formatCode}: ${formatOut()}`);

@@ -1,0 +1,219 @@
+// Apache Kafka 4.4 -> kafkite, offline (issue #31, part 3): a Kafka 4.4 combined node is filled with Kafka's Java
+// client (topics of every codec, one compacted, topic configs, classic and KIP-848 groups with committed offsets, a
+// committed and an aborted transaction, an idempotent producer mid-stream, a SCRAM user, an ACL, a client quota),
+// stopped cleanly, and kafkite starts on its log dir as the same node id: every record at its offset with the same
+// topic ids and configs, the groups' offsets, read_committed, the producer's sequence, SCRAM and ACLs and quotas.
+// Kafka is formatted at kafkite's metadata.version (4.1-IV0, level 26) with eligible leader replicas off, which
+// kafkite lacks: a node never runs below its cluster's finalized levels (Kafka's QuorumFeatures refuses such a node,
+// and metadata.version is never downgraded), so kafkite refuses Kafka 4.4's default (4.4-IV2) at start-up; that case
+// is the last test here. Directories kafkite cannot serve are refused with every file left as it was.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ReferenceKafka } from '../../bench/lib/reference-kafka.js';
+import { WireClient } from '../../bench/lib/wire-client.js';
+import { REPO_ROOT, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { compileJava, javaArgs, KafkaTools } from '../helpers/java.js';
+import { runJsonClient } from '../helpers/json-client.js';
+import { listenerPorts } from '../helpers/secure-broker.js';
+import { encodeBatch } from '../../protocol/records/record-batch.js';
+import { connectWithRetry, initProducerId, produce, readPartition, recordBatch, type ProducerIdentity, type ReadBack } from '../reliability/support.js';
+
+const CODEC_TOPICS = ['java-none', 'java-gzip', 'java-snappy', 'java-lz4', 'java-zstd'];
+const TOPICS = [...CODEC_TOPICS, 'java-txn', 'compacted', 'idempotent'];
+const COMMON = [
+  'auto.create.topics.enable=false', 'group.initial.rebalance.delay.ms=0', 'offsets.topic.num.partitions=3',
+  'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer', 'super.users=User:ANONYMOUS',
+  'sasl.enabled.mechanisms=SCRAM-SHA-256',
+];
+const KAFKA_PROPERTIES = [...COMMON, 'listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0',
+  'listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;'];
+const FORMAT_AT_KAFKITES_LEVEL = ['--release-version', '4.1-IV0', '--feature', 'eligible.leader.replicas.version=0'];
+const ALICE = ['security.protocol=SASL_PLAINTEXT', 'sasl.mechanism=SCRAM-SHA-256',
+  'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="alice-secret";'];
+
+let kafka: ReferenceKafka | undefined;
+let kafkite: BrokerProcess | undefined;
+let tools: KafkaTools;
+let workDir: string;
+let saslPort: number;
+const topicIds = new Map<string, string>();
+const before = new Map<string, ReadBack>();
+let idempotent: ProducerIdentity & { baseSequence: number };
+let lastBatch: Buffer;
+
+async function kafkaFilled(): Promise<ReferenceKafka> {
+  const node = await ReferenceKafka.start({ properties: KAFKA_PROPERTIES, formatArgs: FORMAT_AT_KAFKITES_LEVEL, readyTimeoutMs: 90_000 });
+  const bootstrap = `127.0.0.1:${node.ports.PLAINTEXT}`;
+  const client = await connectWithRetry(node.ports.PLAINTEXT!);
+  for (const name of TOPICS) {
+    const configs = name === 'compacted' ? [{ name: 'cleanup.policy', value: 'compact' }, { name: 'min.compaction.lag.ms', value: '60000' }]
+      : name === 'java-none' ? [{ name: 'retention.ms', value: '86400000' }] : [];
+    const res = await client.send(19, 7, { topics: [{ name, numPartitions: name === 'compacted' ? 2 : 1, replicationFactor: 1, assignments: [], configs }], timeoutMs: 5000, validateOnly: false });
+    expect(res.topics[0].errorCode).toBe(0);
+  }
+  const classes = compileJava('JavaClient');
+  await runJsonClient('java', javaArgs('JavaClient', [bootstrap, bootstrap, 'produce', 'consume-classic', 'consume-consumer', 'transactions'], classes), { timeoutMs: 240_000 });
+  const keyed = encodeBatch({
+    baseOffset: 0,
+    records: Array.from({ length: 50 }, (_, i) => ({ offset: i, timestamp: Date.now(), key: Buffer.from(`k-${i % 5}`), value: Buffer.from(`v-${i}`), headers: [] })),
+  });
+  expect((await produce(client, 'compacted', 0, keyed)).errorCode).toBe(0);
+  const metadata = await client.send(3, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  for (const t of metadata.topics) topicIds.set(t.name, t.topicId);
+  const producer = await initProducerId(client);
+  for (let i = 0; i < 2; i++) {
+    lastBatch = recordBatch([`idem-${2 * i}`, `idem-${2 * i + 1}`], { ...producer, baseSequence: 2 * i });
+    expect((await produce(client, 'idempotent', 0, lastBatch)).errorCode).toBe(0);
+  }
+  idempotent = { ...producer, baseSequence: 4 };
+  const admin = ['--bootstrap-server', bootstrap];
+  for (const args of [
+    ['org.apache.kafka.tools.ConfigCommand', ...admin, '--alter', '--entity-type', 'users', '--entity-name', 'alice', '--add-config', 'SCRAM-SHA-256=[iterations=4096,password=alice-secret]'],
+    ['org.apache.kafka.tools.ConfigCommand', ...admin, '--alter', '--entity-type', 'clients', '--entity-name', 'slow-client', '--add-config', 'producer_byte_rate=1024'],
+    ['org.apache.kafka.tools.AclCommand', ...admin, '--add', '--allow-principal', 'User:alice', '--operation', 'Read', '--topic', 'java-none', '--group', 'alice-group'],
+  ]) {
+    const run = await tools.run(args[0]!, ...args.slice(1));
+    expect({ args, code: run.code, err: run.err }).toEqual({ args, code: 0, err: '' });
+  }
+  for (const name of TOPICS) before.set(name, await readPartition(client, name, 0));
+  client.close();
+  return node;
+}
+
+/** A hash of every file's path, size and bytes under `dir`. */
+function treeHash(dir: string): string {
+  const hash = createHash('sha256');
+  const walk = (d: string): void => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      const st = statSync(p);
+      hash.update(`${p}\0${st.size}\0`);
+      if (st.isDirectory()) walk(p);
+      else hash.update(readFileSync(p));
+    }
+  };
+  walk(dir);
+  return hash.digest('hex');
+}
+
+/** Runs kafkite on `dataDir` (node.id 1) to its exit, for a directory it refuses. */
+function kafkiteRefuses(dataDir: string): { status: number | null; stderr: string } {
+  const config = join(workDir, 'refused.properties');
+  writeFileSync(config, `node.id=1\nlog.dirs=${dataDir}\nlisteners=PLAINTEXT://127.0.0.1:0\n`);
+  try {
+    execFileSync(process.execPath, ['bin/kafkite.js', 'start', config], { cwd: REPO_ROOT, encoding: 'utf8', stdio: 'pipe', timeout: 30_000 });
+    return { status: 0, stderr: '' };
+  } catch (err) {
+    const e = err as { status: number | null; stderr: string };
+    return { status: e.status, stderr: e.stderr };
+  }
+}
+
+beforeAll(async () => {
+  workDir = mkdtempSync(join(tmpdir(), 'kafka-to-kafkite-'));
+  tools = new KafkaTools();
+  kafka = await kafkaFilled();
+  // SIGTERM: Kafka's controlled shutdown (143, the JVM's status once its shutdown hooks ran).
+  expect(await kafka.stop()).toBe(143);
+  kafkite = await startBroker({ dataDir: join(kafka.dir, 'data'), overrides: [...COMMON, 'node.id=1', 'listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0'] });
+  saslPort = listenerPorts(kafkite).SASL_PLAINTEXT!;
+}, 420_000);
+
+afterAll(async () => {
+  await tools?.close();
+  if (kafkite && kafkite.child.exitCode === null) expect(await kafkite.stop()).toBe(0);
+  kafka?.cleanup();
+  rmSync(workDir, { recursive: true, force: true });
+}, 60_000);
+
+describe('Kafka 4.4 -> kafkite on the same log dir', () => {
+  it('serves every record at its offset, with the same topic ids', async () => {
+    const client = await WireClient.connect(kafkite!.port);
+    try {
+      const metadata = await client.send(3, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+      const served = new Map<string, string>(metadata.topics.map((t: { name: string; topicId: string }) => [t.name, t.topicId]));
+      for (const name of TOPICS) expect([name, served.get(name)]).toEqual([name, topicIds.get(name)]);
+      for (const name of TOPICS) {
+        const kept = before.get(name)!;
+        expect(kept.values.length).toBeGreaterThan(0);
+        const read = await readPartition(client, name, 0);
+        expect({ name, errorCode: read.errorCode, offsets: read.offsets, values: read.values }).toEqual({ name, errorCode: 0, offsets: kept.offsets, values: kept.values });
+      }
+    } finally {
+      client.close();
+    }
+  });
+
+  it('has the topic configs', async () => {
+    const admin = ['--bootstrap-server', kafkite!.bootstrap, '--describe', '--entity-type', 'topics', '--entity-name'];
+    const compacted = await tools.run('org.apache.kafka.tools.ConfigCommand', ...admin, 'compacted');
+    expect(compacted.out).toContain('cleanup.policy=compact');
+    expect(compacted.out).toContain('min.compaction.lag.ms=60000');
+    expect((await tools.run('org.apache.kafka.tools.ConfigCommand', ...admin, 'java-none')).out).toContain('retention.ms=86400000');
+  });
+
+  it("resumes the groups at their committed offsets (classic, KIP-848's consumer, and a transaction's)", async () => {
+    for (const [group, topic, offset] of [['java-g-classic', 'java-none', 100], ['java-g-consumer', 'java-gzip', 100], ['java-txn-group', 'java-none', 42]] as const) {
+      const run = await tools.run('org.apache.kafka.tools.consumer.group.ConsumerGroupCommand', '--bootstrap-server', kafkite!.bootstrap, '--describe', '--group', group);
+      const row = run.out.split('\n').find((l) => l.includes(` ${topic} `));
+      expect({ group, row: row?.trim().split(/\s+/).slice(1, 4) }).toEqual({ group, row: [topic, '0', String(offset)] });
+    }
+  });
+
+  it('leaves the aborted transaction out of a read_committed read', async () => {
+    const records = await tools.consumeCommitted(kafkite!.bootstrap, 'java-txn');
+    expect(records.map(([, , value]) => value)).toEqual([...Array.from({ length: 10 }, (_, i) => `committed-${i}`), 'committed-after-abort']);
+  });
+
+  it('lets the idempotent producer go on: its next batch is appended, a retried one is a duplicate', async () => {
+    const client = await WireClient.connect(kafkite!.port);
+    try {
+      const retried = await produce(client, 'idempotent', 0, lastBatch);
+      expect({ errorCode: retried.errorCode, baseOffset: retried.baseOffset }).toEqual({ errorCode: 0, baseOffset: 2 });
+      const next = await produce(client, 'idempotent', 0, recordBatch(['idem-4', 'idem-5'], idempotent));
+      expect({ errorCode: next.errorCode, baseOffset: next.baseOffset }).toEqual({ errorCode: 0, baseOffset: 4 });
+      expect((await readPartition(client, 'idempotent', 0)).values).toEqual(['idem-0', 'idem-1', 'idem-2', 'idem-3', 'idem-4', 'idem-5']);
+      // A new producer id lies past the blocks Kafka's controller handed out (its ProducerIdsRecord).
+      expect((await initProducerId(client)).producerId).toBeGreaterThan(idempotent.producerId);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('has the SCRAM user, the ACL and the client quota', async () => {
+    const admin = ['--bootstrap-server', kafkite!.bootstrap];
+    expect((await tools.run('org.apache.kafka.tools.ConfigCommand', ...admin, '--describe', '--entity-type', 'users', '--entity-name', 'alice')).out).toContain('SCRAM-SHA-256=iterations=4096');
+    expect((await tools.run('org.apache.kafka.tools.ConfigCommand', ...admin, '--describe', '--entity-type', 'clients', '--entity-name', 'slow-client')).out).toContain('producer_byte_rate=1024');
+    expect((await tools.run('org.apache.kafka.tools.AclCommand', ...admin, '--list', '--topic', 'java-none')).out).toMatch(/principal=User:alice, host=\*, operation=READ, permissionType=ALLOW/);
+  });
+
+  it('logs alice in with her SCRAM credential and enforces her ACLs', async () => {
+    const consume = (topic: string) => tools.run('org.apache.kafka.tools.consumer.ConsoleConsumer', '--bootstrap-server', `127.0.0.1:${saslPort}`,
+      '--topic', topic, '--group', 'alice-group', '--from-beginning', '--max-messages', '100', '--timeout-ms', '15000',
+      ...ALICE.flatMap((p) => ['--consumer-property', p]));
+    expect((await consume('java-none')).out.split('\n').filter((l) => l.startsWith('record '))).toHaveLength(100);
+    expect((await consume('java-gzip')).out.split('\n').filter((l) => l.startsWith('record '))).toEqual([]);
+  });
+
+  it("refuses Kafka 4.4's default metadata.version (4.4-IV2), the directory left unchanged", async () => {
+    expect(await kafkite!.stop()).toBe(0);
+    // A copy of the served directory whose bootstrap checkpoint a new format at 4.4's default replaced.
+    const dir = join(workDir, 'newer');
+    cpSync(join(kafka!.dir, 'data'), dir, { recursive: true });
+    rmSync(join(dir, '__cluster_metadata-0'), { recursive: true });
+    rmSync(join(dir, 'meta.properties'));
+    const props = readFileSync(join(kafka!.dir, 'server.properties'), 'utf8').replace(/^log\.dirs=.*$/m, `log.dirs=${dir}`);
+    writeFileSync(join(workDir, 'newer.properties'), props);
+    const format = await tools.run('kafka.tools.StorageTool', 'format', '-t', 'AAAAAAAAAAAAAAAAAAAAAA', '-c', join(workDir, 'newer.properties'));
+    expect(format.code).toBe(0);
+    const hash = treeHash(dir);
+    const run = kafkiteRefuses(dir);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/kafkite cannot serve the data dir .*metadata.version 33 is newer than kafkite serves \(26/);
+    expect(treeHash(dir)).toBe(hash);
+  }, 60_000);
+});
