@@ -9,7 +9,7 @@
 // is the last test here. Directories kafkite cannot serve are refused with every file left as it was.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,11 @@ import { REPO_ROOT, startBroker, type BrokerProcess } from '../helpers/broker-pr
 import { compileJava, javaArgs, KafkaTools } from '../helpers/java.js';
 import { runJsonClient } from '../helpers/json-client.js';
 import { listenerPorts } from '../helpers/secure-broker.js';
+import { batchesIn } from '../../protocol/records/batch-header.js';
 import { encodeBatch } from '../../protocol/records/record-batch.js';
+import { frameMetadataRecord } from '../../src/metadata/metadata-frame.js';
+import { latestSnapshot } from '../../src/metadata/metadata-log-files.js';
+import { metadataRecord } from '../../src/metadata/metadata-records.js';
 import { connectWithRetry, initProducerId, produce, readPartition, recordBatch, type ProducerIdentity, type ReadBack } from '../reliability/support.js';
 
 const CODEC_TOPICS = ['java-none', 'java-gzip', 'java-snappy', 'java-lz4', 'java-zstd'];
@@ -30,7 +34,9 @@ const COMMON = [
   'sasl.enabled.mechanisms=SCRAM-SHA-256',
 ];
 const KAFKA_PROPERTIES = [...COMMON, 'listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0',
-  'listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;'];
+  'listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;',
+  // Snapshots every 2 s (Kafka's default is an hour): kafkite then replays the latest snapshot and the log after it.
+  'metadata.log.max.snapshot.interval.ms=2000'];
 const FORMAT_AT_KAFKITES_LEVEL = ['--release-version', '4.1-IV0', '--feature', 'eligible.leader.replicas.version=0'];
 const ALICE = ['security.protocol=SASL_PLAINTEXT', 'sasl.mechanism=SCRAM-SHA-256',
   'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="alice-secret";'];
@@ -199,21 +205,53 @@ describe('Kafka 4.4 -> kafkite on the same log dir', () => {
     expect((await consume('java-gzip')).out.split('\n').filter((l) => l.startsWith('record '))).toEqual([]);
   });
 
+  it('replayed a snapshot Kafka took, then the log after it', () => {
+    expect(latestSnapshot(join(kafka!.dir, 'data', '__cluster_metadata-0'))?.endOffset).toBeGreaterThan(0);
+  });
+
   it("refuses Kafka 4.4's default metadata.version (4.4-IV2), the directory left unchanged", async () => {
     expect(await kafkite!.stop()).toBe(0);
-    // A copy of the served directory whose bootstrap checkpoint a new format at 4.4's default replaced.
-    const dir = join(workDir, 'newer');
-    cpSync(join(kafka!.dir, 'data'), dir, { recursive: true });
-    rmSync(join(dir, '__cluster_metadata-0'), { recursive: true });
-    rmSync(join(dir, 'meta.properties'));
-    const props = readFileSync(join(kafka!.dir, 'server.properties'), 'utf8').replace(/^log\.dirs=.*$/m, `log.dirs=${dir}`);
-    writeFileSync(join(workDir, 'newer.properties'), props);
-    const format = await tools.run('kafka.tools.StorageTool', 'format', '-t', 'AAAAAAAAAAAAAAAAAAAAAA', '-c', join(workDir, 'newer.properties'));
-    expect(format.code).toBe(0);
-    const hash = treeHash(dir);
-    const run = kafkiteRefuses(dir);
-    expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(/kafkite cannot serve the data dir .*metadata.version 33 is newer than kafkite serves \(26/);
-    expect(treeHash(dir)).toBe(hash);
+    const dir = await reformatted('newer', []);
+    expect(refusal(dir)).toMatch(/kafkite cannot serve the data dir .*metadata.version 33 is newer than kafkite serves \(26/);
   }, 60_000);
+
+  it("refuses a multi-node cluster's directory (three voters), the directory left unchanged", async () => {
+    const voters = [1, 2, 3].map((id) => `${id}@127.0.0.1:${kafka!.ports.CONTROLLER! + id - 1}:${Buffer.alloc(16, id).toString('base64url')}`).join(',');
+    const dir = await reformatted('voters', [...FORMAT_AT_KAFKITES_LEVEL, '--initial-controllers', voters], (props) =>
+      props.replace(/^controller\.quorum\.voters=\d+@(.*)$/m, 'controller.quorum.bootstrap.servers=$1'));
+    expect(refusal(dir)).toContain("it is a multi-node cluster's directory: nodes 2, 3 besides this node (node.id 1) are voters or brokers");
+  }, 60_000);
+
+  it('refuses a topic with tiered storage, the directory left unchanged', () => {
+    const dir = join(workDir, 'tiered');
+    cpSync(join(kafka!.dir, 'data'), dir, { recursive: true });
+    // Kafka's controller records the config as this ConfigRecord (tiered storage needs a remote storage plugin to enable).
+    const segment = join(dir, '__cluster_metadata-0', '00000000000000000000.log');
+    const headers = [...batchesIn(readFileSync(segment))];
+    const next = headers.at(-1)!.lastOffset + 1;
+    const value = frameMetadataRecord(metadataRecord('ConfigRecord', 0, { resourceType: 2, resourceName: 'java-none', name: 'remote.storage.enable', value: 'true' }));
+    appendFileSync(segment, encodeBatch({ baseOffset: next, partitionLeaderEpoch: headers.at(-1)!.partitionLeaderEpoch, records: [{ offset: next, timestamp: Date.now(), key: null, value, headers: [] }] }));
+    expect(refusal(dir)).toContain('topics use tiered storage (remote.storage.enable=true), whose remote segments kafkite cannot read: java-none');
+  });
+/** A copy of Kafka's data dir with its metadata log replaced by a new `kafka-storage format` with `args`. */
+async function reformatted(name: string, args: string[], edit: (props: string) => string = (p) => p): Promise<string> {
+  const dir = join(workDir, name);
+  cpSync(join(kafka!.dir, 'data'), dir, { recursive: true });
+  rmSync(join(dir, '__cluster_metadata-0'), { recursive: true });
+  rmSync(join(dir, 'meta.properties'));
+  const props = join(workDir, `${name}.properties`);
+  writeFileSync(props, edit(readFileSync(join(kafka!.dir, 'server.properties'), 'utf8').replace(/^log\.dirs=.*$/m, `log.dirs=${dir}`)));
+  const format = await tools.run('kafka.tools.StorageTool', 'format', '-t', 'AAAAAAAAAAAAAAAAAAAAAA', '-c', props, ...args);
+  expect({ code: format.code, err: format.err }).toEqual({ code: 0, err: '' });
+  return dir;
+}
+
+/** kafkite's error on `dir`, checked to exit 1 and to change no file. */
+function refusal(dir: string): string {
+  const hash = treeHash(dir);
+  const run = kafkiteRefuses(dir);
+  expect(run.status).toBe(1);
+  expect(treeHash(dir)).toBe(hash);
+  return run.stderr;
+}
 });
