@@ -16,79 +16,31 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReferenceKafka } from '../../bench/lib/reference-kafka.js';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { REPO_ROOT, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
-import { compileJava, javaArgs, KafkaTools } from '../helpers/java.js';
-import { runJsonClient } from '../helpers/json-client.js';
+import { KafkaTools } from '../helpers/java.js';
+import {
+  COMMON_PROPERTIES, expectAliceConsumes, expectEveryRecord, expectGroupOffsets, expectIdempotentProducerGoesOn, expectReadCommitted, expectSecurityRecords,
+  expectTopicConfigs, fillNode, servedTopicIds, TOPICS, type Filled,
+} from '../helpers/offline-move.js';
 import { listenerPorts } from '../helpers/secure-broker.js';
 import { batchesIn } from '../../protocol/records/batch-header.js';
 import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js';
 import { frameMetadataRecord, unframeMetadataRecord } from '../../src/metadata/metadata-frame.js';
 import { latestSnapshot } from '../../src/metadata/metadata-log-files.js';
 import { metadataRecord, recordTypeOf } from '../../src/metadata/metadata-records.js';
-import { connectWithRetry, initProducerId, produce, readPartition, recordBatch, type ProducerIdentity, type ReadBack } from '../reliability/support.js';
+import { connectWithRetry, initProducerId, readPartition } from '../reliability/support.js';
 
-const CODEC_TOPICS = ['java-none', 'java-gzip', 'java-snappy', 'java-lz4', 'java-zstd'];
-const TOPICS = [...CODEC_TOPICS, 'java-txn', 'compacted', 'idempotent'];
-const COMMON = [
-  'auto.create.topics.enable=false', 'group.initial.rebalance.delay.ms=0', 'offsets.topic.num.partitions=3',
-  'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer', 'super.users=User:ANONYMOUS',
-  'sasl.enabled.mechanisms=SCRAM-SHA-256',
-];
-const KAFKA_PROPERTIES = [...COMMON, 'listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0',
+const KAFKA_PROPERTIES = [...COMMON_PROPERTIES, 'listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0',
   'listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;',
   // Snapshots every 2 s (Kafka's default is an hour): kafkite then replays the latest snapshot and the log after it.
   'metadata.log.max.snapshot.interval.ms=2000'];
 const FORMAT_AT_KAFKITES_LEVEL = ['--release-version', '4.1-IV0', '--feature', 'eligible.leader.replicas.version=0'];
-const ALICE = ['security.protocol=SASL_PLAINTEXT', 'sasl.mechanism=SCRAM-SHA-256',
-  'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="alice-secret";'];
 
 let kafka: ReferenceKafka | undefined;
 let kafkite: BrokerProcess | undefined;
 let tools: KafkaTools;
 let workDir: string;
 let saslPort: number;
-const topicIds = new Map<string, string>();
-const before = new Map<string, ReadBack>();
-let idempotent: ProducerIdentity & { baseSequence: number };
-let lastBatch: Buffer;
-
-async function kafkaFilled(): Promise<ReferenceKafka> {
-  const node = await ReferenceKafka.start({ properties: KAFKA_PROPERTIES, formatArgs: FORMAT_AT_KAFKITES_LEVEL, readyTimeoutMs: 90_000 });
-  const bootstrap = `127.0.0.1:${node.ports.PLAINTEXT}`;
-  const client = await connectWithRetry(node.ports.PLAINTEXT!);
-  for (const name of TOPICS) {
-    const configs = name === 'compacted' ? [{ name: 'cleanup.policy', value: 'compact' }, { name: 'min.compaction.lag.ms', value: '60000' }]
-      : name === 'java-none' ? [{ name: 'retention.ms', value: '86400000' }] : [];
-    const res = await client.send(19, 7, { topics: [{ name, numPartitions: name === 'compacted' ? 2 : 1, replicationFactor: 1, assignments: [], configs }], timeoutMs: 5000, validateOnly: false });
-    expect(res.topics[0].errorCode).toBe(0);
-  }
-  const classes = compileJava('JavaClient');
-  await runJsonClient('java', javaArgs('JavaClient', [bootstrap, bootstrap, 'produce', 'consume-classic', 'consume-consumer', 'transactions'], classes), { timeoutMs: 240_000 });
-  const keyed = encodeBatch({
-    baseOffset: 0,
-    records: Array.from({ length: 50 }, (_, i) => ({ offset: i, timestamp: Date.now(), key: Buffer.from(`k-${i % 5}`), value: Buffer.from(`v-${i}`), headers: [] })),
-  });
-  expect((await produce(client, 'compacted', 0, keyed)).errorCode).toBe(0);
-  const metadata = await client.send(3, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
-  for (const t of metadata.topics) topicIds.set(t.name, t.topicId);
-  const producer = await initProducerId(client);
-  for (let i = 0; i < 2; i++) {
-    lastBatch = recordBatch([`idem-${2 * i}`, `idem-${2 * i + 1}`], { ...producer, baseSequence: 2 * i });
-    expect((await produce(client, 'idempotent', 0, lastBatch)).errorCode).toBe(0);
-  }
-  idempotent = { ...producer, baseSequence: 4 };
-  const admin = ['--bootstrap-server', bootstrap];
-  for (const args of [
-    ['org.apache.kafka.tools.ConfigCommand', ...admin, '--alter', '--entity-type', 'users', '--entity-name', 'alice', '--add-config', 'SCRAM-SHA-256=[iterations=4096,password=alice-secret]'],
-    ['org.apache.kafka.tools.ConfigCommand', ...admin, '--alter', '--entity-type', 'clients', '--entity-name', 'slow-client', '--add-config', 'producer_byte_rate=1024'],
-    ['org.apache.kafka.tools.AclCommand', ...admin, '--add', '--allow-principal', 'User:alice', '--operation', 'Read', '--topic', 'java-none', '--group', 'alice-group'],
-  ]) {
-    const run = await tools.run(args[0]!, ...args.slice(1));
-    expect({ args, code: run.code, err: run.err }).toEqual({ args, code: 0, err: '' });
-  }
-  for (const name of TOPICS) before.set(name, await readPartition(client, name, 0));
-  client.close();
-  return node;
-}
+let filled: Filled;
 
 /** A hash of every file's path, size and bytes under `dir`. */
 function treeHash(dir: string): string {
@@ -122,10 +74,11 @@ function kafkiteRefuses(dataDir: string): { status: number | null; stderr: strin
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'kafka-to-kafkite-'));
   tools = new KafkaTools();
-  kafka = await kafkaFilled();
+  kafka = await ReferenceKafka.start({ properties: KAFKA_PROPERTIES, formatArgs: FORMAT_AT_KAFKITES_LEVEL, readyTimeoutMs: 90_000 });
+  filled = await fillNode(kafka.ports.PLAINTEXT!, `127.0.0.1:${kafka.ports.PLAINTEXT}`, tools);
   // SIGTERM: Kafka's controlled shutdown (143, the JVM's status once its shutdown hooks ran).
   expect(await kafka.stop()).toBe(143);
-  kafkite = await startBroker({ dataDir: join(kafka.dir, 'data'), overrides: [...COMMON, 'node.id=1', 'listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0'] });
+  kafkite = await startBroker({ dataDir: join(kafka.dir, 'data'), overrides: [...COMMON_PROPERTIES, 'node.id=1', 'listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0'] });
   saslPort = listenerPorts(kafkite).SASL_PLAINTEXT!;
 }, 420_000);
 
@@ -137,73 +90,28 @@ afterAll(async () => {
 }, 60_000);
 
 describe('Kafka 4.4 -> kafkite on the same log dir', () => {
-  it('serves every record at its offset, with the same topic ids', async () => {
-    const client = await WireClient.connect(kafkite!.port);
-    try {
-      const metadata = await client.send(3, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
-      const served = new Map<string, string>(metadata.topics.map((t: { name: string; topicId: string }) => [t.name, t.topicId]));
-      for (const name of TOPICS) expect([name, served.get(name)]).toEqual([name, topicIds.get(name)]);
-      for (const name of TOPICS) {
-        const kept = before.get(name)!;
-        expect(kept.values.length).toBeGreaterThan(0);
-        const read = await readPartition(client, name, 0);
-        expect({ name, errorCode: read.errorCode, offsets: read.offsets, values: read.values }).toEqual({ name, errorCode: 0, offsets: kept.offsets, values: kept.values });
-      }
-    } finally {
-      client.close();
-    }
-  });
+  it('serves every record at its offset, with the same topic ids', () => expectEveryRecord(kafkite!.port, filled));
 
-  it('has the topic configs', async () => {
-    const admin = ['--bootstrap-server', kafkite!.bootstrap, '--describe', '--entity-type', 'topics', '--entity-name'];
-    const compacted = await tools.run('org.apache.kafka.tools.ConfigCommand', ...admin, 'compacted');
-    expect(compacted.out).toContain('cleanup.policy=compact');
-    expect(compacted.out).toContain('min.compaction.lag.ms=60000');
-    expect((await tools.run('org.apache.kafka.tools.ConfigCommand', ...admin, 'java-none')).out).toContain('retention.ms=86400000');
-  });
+  it('has the topic configs', () => expectTopicConfigs(tools, kafkite!.bootstrap));
 
-  it("resumes the groups at their committed offsets (classic, KIP-848's consumer, and a transaction's)", async () => {
-    for (const [group, topic, offset] of [['java-g-classic', 'java-none', 100], ['java-g-consumer', 'java-gzip', 100], ['java-txn-group', 'java-none', 42]] as const) {
-      const run = await tools.run('org.apache.kafka.tools.consumer.group.ConsumerGroupCommand', '--bootstrap-server', kafkite!.bootstrap, '--describe', '--group', group);
-      const row = run.out.split('\n').find((l) => l.includes(` ${topic} `));
-      expect({ group, row: row?.trim().split(/\s+/).slice(1, 4) }).toEqual({ group, row: [topic, '0', String(offset)] });
-    }
-  });
+  it("resumes the groups at their committed offsets (classic, KIP-848's consumer, and a transaction's)", () => expectGroupOffsets(tools, kafkite!.bootstrap));
 
-  it('leaves the aborted transaction out of a read_committed read', async () => {
-    const records = await tools.consumeCommitted(kafkite!.bootstrap, 'java-txn');
-    expect(records.map(([, , value]) => value)).toEqual([...Array.from({ length: 10 }, (_, i) => `committed-${i}`), 'committed-after-abort']);
-  });
+  it('leaves the aborted transaction out of a read_committed read', () => expectReadCommitted(tools, kafkite!.bootstrap));
 
   it('lets the idempotent producer go on: its next batch is appended, a retried one is a duplicate', async () => {
     const client = await WireClient.connect(kafkite!.port);
     try {
-      const retried = await produce(client, 'idempotent', 0, lastBatch);
-      expect({ errorCode: retried.errorCode, baseOffset: retried.baseOffset }).toEqual({ errorCode: 0, baseOffset: 2 });
-      const next = await produce(client, 'idempotent', 0, recordBatch(['idem-4', 'idem-5'], idempotent));
-      expect({ errorCode: next.errorCode, baseOffset: next.baseOffset }).toEqual({ errorCode: 0, baseOffset: 4 });
-      expect((await readPartition(client, 'idempotent', 0)).values).toEqual(['idem-0', 'idem-1', 'idem-2', 'idem-3', 'idem-4', 'idem-5']);
+      await expectIdempotentProducerGoesOn(client, filled);
       // A new producer id lies past the blocks Kafka's controller handed out (its ProducerIdsRecord).
-      expect((await initProducerId(client)).producerId).toBeGreaterThan(idempotent.producerId);
+      expect((await initProducerId(client)).producerId).toBeGreaterThan(filled.idempotent.producerId);
     } finally {
       client.close();
     }
   });
 
-  it('has the SCRAM user, the ACL and the client quota', async () => {
-    const admin = ['--bootstrap-server', kafkite!.bootstrap];
-    expect((await tools.run('org.apache.kafka.tools.ConfigCommand', ...admin, '--describe', '--entity-type', 'users', '--entity-name', 'alice')).out).toContain('SCRAM-SHA-256=iterations=4096');
-    expect((await tools.run('org.apache.kafka.tools.ConfigCommand', ...admin, '--describe', '--entity-type', 'clients', '--entity-name', 'slow-client')).out).toContain('producer_byte_rate=1024');
-    expect((await tools.run('org.apache.kafka.tools.AclCommand', ...admin, '--list', '--topic', 'java-none')).out).toMatch(/principal=User:alice, host=\*, operation=READ, permissionType=ALLOW/);
-  });
+  it('has the SCRAM user, the ACL and the client quota', () => expectSecurityRecords(tools, kafkite!.bootstrap));
 
-  it('logs alice in with her SCRAM credential and enforces her ACLs', async () => {
-    const consume = (topic: string) => tools.run('org.apache.kafka.tools.consumer.ConsoleConsumer', '--bootstrap-server', `127.0.0.1:${saslPort}`,
-      '--topic', topic, '--group', 'alice-group', '--from-beginning', '--max-messages', '100', '--timeout-ms', '15000',
-      ...ALICE.flatMap((p) => ['--consumer-property', p]));
-    expect((await consume('java-none')).out.split('\n').filter((l) => l.startsWith('record '))).toHaveLength(100);
-    expect((await consume('java-gzip')).out.split('\n').filter((l) => l.startsWith('record '))).toEqual([]);
-  });
+  it('logs alice in with her SCRAM credential and enforces her ACLs', () => expectAliceConsumes(tools, `127.0.0.1:${saslPort}`));
 
   it("refuses Kafka 4.4's default metadata.version (4.4-IV2), the directory left unchanged", async () => {
     expect(await kafkite!.stop()).toBe(0);
@@ -246,13 +154,12 @@ describe("Kafka's log start moved past its latest snapshot", () => {
     const topicRecords = kept.filter((b) => !b.isControl).flatMap((b) => decodeBatch(log.subarray(b.pos, b.pos + b.sizeInBytes)).records)
       .filter((r) => unframeMetadataRecord(r.value!).type === recordTypeOf('TopicRecord'));
     expect({ base: base > 0, topicRecordsAfterSnapshot: topicRecords.length }).toEqual({ base: true, topicRecordsAfterSnapshot: 0 });
-    const broker = await startBroker({ dataDir: dir, overrides: [...COMMON, 'node.id=1'] });
+    const broker = await startBroker({ dataDir: dir, overrides: [...COMMON_PROPERTIES, 'node.id=1'] });
     try {
       const client = await connectWithRetry(broker.port);
-      const metadata = await client.send(3, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
-      const served = new Map<string, string>(metadata.topics.map((t: { name: string; topicId: string }) => [t.name, t.topicId]));
-      for (const name of TOPICS) expect([name, served.get(name)]).toEqual([name, topicIds.get(name)]);
-      expect((await readPartition(client, 'java-none', 0)).values).toEqual(before.get('java-none')!.values);
+      const served = await servedTopicIds(client);
+      for (const name of TOPICS) expect([name, served.get(name)]).toEqual([name, filled.topicIds.get(name)]);
+      expect((await readPartition(client, 'java-none', 0)).values).toEqual(filled.before.get('java-none')!.values);
       client.close();
       // What only the snapshot holds: a topic config, the ACL, the SCRAM user (topics alone could be rebuilt from their directories).
       const admin = ['--bootstrap-server', broker.bootstrap];
