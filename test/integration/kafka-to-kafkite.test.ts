@@ -24,7 +24,7 @@ import {
 import { listenerPorts } from '../helpers/secure-broker.js';
 import { batchesIn } from '../../protocol/records/batch-header.js';
 import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js';
-import { frameMetadataRecord, unframeMetadataRecord } from '../../src/metadata/metadata-frame.js';
+import { frameMetadataRecord, unframeMetadataRecord, type MetadataRecord } from '../../src/metadata/metadata-frame.js';
 import { latestSnapshot } from '../../src/metadata/metadata-log-files.js';
 import { metadataRecord, recordTypeOf } from '../../src/metadata/metadata-records.js';
 import { connectWithRetry, initProducerId, readPartition } from '../reliability/support.js';
@@ -127,16 +127,32 @@ describe('Kafka 4.4 -> kafkite on the same log dir', () => {
   }, 60_000);
 
   it('refuses a topic with tiered storage, the directory left unchanged', () => {
-    const dir = join(workDir, 'tiered');
-    cpSync(join(kafka!.dir, 'data'), dir, { recursive: true });
     // Kafka's controller records the config as this ConfigRecord (tiered storage needs a remote storage plugin to enable).
-    const segment = join(dir, '__cluster_metadata-0', '00000000000000000000.log');
-    const headers = [...batchesIn(readFileSync(segment))];
-    const next = headers.at(-1)!.lastOffset + 1;
-    const value = frameMetadataRecord(metadataRecord('ConfigRecord', 0, { resourceType: 2, resourceName: 'java-none', name: 'remote.storage.enable', value: 'true' }));
-    appendFileSync(segment, encodeBatch({ baseOffset: next, partitionLeaderEpoch: headers.at(-1)!.partitionLeaderEpoch, records: [{ offset: next, timestamp: Date.now(), key: null, value, headers: [] }] }));
+    const dir = withRecordAppended('tiered', metadataRecord('ConfigRecord', 0, { resourceType: 2, resourceName: 'java-none', name: 'remote.storage.enable', value: 'true' }));
     expect(refusal(dir)).toContain('topics use tiered storage (remote.storage.enable=true), whose remote segments kafkite cannot read: java-none');
   });
+
+  it('refuses a directory where another node leads a partition, the directory left unchanged', () => {
+    // A reassignment's outcome as Kafka's controller records it: node 2 joined java-gzip-0's replicas and leads it.
+    const change = { partitionId: 0, topicId: filled.topicIds.get('java-gzip')!, isr: [1, 2], leader: 2, replicas: [1, 2], removingReplicas: null, addingReplicas: null,
+      leaderRecoveryState: -1, directories: null, eligibleLeaderReplicas: null, lastKnownElr: null };
+    const dir = withRecordAppended('led-elsewhere', metadataRecord('PartitionChangeRecord', 0, change));
+    expect(refusal(dir)).toContain('partitions have replicas on other nodes than node.id 1: java-gzip-0');
+  });
+});
+
+/** A copy of the served data dir with `record` appended to its metadata log, as the leader appends a batch. */
+function withRecordAppended(name: string, record: MetadataRecord): string {
+  const dir = join(workDir, name);
+  cpSync(join(kafka!.dir, 'data'), dir, { recursive: true });
+  const segment = join(dir, '__cluster_metadata-0', '00000000000000000000.log');
+  const last = [...batchesIn(readFileSync(segment))].at(-1)!;
+  const next = last.lastOffset + 1;
+  const value = frameMetadataRecord(record);
+  appendFileSync(segment, encodeBatch({ baseOffset: next, partitionLeaderEpoch: last.partitionLeaderEpoch, records: [{ offset: next, timestamp: Date.now(), key: null, value, headers: [] }] }));
+  return dir;
+}
+
 describe("Kafka's log start moved past its latest snapshot", () => {
   it('is served from the snapshot, then the log after it', async () => {
     const dir = join(workDir, 'snapshotted');
@@ -193,4 +209,3 @@ function refusal(dir: string): string {
   expect(treeHash(dir)).toBe(hash);
   return run.stderr;
 }
-});
