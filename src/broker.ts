@@ -26,6 +26,7 @@ import { ErrorCode, KafkaError } from './errors.js';
 import { brokerFencedRecord, registerBrokerRecord } from './metadata/broker-registration.js';
 import { ClusterMetadataLog } from './metadata/cluster-metadata-log.js';
 import { DynamicConfigs } from './metadata/dynamic-configs.js';
+import { checkServableDataDir } from './metadata/servable-data-dir.js';
 import { consumerGroupTimeouts, shareGroupTimeouts, streamsGroupSettings } from './metadata/group-configs.js';
 import { LEGACY_TOPICS_FILE, legacyClusterId, legacyTopicRecords, retireLegacyTopicsFile } from './metadata/legacy-topics.js';
 import { invalidTopicNameReason, newTopicId, TopicRegistry, ZERO_UUID, type Placement, type TopicInfo } from './metadata/topic-registry.js';
@@ -165,6 +166,8 @@ export class Broker {
     } catch (err) {
       throw new LogDirError(`metadata.log.dir ${metadataLogDir} is not usable: ${(err as Error).message}`);
     }
+    // Before any file is written: a directory another node wrote (a Kafka node's) that kafkite cannot serve is refused as it is.
+    checkServableDataDir(metadataLogDir, config.nodeId);
     // The cluster id: the log dirs' meta.properties, else the one kafkite-topics.json kept, else a new one.
     const legacyFile = join(metaDir, LEGACY_TOPICS_FILE);
     const clusterId = config.clusterId ?? readClusterId([...config.logDirs, metadataLogDir]) ?? legacyClusterId(legacyFile) ?? newClusterId();

@@ -30,6 +30,8 @@ export interface ReferenceKafkaOptions {
   jvm?: 'test' | 'server';
   /** The node id Metadata must list before the node counts as serving (1, a single node's, unless set). */
   nodeId?: number;
+  /** More arguments to `kafka-storage format` (e.g. --release-version). */
+  formatArgs?: string[];
 }
 
 export class ReferenceKafka {
@@ -58,7 +60,7 @@ export class ReferenceKafka {
   static async start(opts: ReferenceKafkaOptions = {}): Promise<ReferenceKafka> {
     const dir = mkdtempSync(join(tmpdir(), 'kafka-ref-'));
     const { lines, ports } = await serverProperties(opts.properties ?? [], join(dir, 'data'));
-    return ReferenceKafka.startOn(dir, lines, ports, ['-t', clusterId()], opts);
+    return ReferenceKafka.startOn(dir, lines, ports, ['-t', clusterId(), ...(opts.formatArgs ?? [])], opts);
   }
 
   /**

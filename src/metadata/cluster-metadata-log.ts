@@ -4,7 +4,8 @@
 // quorum's leader epoch, the epoch opens with a LeaderChange control batch, `quorum-state` names this node leader,
 // and the bootstrap checkpoint (00000000000000000000-0000000000.checkpoint) holds what `kafka-storage format`
 // writes. Record bodies are encoded by each record's owner; this module frames, stores and replays them.
-// kafkite keeps the whole log (no snapshots past the bootstrap one): it is small and replayed once at start-up.
+// kafkite keeps the whole log (it writes no snapshots past the bootstrap one): it is small and replayed once at start-up;
+// a Kafka node's latest snapshot is replayed before the log after it (metadata-log-files.ts).
 import { existsSync, mkdirSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -19,6 +20,7 @@ import { UnifiedLog } from '../../storage/unified-log.js';
 import { bootstrapRecords, bootstrapTransaction } from './bootstrap-metadata.js';
 import { leaderChangeBatch } from './control-records.js';
 import { frameMetadataRecord, unframeMetadataRecord, type MetadataRecord } from './metadata-frame.js';
+import { collectBatches, latestSnapshot, type MetadataOnDisk } from './metadata-log-files.js';
 import { readMetadataRecord, recordTypeOf } from './metadata-records.js';
 import { writeSnapshot } from './snapshot-writer.js';
 
@@ -165,9 +167,14 @@ export class ClusterMetadataLog {
     return Buffer.concat(chunks);
   }
 
-  /** Every record in log order, for replay at start-up. */
+  /** Every record in log order, for replay at start-up: the latest snapshot's (a Kafka node's), then the log's after it. */
   records(): Iterable<MetadataRecord> {
-    return recordsIn(this.readAll());
+    const snapshot = latestSnapshot(this.log.dir);
+    if (!snapshot) return recordsIn(this.readAll());
+    const out: MetadataOnDisk = { records: [], voterSets: [] };
+    collectBatches(readFileSync(snapshot.file), 0, out);
+    collectBatches(this.readAll(), snapshot.endOffset, out);
+    return out.records;
   }
 
   /**
