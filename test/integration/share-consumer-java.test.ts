@@ -37,7 +37,7 @@ interface Consumer {
 const events: Array<Event & { consumer: number }> = [];
 
 function startConsumer(id: number, classes: string, topic = TOPIC, group = GROUP, mode = 'explicit'): Consumer {
-  const child = spawn('java', javaArgs('ShareConsumerApp', [broker!.bootstrap, topic, group, '20', '50', mode], classes));
+  const child = spawn('java', javaArgs('ShareConsumerApp', [broker!.bootstrap, topic, group, '20', '100', mode], classes));
   createInterface({ input: child.stdout }).on('line', (line) => {
     if (line.startsWith('{')) events.push({ ...(JSON.parse(line) as Event), consumer: id });
   });
@@ -99,10 +99,12 @@ it('two KafkaShareConsumers share a topic through a kill -9: each record accepte
 
   const a = startConsumer(1, classes);
   const b = startConsumer(2, classes);
-  // Kill the broker once a third of the records are decided, then let the consumers finish on the new one.
-  await until(() => events.filter(decided).length >= N / 3, 'a third of the records decided', 60_000);
-  const atKill = events.length;
+  // Kill the broker once a quarter of the records are decided, then let the consumers finish on the new one. The
+  // consumers go on deciding until the kill lands (a CI run saw about 250 decided by then), so the work after the
+  // restart is counted from when the new broker is up.
+  await until(() => events.filter(decided).length >= N / 4, 'a quarter of the records decided', 60_000);
   broker = await killAndRestart(broker);
+  const atRestart = events.length;
   const settled = (): boolean => {
     const done = new Set(events.filter((e) => decided(e) || e.ack === 'failed').map((e) => e.offset));
     return done.size >= N;
@@ -112,7 +114,7 @@ it('two KafkaShareConsumers share a topic through a kill -9: each record accepte
   expect(await stopConsumer(b)).toBe(0);
   // Both consumers had records of the one partition, and work went on after the restart.
   expect(new Set(events.filter((e) => e.recv !== undefined).map((e) => e.consumer))).toEqual(new Set([1, 2]));
-  expect(events.slice(atKill).filter(decided).length).toBeGreaterThan(N / 3);
+  expect(events.slice(atRestart).filter(decided).length).toBeGreaterThan(N / 10);
 
   // No record received after it was accepted or rejected, and none accepted twice.
   const finished = new Map<number, string>();
