@@ -71,14 +71,15 @@ async function idempotentRun(bootstrap: string, partition: number, batchRecords:
 /**
  * InitProducerId for `transactionalId`, retried while the transaction coordinator is not ready: Kafka creates
  * __transaction_state on the first FindCoordinator and answers NOT_COORDINATOR (16) or
- * COORDINATOR_LOAD_IN_PROGRESS (14) until its partitions are loaded (a client's TransactionManager retries them).
+ * COORDINATOR_LOAD_IN_PROGRESS (14) until its partitions are loaded, and CONCURRENT_TRANSACTIONS (51) while the
+ * id's previous transaction is still writing its markers (a client's TransactionManager retries all three).
  */
 async function initTransactionalProducer(connection: BenchConnection, transactionalId: string): Promise<{ producerId: number; producerEpoch: number }> {
   for (let tries = 0; ; tries++) {
     await connection.send(10, 4, { key: '', keyType: 1, coordinatorKeys: [transactionalId] });
     const { response } = await connection.send(22, 4, { transactionalId, transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
     if (response.errorCode === 0) return response;
-    if (![14, 15, 16].includes(response.errorCode) || tries > 100) throw new Error(`InitProducerId: error ${response.errorCode}`);
+    if (![14, 15, 16, 51].includes(response.errorCode) || tries > 100) throw new Error(`InitProducerId: error ${response.errorCode}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

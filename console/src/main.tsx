@@ -67,7 +67,7 @@ function App() {
         <nav aria-label="Main">
           <a href="#/" aria-current={current === 'overview' ? 'page' : undefined}>Overview</a>
           <a href="#/topics" aria-current={current === 'topics' ? 'page' : undefined}>Topics</a>
-          <a href="#/groups" aria-current={current === 'groups' ? 'page' : undefined}>Consumer groups</a>
+          <a href="#/groups" aria-current={current === 'groups' ? 'page' : undefined}>Groups</a>
           <a href="#/schemas" aria-current={current === 'schemas' ? 'page' : undefined}>Schemas</a>
         </nav>
         {readOnly && overview.data ? <span class="badge">read-only</span> : null}

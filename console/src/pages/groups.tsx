@@ -17,7 +17,7 @@ export function Groups() {
   const list = usePoll<{ groups: GroupSummary[] }>('/v1/groups');
   return (
     <>
-      <h1>Consumer groups</h1>
+      <h1>Groups</h1>
       <Status error={list.error} loading={!list.data} />
       <div class="scroll">
         <table>
