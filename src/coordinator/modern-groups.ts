@@ -187,6 +187,24 @@ export abstract class ModernGroupCoordinator<G extends ModernGroup<M>, M extends
     }
   }
 
+  /**
+   * What Kafka's TargetAssignmentBuilder records of the assignor's `target`: each member whose target changed, then the
+   * assignment epoch, now the group's.
+   */
+  protected recordTargetAssignment<A>(
+    group: G & { readonly targetAssignment: Map<string, A> }, target: Iterable<[string, A]>, same: (a: A, b: A) => boolean,
+    record: (groupId: string, memberId: string, assignment: A) => CoordinatorRecord, records: CoordinatorRecord[],
+  ): void {
+    for (const [memberId, assignment] of target) {
+      const current = group.targetAssignment.get(memberId);
+      if (current && same(current, assignment)) continue;
+      group.targetAssignment.set(memberId, assignment);
+      records.push(record(group.groupId, memberId, assignment));
+    }
+    group.assignmentEpoch = group.groupEpoch;
+    records.push(this.assignmentEpochRecord(group));
+  }
+
   /** DeleteGroups: an empty group goes with its offsets; `groupTombstones` are its own records' tombstones. */
   protected async deleteEmptyGroup(
     groupId: string, groupTombstones: (group: G) => CoordinatorRecord[], offsetManager: OffsetMetadataManager,
@@ -211,4 +229,14 @@ export abstract class ModernGroupCoordinator<G extends ModernGroup<M>, M extends
     if (records.length === 0) return;
     await this.offsetsTopic.append(partitionFor(groupId, this.offsetsTopic.numPartitions), records);
   }
+}
+
+/** The fields every type's description of a group it found starts with (Consumer/Share/StreamsGroupDescribe). */
+export function describedGroup(group: ModernGroup<ModernGroupMember>): {
+  errorCode: number; errorMessage: null; groupId: string; groupState: string; groupEpoch: number; assignmentEpoch: number;
+} {
+  return {
+    errorCode: E.NONE, errorMessage: null, groupId: group.groupId, groupState: group.state, groupEpoch: group.groupEpoch,
+    assignmentEpoch: group.assignmentEpoch,
+  };
 }

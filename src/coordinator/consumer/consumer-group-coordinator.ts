@@ -25,7 +25,7 @@ import { FencedMemberEpochError, reconcile, type OwnedTopicPartitions } from './
 import { ErrorCode as E } from '../../errors.js';
 import { GroupState, type ClassicGroup } from '../classic/classic-group.js';
 import type { OffsetMetadataManager } from '../offset-metadata-manager.js';
-import { ModernGroupCoordinator, type RevokingMember } from '../modern-groups.js';
+import { describedGroup, ModernGroupCoordinator, type RevokingMember } from '../modern-groups.js';
 import type { CoordinatorRecord, OffsetsTopic } from '../offsets-topic.js';
 import { groupMetadataKey } from '../records.js';
 
@@ -424,14 +424,7 @@ export class ConsumerGroupCoordinator extends ModernGroupCoordinator<ConsumerGro
     }
     const topicsById = new Map([...group.subscriptionMetadata.values()].map((t) => [t.topicId, t]));
     const target = assignor.assign({ members, topics: topicsById });
-    for (const [memberId, assignment] of target) {
-      const current = group.targetAssignment.get(memberId);
-      if (current && assignmentsEqual(current, assignment)) continue;
-      group.targetAssignment.set(memberId, assignment);
-      records.push(targetAssignmentRecord(group.groupId, memberId, assignment));
-    }
-    group.assignmentEpoch = group.groupEpoch;
-    records.push(this.assignmentEpochRecord(group));
+    this.recordTargetAssignment(group, target, assignmentsEqual, targetAssignmentRecord, records);
     this.log?.info({ group: group.groupId, assignmentEpoch: group.assignmentEpoch, assignor: assignor.name }, 'computed new target assignment');
   }
 
@@ -532,12 +525,7 @@ export class ConsumerGroupCoordinator extends ModernGroupCoordinator<ConsumerGro
       topicPartitions: toTopicPartitions(assignment).map((tp) => ({ ...tp, topicName: topics.getById(tp.topicId)?.name ?? '' })),
     });
     return {
-      errorCode: E.NONE,
-      errorMessage: null,
-      groupId,
-      groupState: group.state,
-      groupEpoch: group.groupEpoch,
-      assignmentEpoch: group.assignmentEpoch,
+      ...describedGroup(group),
       assignorName: group.preferredAssignor([...this.assignors.keys()]),
       members: [...group.members.values()].map((m) => ({
         memberId: m.memberId,

@@ -11,7 +11,7 @@ import {
   sameNames, subscribedTopicsMetadata, toTopicPartitions, type ConsumerGroupTimeoutsOf, type TopicsImage,
 } from '../consumer/consumer-group-coordinator.js';
 import { metadataHash } from '../metadata-hash.js';
-import { ModernGroupCoordinator } from '../modern-groups.js';
+import { describedGroup, ModernGroupCoordinator } from '../modern-groups.js';
 import type { CoordinatorRecord, OffsetsTopic } from '../offsets-topic.js';
 import { ErrorCode as E } from '../../errors.js';
 import { PersisterError, type Persister } from '../../share/persister.js';
@@ -249,14 +249,7 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
       subscribedTopicIds: new Set(m.subscribedTopicNames.flatMap((n) => topicIdOf.get(n) ?? [])),
       assignment: group.targetAssignment.get(m.memberId) ?? new Map(),
     }]));
-    for (const [memberId, assignment] of assignShareGroup({ members, partitions })) {
-      const current = group.targetAssignment.get(memberId);
-      if (current && assignmentsEqual(current, assignment)) continue;
-      group.targetAssignment.set(memberId, assignment);
-      records.push(shareTargetAssignmentRecord(group.groupId, memberId, assignment));
-    }
-    group.assignmentEpoch = group.groupEpoch;
-    records.push(this.assignmentEpochRecord(group));
+    this.recordTargetAssignment(group, assignShareGroup({ members, partitions }), assignmentsEqual, shareTargetAssignmentRecord, records);
     this.log?.info({ group: group.groupId, assignmentEpoch: group.assignmentEpoch }, 'computed new share group target assignment');
   }
 
@@ -298,12 +291,7 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
       return { errorCode: E.GROUP_ID_NOT_FOUND, errorMessage: message, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [] };
     }
     return {
-      errorCode: E.NONE,
-      errorMessage: null,
-      groupId,
-      groupState: group.state,
-      groupEpoch: group.groupEpoch,
-      assignmentEpoch: group.assignmentEpoch,
+      ...describedGroup(group),
       assignorName: SIMPLE_ASSIGNOR_NAME,
       members: [...group.members.values()].map((m) => ({
         memberId: m.memberId,

@@ -12,7 +12,7 @@ import { GroupState, type ClassicGroup } from '../classic/classic-group.js';
 import type { TopicsImage } from '../consumer/consumer-group-coordinator.js';
 import { metadataHash } from '../metadata-hash.js';
 import type { OffsetMetadataManager } from '../offset-metadata-manager.js';
-import { ModernGroupCoordinator, type RevokingMember } from '../modern-groups.js';
+import { describedGroup, ModernGroupCoordinator, type RevokingMember } from '../modern-groups.js';
 import type { CoordinatorRecord, OffsetsTopic } from '../offsets-topic.js';
 import { groupMetadataKey } from '../records.js';
 import { reconcile } from './current-assignment-builder.js';
@@ -287,14 +287,7 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
       subtopologies,
       numStandbyReplicas,
     });
-    for (const [memberId, tasks] of target) {
-      const current = group.targetAssignment.get(memberId);
-      if (current && tuplesEqual(current, tasks)) continue;
-      group.targetAssignment.set(memberId, tasks);
-      records.push(targetAssignmentRecord(group.groupId, memberId, tasks));
-    }
-    group.assignmentEpoch = group.groupEpoch;
-    records.push(this.assignmentEpochRecord(group));
+    this.recordTargetAssignment(group, target, tuplesEqual, targetAssignmentRecord, records);
     this.log?.info({ group: group.groupId, assignmentEpoch: group.assignmentEpoch, assignor: STICKY_ASSIGNOR }, 'computed new streams target assignment');
   }
 
@@ -341,12 +334,7 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
     const configured = group.configuredTopology;
     const describeTasks = (t: TasksTuple) => ({ activeTasks: listOf(t.active), standbyTasks: listOf(t.standby), warmupTasks: listOf(t.warmup) });
     return {
-      errorCode: E.NONE,
-      errorMessage: null,
-      groupId,
-      groupState: group.state,
-      groupEpoch: group.groupEpoch,
-      assignmentEpoch: group.assignmentEpoch,
+      ...describedGroup(group),
       topology: group.topology === null ? null : {
         epoch: group.topology.epoch,
         // As the member sent it until the topology is configured, then with the partition counts (as Kafka 4.4 describes it).
