@@ -26,6 +26,7 @@ import { ErrorCode, KafkaError } from './errors.js';
 import { brokerFencedRecord, registerBrokerRecord } from './metadata/broker-registration.js';
 import { ClusterMetadataLog } from './metadata/cluster-metadata-log.js';
 import { DynamicConfigs } from './metadata/dynamic-configs.js';
+import { FinalizedFeatures } from './metadata/finalized-features.js';
 import { checkServableDataDir } from './metadata/servable-data-dir.js';
 import { consumerGroupTimeouts, shareGroupTimeouts, streamsGroupSettings } from './metadata/group-configs.js';
 import { LEGACY_TOPICS_FILE, legacyClusterId, legacyTopicRecords, retireLegacyTopicsFile } from './metadata/legacy-topics.js';
@@ -125,6 +126,8 @@ export class Broker {
   readonly scramCredentials: ScramCredentialStore;
   /** Dynamic broker configs and group configs (ConfigRecords in the metadata log). */
   readonly dynamicConfigs: DynamicConfigs;
+  /** The finalized feature levels (FeatureLevelRecords in the metadata log); UpdateFeatures appends to it. */
+  readonly features: FinalizedFeatures;
   /** This start's registration in the metadata log (its offset), once registered. */
   private brokerEpoch = -1;
 
@@ -143,6 +146,7 @@ export class Broker {
     this.fetchSessions = new FetchSessionCache(config.maxIncrementalFetchSessionCacheSlots);
     this.scramCredentials = new ScramCredentialStore(metadataLog);
     this.dynamicConfigs = new DynamicConfigs(metadataLog, config, log);
+    this.features = new FinalizedFeatures(metadataLog, config.nodeId);
   }
 
   get nodeId(): number {
@@ -272,7 +276,8 @@ export class Broker {
 
   /**
    * Registers this broker in the metadata log once its listeners are bound (as a Kafka broker registers with its
-   * controller at each start), with the advertised endpoints; the broker epoch is the record's offset.
+   * controller at each start), with the advertised endpoints; the broker epoch is the record's offset. Unfenced at
+   * once, it leads the partitions a Kafka node's shutdown left leaderless, as Kafka's controller records on unfencing.
    */
   async register(): Promise<void> {
     this.brokerEpoch = this.metadataLog.logEndOffset;
@@ -283,7 +288,7 @@ export class Broker {
       endpoints: this.endpoints.map((e) => ({ ...e, securityProtocol: this.config.listeners.find((l) => l.name === e.listenerName)?.securityProtocol ?? 'PLAINTEXT' })),
       rack: null,
       logDirs: [...new Set(this.config.logDirs.map((d) => this.directoryIds.get(d)!))],
-    })]);
+    }), ...this.topics.leaderless.electionRecords(this.nodeId)]);
   }
 
   /** Re-resolves every log's config: a dynamic broker config its topic inherits may have changed. */

@@ -3,6 +3,7 @@ import type { ConsumerGroupDescribeResponse } from '../../protocol/generated/Con
 import type { Handler } from './handler.js';
 import { AclOperation, AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations, authorizeGroup, ResourceType } from '../security/authorization.js';
 import { ErrorCode } from '../errors.js';
+import { GroupFeature, groupsEnabled, unsupportedVersion } from './group-features.js';
 
 
 export const handler: Handler<ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse> = {
@@ -11,6 +12,7 @@ export const handler: Handler<ConsumerGroupDescribeRequest, ConsumerGroupDescrib
   minVersion: 0,
   maxVersion: 1,
   handle(request, ctx) {
+    if (!groupsEnabled(ctx, GroupFeature.CONSUMER)) return unsupportedVersion(ctx, request);
     // DESCRIBE on each group (KafkaApis.handleConsumerGroupDescribe); KIP-430 operations when asked for.
     const allowed = request.groupIds.filter((g) => authorizeGroup(ctx, AclOperation.DESCRIBE, g));
     const described = new Map(ctx.broker.groupCoordinator.consumerGroupDescribe(allowed, ctx.broker.topics).map((g) => [g.groupId, g]));

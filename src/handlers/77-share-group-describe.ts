@@ -3,6 +3,7 @@ import type { ShareGroupDescribeResponse } from '../../protocol/generated/ShareG
 import type { Handler } from './handler.js';
 import { AclOperation, AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations, authorizeGroup, ResourceType } from '../security/authorization.js';
 import { ErrorCode } from '../errors.js';
+import { GroupFeature, groupsEnabled, unsupportedVersion } from './group-features.js';
 
 export const handler: Handler<ShareGroupDescribeRequest, ShareGroupDescribeResponse> = {
   apiKey: 77,
@@ -10,6 +11,7 @@ export const handler: Handler<ShareGroupDescribeRequest, ShareGroupDescribeRespo
   minVersion: 1,
   maxVersion: 1,
   handle(request, ctx) {
+    if (!groupsEnabled(ctx, GroupFeature.SHARE)) return unsupportedVersion(ctx, request);
     // DESCRIBE on each group (KafkaApis.handleShareGroupDescribe); KIP-430 operations when asked for.
     const allowed = request.groupIds.filter((g) => authorizeGroup(ctx, AclOperation.DESCRIBE, g));
     const described = new Map(ctx.broker.groupCoordinator.shareGroupDescribe(allowed, ctx.broker.topics).map((g) => [g.groupId, g]));

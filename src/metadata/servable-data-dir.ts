@@ -91,10 +91,10 @@ export function checkServableDataDir(metadataLogDir: string, nodeId: number): vo
   const problems: string[] = [];
   for (const [name, level] of image.features) {
     const ours = FEATURES.find((f) => f.name === name);
-    if (name === 'metadata.version' && level !== ours!.finalized) {
-      problems.push(level > ours!.finalized
-        ? `metadata.version ${level} is newer than kafkite serves (${ours!.finalized}, 4.1-IV0), and metadata.version cannot be downgraded`
-        : `metadata.version ${level} is older than kafkite writes (${ours!.finalized}, 4.1-IV0): upgrade it on Kafka first (kafka-features.sh upgrade --metadata 4.1-IV0)`);
+    if (name === 'metadata.version' && level !== ours!.defaultLevel) {
+      problems.push(level > ours!.defaultLevel
+        ? `metadata.version ${level} is newer than kafkite serves (${ours!.defaultLevel}, 4.1-IV0), and metadata.version cannot be downgraded`
+        : `metadata.version ${level} is older than kafkite writes (${ours!.defaultLevel}, 4.1-IV0): upgrade it on Kafka first (kafka-features.sh upgrade --metadata 4.1-IV0)`);
     } else if (level > (ours?.maxSupported ?? 0)) {
       problems.push(`feature ${name} is finalized at level ${level}, which kafkite does not support (at most ${ours?.maxSupported ?? 0})`);
     }

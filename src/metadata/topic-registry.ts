@@ -8,6 +8,7 @@ import type { ClusterMetadataLog } from './cluster-metadata-log.js';
 import { ResourceType } from './config-resources.js';
 import type { MetadataRecord } from './metadata-frame.js';
 import { metadataRecord, readMetadataRecord, recordTypeOf } from './metadata-records.js';
+import { LeaderlessPartitions } from './partition-leadership.js';
 
 export interface TopicInfo {
   readonly name: string;
@@ -82,6 +83,8 @@ const REMOVE_TOPIC = recordTypeOf('RemoveTopicRecord');
 export class TopicRegistry {
   private readonly byName = new Map<string, TopicInfo>();
   private readonly byId = new Map<string, TopicInfo>();
+  /** The partitions the log left without a leader (a Kafka node's controlled shutdown), elected at registration. */
+  readonly leaderless = new LeaderlessPartitions();
 
   private constructor(
     private readonly metadataLog: ClusterMetadataLog,
@@ -96,6 +99,7 @@ export class TopicRegistry {
   }
 
   private replayRecord(r: MetadataRecord): void {
+    this.leaderless.replay(r);
     if (r.type === TOPIC) {
       const t = readMetadataRecord<{ name: string; topicId: string }>('TopicRecord', r);
       this.index({ name: t.name, topicId: t.topicId, partitions: 0, configs: {} });
