@@ -83,19 +83,13 @@ export class TopicRegistry {
   private readonly byName = new Map<string, TopicInfo>();
   private readonly byId = new Map<string, TopicInfo>();
 
-  private constructor(
+  /** Its topics come from replay: as the metadata log's records leave them. */
+  constructor(
     private readonly metadataLog: ClusterMetadataLog,
     private readonly placement: Placement,
   ) {}
 
-  /** The topics as the metadata log's records leave them. */
-  static replay(metadataLog: ClusterMetadataLog, placement: Placement): TopicRegistry {
-    const registry = new TopicRegistry(metadataLog, placement);
-    for (const r of metadataLog.records()) registry.replayRecord(r);
-    return registry;
-  }
-
-  private replayRecord(r: MetadataRecord): void {
+  replay(r: MetadataRecord): void {
     if (r.type === TOPIC) {
       const t = readMetadataRecord<{ name: string; topicId: string }>('TopicRecord', r);
       this.index({ name: t.name, topicId: t.topicId, partitions: 0, configs: {} });
