@@ -4,7 +4,9 @@
 // checkpoint (0-0, what `kafka-storage format` writes) is not a snapshot of the log: Kafka's controller replays it
 // only into an empty log, where it writes the same records, so it is read only when the log is empty. Read-only: nothing is written.
 // A snapshot is read whole or not at all: one cut short or with a batch failing its CRC is refused with an error naming
-// the file, as Kafka's metadata loader stops (a fatal fault on a controller) on a snapshot it cannot load.
+// the file. Kafka 4.4, tried on copies of a kafkite directory, stops on the CRC (CorruptRecordException in
+// KRaftControlRecordStateMachine, a fatal fault, exit 1), but reads a cut snapshot up to the cut without a word, the
+// rest of the image lost (it then stopped on the log's next change to a broker the cut had dropped).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readVotersRecord } from '../../protocol/generated/records/VotersRecord.js';
