@@ -30,7 +30,8 @@ interface Versioned<T> {
 interface TopicImage {
   record: MetadataRecord;
   name: string;
-  partitions: Map<number, Versioned<PartitionRecord>>;
+  /** The record as replayed, until a change is merged into `value` (then re-encoded). */
+  partitions: Map<number, Versioned<PartitionRecord> & { record: MetadataRecord | null }>;
 }
 
 /** Applies a record to the image; false when the image cannot (the record is then kept as it is). */
@@ -174,14 +175,15 @@ export class MetadataImage {
     PartitionRecord: (r, name) => {
       const p = read<PartitionRecord>(name, r);
       const topic = this.topics.get(p.topicId);
-      topic?.partitions.set(p.partitionId, { version: r.version, value: p });
+      topic?.partitions.set(p.partitionId, { version: r.version, value: p, record: copy(r) });
       return topic !== undefined;
     },
     PartitionChangeRecord: (r, name) => {
       const c = read<PartitionChangeRecord>(name, r);
-      const p = this.topics.get(c.topicId)?.partitions.get(c.partitionId)?.value;
+      const p = this.topics.get(c.topicId)?.partitions.get(c.partitionId);
       if (!p) return false;
-      mergePartitionChange(p, c);
+      mergePartitionChange(p.value, c);
+      p.record = null;
       return true;
     },
     RemoveTopicRecord: (r, name) => {
@@ -249,7 +251,7 @@ export class MetadataImage {
     for (const topic of this.topics.values()) {
       out.push(topic.record);
       const partitions = [...topic.partitions].sort(([a], [b]) => a - b);
-      for (const [, p] of partitions) out.push(metadataRecord('PartitionRecord', p.version, p.value));
+      for (const [, p] of partitions) out.push(p.record ?? metadataRecord('PartitionRecord', p.version, p.value));
     }
     for (const resource of this.configs.values()) out.push(...resource.values());
     out.push(...this.quotas.values());
