@@ -26,7 +26,7 @@ import { MetadataImage } from './metadata-image.js';
 import { collectBatches, latestSnapshot, readSnapshot, type MetadataOnDisk } from './metadata-log-files.js';
 import { readMetadataRecord, recordTypeOf } from './metadata-records.js';
 import { DEFAULT_METADATA_LOG_POLICY, SnapshotGenerator, type MetadataLogPolicy } from './snapshot-generator.js';
-import { writeSnapshot } from './snapshot-writer.js';
+import { writeSnapshot, writeSnapshotAsync } from './snapshot-writer.js';
 
 /** A leader's first epoch: KafkaRaftClient's first election moves the quorum from epoch 0 to 1. */
 const FIRST_EPOCH = 1;
@@ -231,8 +231,8 @@ export class ClusterMetadataLog {
     const lastContainedLogTimestamp = Date.now();
     this.generator.snapshotted();
     this.snapshotting = this.log.flush()
-      .then(() => {
-        const file = writeSnapshot(this.log.dir, endOffset, this.epoch, records, lastContainedLogTimestamp);
+      .then(() => writeSnapshotAsync(this.log.dir, endOffset, this.epoch, records, lastContainedLogTimestamp))
+      .then((file) => {
         this.logger.info({ file, records: records.length, reason }, 'metadata snapshot written');
         maybeClean(this.log, this.policy, Date.now(), this.logger);
       })

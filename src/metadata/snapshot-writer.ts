@@ -3,7 +3,7 @@
 // The bootstrap checkpoint that `kafka-storage format` writes is the snapshot at offset 0, epoch 0.
 import { join } from 'node:path';
 import { encodeBatch } from '../../protocol/records/record-batch.js';
-import { writeFileAtomically } from '../../storage/checkpoint-file.js';
+import { writeFileAtomically, writeFileAtomicallyAsync } from '../../storage/checkpoint-file.js';
 import type { MetadataRecord } from './metadata-frame.js';
 import { snapshotFooterBatch, snapshotHeaderBatch } from './control-records.js';
 import { frameMetadataRecord } from './metadata-frame.js';
@@ -16,8 +16,7 @@ function snapshotFileName(endOffset: number, epoch: number): string {
 }
 
 /** `lastContainedLogTimestamp`: the append time of the last record the snapshot holds (its header's, which retention reads). */
-export function writeSnapshot(dir: string, endOffset: number, epoch: number, records: readonly MetadataRecord[], lastContainedLogTimestamp = Date.now()): string {
-  const file = join(dir, snapshotFileName(endOffset, epoch));
+function encodeSnapshot(epoch: number, records: readonly MetadataRecord[], lastContainedLogTimestamp: number): Buffer {
   const batches = [snapshotHeaderBatch(0, epoch, lastContainedLogTimestamp)];
   let offset = 1;
   for (let i = 0; i < records.length;) {
@@ -35,6 +34,18 @@ export function writeSnapshot(dir: string, endOffset: number, epoch: number, rec
     offset += values.length;
   }
   batches.push(snapshotFooterBatch(offset, epoch, lastContainedLogTimestamp));
-  writeFileAtomically(file, Buffer.concat(batches));
+  return Buffer.concat(batches);
+}
+
+export function writeSnapshot(dir: string, endOffset: number, epoch: number, records: readonly MetadataRecord[], lastContainedLogTimestamp = Date.now()): string {
+  const file = join(dir, snapshotFileName(endOffset, epoch));
+  writeFileAtomically(file, encodeSnapshot(epoch, records, lastContainedLogTimestamp));
+  return file;
+}
+
+/** writeSnapshot with its writes and fsyncs on the libuv pool (a large image's fsync would stall the event loop). */
+export async function writeSnapshotAsync(dir: string, endOffset: number, epoch: number, records: readonly MetadataRecord[], lastContainedLogTimestamp: number): Promise<string> {
+  const file = join(dir, snapshotFileName(endOffset, epoch));
+  await writeFileAtomicallyAsync(file, encodeSnapshot(epoch, records, lastContainedLogTimestamp));
   return file;
 }
