@@ -126,6 +126,28 @@ describe('metadata snapshots', () => {
   });
 });
 
+describe('a metadata log batch failing its CRC', () => {
+  it("is truncated with what follows it, as Kafka's log recovery does, the batches before it served", async () => {
+    const config = new BrokerConfig({ 'log.dirs': dir, listeners: 'PLAINTEXT://127.0.0.1:0' });
+    let broker = await Broker.open(config, log);
+    const kept = await broker.createTopic('kept', { partitions: 1, replicationFactor: -1, configs: {}, validateOnly: false });
+    await broker.createTopic('torn', { partitions: 1, replicationFactor: -1, configs: {}, validateOnly: false });
+    await broker.shutdown();
+    // A byte of the last batch (torn's records) flipped, as a torn write leaves a whole-length batch of wrong bytes.
+    const segment = join(metadataDir(), '00000000000000000000.log');
+    const bytes = readFileSync(segment);
+    bytes[bytes.length - 5]! ^= 0xff;
+    writeFileSync(segment, bytes);
+    broker = await Broker.open(config, log);
+    try {
+      expect(broker.topics.get('kept')?.topicId).toBe(kept.topicId);
+      expect(broker.topics.get('torn')).toBeUndefined();
+    } finally {
+      await broker.shutdown();
+    }
+  });
+});
+
 describe('a metadata snapshot that cannot be read whole', () => {
   for (const [what, damage] of [
     ['cut in the middle', (file: string) => truncateSync(file, Math.floor(readFileSync(file).length / 2))],
