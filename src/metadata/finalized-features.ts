@@ -32,15 +32,13 @@ const range = (min: number, max: number) => (min === max ? `${min}` : `${min}-${
 export class FinalizedFeatures {
   private readonly levels = new Map<string, number>();
 
-  /** The levels as the metadata log's records leave them. */
+  /** Its levels come from replay: as the metadata log's FeatureLevelRecords leave them. */
   constructor(
     private readonly metadataLog: ClusterMetadataLog,
     private readonly nodeId: number,
-  ) {
-    for (const r of metadataLog.records()) this.replayRecord(r);
-  }
+  ) {}
 
-  private replayRecord(r: MetadataRecord): void {
+  replay(r: MetadataRecord): void {
     if (r.type !== FEATURE_LEVEL) return;
     const { name, featureLevel } = readMetadataRecord<{ name: string; featureLevel: number }>('FeatureLevelRecord', r);
     if (featureLevel > 0) this.levels.set(name, featureLevel);
@@ -81,7 +79,7 @@ export class FinalizedFeatures {
     }
     if (validateOnly || records.length === 0) return { errorCode: ErrorCode.NONE, errorMessage: null };
     const persisted = this.metadataLog.append(records);
-    for (const r of records) this.replayRecord(r);
+    for (const r of records) this.replay(r);
     await persisted;
     return { errorCode: ErrorCode.NONE, errorMessage: null };
   }

@@ -86,19 +86,13 @@ export class TopicRegistry {
   /** The partitions the log left without a leader (a Kafka node's controlled shutdown), elected at registration. */
   readonly leaderless = new LeaderlessPartitions();
 
-  private constructor(
+  /** Its topics come from replay: as the metadata log's records leave them. */
+  constructor(
     private readonly metadataLog: ClusterMetadataLog,
     private readonly placement: Placement,
   ) {}
 
-  /** The topics as the metadata log's records leave them. */
-  static replay(metadataLog: ClusterMetadataLog, placement: Placement): TopicRegistry {
-    const registry = new TopicRegistry(metadataLog, placement);
-    for (const r of metadataLog.records()) registry.replayRecord(r);
-    return registry;
-  }
-
-  private replayRecord(r: MetadataRecord): void {
+  replay(r: MetadataRecord): void {
     this.leaderless.replay(r);
     if (r.type === TOPIC) {
       const t = readMetadataRecord<{ name: string; topicId: string }>('TopicRecord', r);
