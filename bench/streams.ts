@@ -40,6 +40,8 @@ const PROPERTIES = [
 interface Rebalance {
   joinMs: number;
   leaveMs: number;
+  /** From the close of the second instance until it returned (its last commit, its threads stopped, the group left). */
+  closeMs: number;
   /** Active tasks of the first instance / the second, once both had some. */
   split: string;
 }

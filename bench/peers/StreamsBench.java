@@ -7,8 +7,9 @@
 //   rebalance <app> <protocol> <in> <out> <partitions>
 //       instance a starts and owns every task; then b starts: joinMs runs from b.start() until both are RUNNING,
 //       each owning at least one active task and together all 2P; then b closes, leaving the group: leaveMs runs
-//       from b.close() until a is RUNNING with all 2P again. The input stays empty: the changelogs are empty, so no
-//       task waits for a restore (nor, under the classic protocol, for a warm-up).
+//       from b.close() until a is RUNNING with all 2P again (closeMs: until b.close() returned). The input stays
+//       empty: the changelogs are empty, so no task waits for a restore (nor, under the classic protocol, for a
+//       warm-up).
 //   fill <in> <records>
 //       produces <records> lines of three words (acks=all, idempotent): the input of wordcount.
 //   wordcount <app> <in> <out> <records>
@@ -161,9 +162,10 @@ public class StreamsBench {
       }, "two instances sharing the tasks");
       long leaveStart = System.nanoTime();
       close(b);
+      long closed = System.nanoTime();
       long left = waitFor(() -> { Set<String> t = running(a); return t != null && t.size() == tasks; }, "instance a owning all tasks again");
-      return String.format(Locale.ROOT, "{\"joinMs\": %.1f, \"leaveMs\": %.1f, \"tasks\": %d, \"split\": \"%d/%d\"}",
-          (joined - joinStart) / 1e6, (left - leaveStart) / 1e6, tasks, split[0], split[1]);
+      return String.format(Locale.ROOT, "{\"joinMs\": %.1f, \"leaveMs\": %.1f, \"closeMs\": %.1f, \"tasks\": %d, \"split\": \"%d/%d\"}",
+          (joined - joinStart) / 1e6, (left - leaveStart) / 1e6, (closed - leaveStart) / 1e6, tasks, split[0], split[1]);
     } finally {
       close(b);
       close(a);
