@@ -8,7 +8,7 @@
 //   its occurrences in the input (a count too high, one that does not rise, or an unknown word fails the round); and
 //   each broker's CPU over that span.
 //
-//   node scripts/kafka-jars.mjs && npx tsc -p . && node dist/bench/streams.js            about 5 minutes
+//   node scripts/kafka-jars.mjs && npx tsc -p . && node dist/bench/streams.js            3-5 minutes
 //   BENCH_RUNS=1 BENCH_STREAMS_RECORDS=20000 node dist/bench/streams.js                  a check that it works
 //
 // Both brokers get the same group settings: heartbeat every 500 ms, sessions of 6 s (classic: the members ask for
