@@ -154,6 +154,8 @@ describe('kafka-share-groups --reset-offsets', () => {
     await consumers.waitFor(() => consumers!.deliveries(31).some((e) => e.recv === 59), 'the first 60 records read', 60_000);
     expect(await consumers.stop(first)).toBe(0);
     await produceValues(client, TOPIC, 1, 60, 100, timestampOf);
+    // Kafka 4.4 shows 50 here, and 90 where 100 is checked below (the same steps against it; all else alike): its
+    // persisted start offset trails by one write (README, differential suite). Neither delivers 50..59 again.
     expect(await startOffset()).toBe(60);
     const described = await shareGroups('--describe', '--group', GROUP);
     expect(described.code, described.err).toBe(0);
