@@ -23,8 +23,10 @@ const SCRIPTS: Array<{ name: string; file: string; env: Record<string, string> }
   { name: 'kafka-vs-kafkite', file: 'kafka-vs-kafkite.js', env: {} },
   // Kafka's own ProducerPerformance and ConsumerPerformance against both brokers, ~8 minutes (issue 32).
   { name: 'perf-tools', file: 'perf-tools.js', env: { BENCH_RUNS: FULL ? '5' : '3' } },
-  // Share groups (KIP-932) with Kafka 4.4's KafkaShareConsumer against both brokers, ~4 minutes (issues 29 and 32).
-  { name: 'share-groups', file: 'share-groups.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_SHARE_RECORDS: FULL ? '2000000' : '1000000' } },
+  // Share groups (KIP-932) with Kafka 4.4's KafkaShareConsumer against both brokers, ~5 minutes (issues 29 and 32).
+  { name: 'share-groups', file: 'share-groups.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_SHARE_RECORDS: FULL ? '500000' : '100000' } },
+  // Kafka Streams 4.4 against both brokers: rebalances under both protocols, the exactly-once word count, 3-5 minutes (issues 30 and 32).
+  { name: 'streams', file: 'streams.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_STREAMS_RECORDS: FULL ? '300000' : '100000' } },
   { name: 'fetch-cpu', file: 'fetch-cpu.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_FETCH_MB: FULL ? '2000' : '1000' } },
   { name: 'security', file: 'security.js', env: { BENCH_RUNS: FULL ? '5' : '3', BENCH_SEC_CONNECTIONS: FULL ? '2000' : '600' } },
   { name: 'transactions', file: 'transactions.js', env: { BENCH_RUNS: FULL ? '9' : '5', BENCH_TXN_SECONDS: '1' } },

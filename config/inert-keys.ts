@@ -20,7 +20,7 @@ const INERT_PATTERNS: readonly RegExp[] = [
   /^broker\.(heartbeat\.interval\.ms|session\.timeout\.ms|rack|id\.generation\.enable)$/,
   /^reserved\.broker\.max\.id$/,
   /^initial\.broker\.registration\.timeout\.ms$/,
-  /^metadata\.(log\.(?!dir$)|max\.)/, // metadata.log.dir is honoured: where __cluster_metadata-0 lives
+  /^metadata\.max\.idle\.interval\.ms$/, // the other metadata.log.* and metadata.max.* keys place, snapshot and clean __cluster_metadata-0
   /^controlled\.shutdown\./,
   /^auto\.leader\.rebalance\.enable$/,
   /^leader\.imbalance\./,

@@ -26,6 +26,8 @@ import { ErrorCode, KafkaError } from './errors.js';
 import { brokerFencedRecord, registerBrokerRecord } from './metadata/broker-registration.js';
 import { ClusterMetadataLog } from './metadata/cluster-metadata-log.js';
 import { DynamicConfigs } from './metadata/dynamic-configs.js';
+import { FinalizedFeatures } from './metadata/finalized-features.js';
+import { metadataLogConfig } from './metadata/metadata-log-config.js';
 import { checkServableDataDir } from './metadata/servable-data-dir.js';
 import { consumerGroupTimeouts, shareGroupTimeouts, streamsGroupSettings } from './metadata/group-configs.js';
 import { LEGACY_TOPICS_FILE, legacyClusterId, legacyTopicRecords, retireLegacyTopicsFile } from './metadata/legacy-topics.js';
@@ -125,6 +127,8 @@ export class Broker {
   readonly scramCredentials: ScramCredentialStore;
   /** Dynamic broker configs and group configs (ConfigRecords in the metadata log). */
   readonly dynamicConfigs: DynamicConfigs;
+  /** The finalized feature levels (FeatureLevelRecords in the metadata log); UpdateFeatures appends to it. */
+  readonly features: FinalizedFeatures;
   /** This start's registration in the metadata log (its offset), once registered. */
   private brokerEpoch = -1;
 
@@ -139,10 +143,12 @@ export class Broker {
     readonly metadataLog: ClusterMetadataLog,
     /** The directory id (32 hex) of each log dir's meta.properties, for the records that place partitions. */
     private readonly directoryIds: ReadonlyMap<string, string>,
+    replayed: { scramCredentials: ScramCredentialStore; dynamicConfigs: DynamicConfigs; features: FinalizedFeatures },
   ) {
     this.fetchSessions = new FetchSessionCache(config.maxIncrementalFetchSessionCacheSlots);
-    this.scramCredentials = new ScramCredentialStore(metadataLog);
-    this.dynamicConfigs = new DynamicConfigs(metadataLog, config, log);
+    this.scramCredentials = replayed.scramCredentials;
+    this.dynamicConfigs = replayed.dynamicConfigs;
+    this.features = replayed.features;
   }
 
   get nodeId(): number {
@@ -167,7 +173,7 @@ export class Broker {
       throw new LogDirError(`metadata.log.dir ${metadataLogDir} is not usable: ${(err as Error).message}`);
     }
     // Before any file is written: a directory another node wrote (a Kafka node's) that kafkite cannot serve is refused as it is.
-    checkServableDataDir(metadataLogDir, config.nodeId);
+    const onDisk = checkServableDataDir(metadataLogDir, config.nodeId);
     // The cluster id: the log dirs' meta.properties, else the one kafkite-topics.json kept, else a new one.
     const legacyFile = join(metaDir, LEGACY_TOPICS_FILE);
     const clusterId = config.clusterId ?? readClusterId([...config.logDirs, metadataLogDir]) ?? legacyClusterId(legacyFile) ?? newClusterId();
@@ -185,9 +191,12 @@ export class Broker {
       },
     };
     const producerIdsFile = join(metaDir, 'kafkite-producer-ids');
+    const { logConfig, policy } = metadataLogConfig(config);
     const metadataLog = await ClusterMetadataLog.open({
       dir: metadataLogDir,
-      config: config.logConfig({}),
+      config: logConfig,
+      policy,
+      onDisk,
       logger: log,
       nodeId: config.nodeId,
       initialRecords: () => [
@@ -204,7 +213,16 @@ export class Broker {
       ],
     });
     retireLegacyTopicsFile(legacyFile);
-    const topics = TopicRegistry.replay(metadataLog, placement);
+    const topics = new TopicRegistry(metadataLog, placement);
+    const scramCredentials = new ScramCredentialStore(metadataLog);
+    const dynamicConfigs = new DynamicConfigs(metadataLog, config, log);
+    const producerIds = new ProducerIdManager(producerIdsFile, metadataLog, config.nodeId, log);
+    const authorizer = StandardAuthorizer.fromConfig(config, metadataLog, log);
+    const clientQuotas = new ClientQuotaStore(metadataLog);
+    const features = new FinalizedFeatures(metadataLog, config.nodeId);
+    // One pass over the snapshot and log read at open, each record to every replayer.
+    metadataLog.replay([topics, scramCredentials, dynamicConfigs, producerIds, clientQuotas, features, ...(authorizer ? [authorizer] : [])]);
+    if (authorizer) log.info({ acls: authorizer.aclCount }, 'ACLs loaded');
     // Declared before the log manager so its flush callback can reach the broker's metrics.
     let broker: Broker | undefined = undefined;
     const openFiles = raiseOpenFileLimit(log);
@@ -242,17 +260,18 @@ export class Broker {
       log,
       logManager,
       topics,
-      new ProducerIdManager(producerIdsFile, metadataLog, config.nodeId, log),
+      producerIds,
       clusterId,
       metadataLog,
       directoryIds,
+      { scramCredentials, dynamicConfigs, features },
     );
-    broker.authorizer = StandardAuthorizer.fromConfig(config, broker.metadataLog, log);
-    broker.clientQuotas = new ClientQuotaStore(broker.metadataLog);
+    broker.authorizer = authorizer;
+    broker.clientQuotas = clientQuotas;
     broker.quotaManager = new ClientQuotaManager(
       broker.clientQuotas, Number(config.get('quota.window.num')), Number(config.get('quota.window.size.seconds')) * 1000,
     );
-    broker.dynamicConfigs.load();
+    broker.dynamicConfigs.loaded();
     broker.reconfigureLogs();
     broker.reconcileLogs();
     logManager.startup();
@@ -272,7 +291,8 @@ export class Broker {
 
   /**
    * Registers this broker in the metadata log once its listeners are bound (as a Kafka broker registers with its
-   * controller at each start), with the advertised endpoints; the broker epoch is the record's offset.
+   * controller at each start), with the advertised endpoints; the broker epoch is the record's offset. Unfenced at
+   * once, it leads the partitions a Kafka node's shutdown left leaderless, as Kafka's controller records on unfencing.
    */
   async register(): Promise<void> {
     this.brokerEpoch = this.metadataLog.logEndOffset;
@@ -283,7 +303,7 @@ export class Broker {
       endpoints: this.endpoints.map((e) => ({ ...e, securityProtocol: this.config.listeners.find((l) => l.name === e.listenerName)?.securityProtocol ?? 'PLAINTEXT' })),
       rack: null,
       logDirs: [...new Set(this.config.logDirs.map((d) => this.directoryIds.get(d)!))],
-    })]);
+    }), ...this.topics.leaderless.electionRecords(this.nodeId)]);
   }
 
   /** Re-resolves every log's config: a dynamic broker config its topic inherits may have changed. */

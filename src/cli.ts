@@ -3,6 +3,7 @@ import { ConfigError, PropertiesSyntaxError, loadBrokerConfig, type LoadedConfig
 import { createLogger } from './logger.js';
 import { ListenerBindError } from './network/socket-server.js';
 import { LogDirError } from './broker.js';
+import { MetadataSnapshotError } from './metadata/metadata-log-files.js';
 import { UnservableDataDirError } from './metadata/servable-data-dir.js';
 import { KafkiteServer } from './server.js';
 import { SaslConfigError } from './security/sasl/sasl-listener-config.js';
@@ -75,7 +76,7 @@ async function start(args: string[]): Promise<void> {
   try {
     server = await KafkiteServer.start(config, log);
   } catch (err) {
-    if (err instanceof ListenerBindError || err instanceof LogDirError || err instanceof UnservableDataDirError || err instanceof SslConfigError || err instanceof SaslConfigError || err instanceof ConfigError) {
+    if (err instanceof ListenerBindError || err instanceof LogDirError || err instanceof UnservableDataDirError || err instanceof MetadataSnapshotError || err instanceof SslConfigError || err instanceof SaslConfigError || err instanceof ConfigError) {
       log.fatal({ error: err.message }, 'start-up failed');
       fail(err.message, 1);
     }

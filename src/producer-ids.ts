@@ -10,6 +10,7 @@ import type { MetadataRecord } from './metadata/metadata-frame.js';
 import { metadataRecord, readMetadataRecord, recordTypeOf } from './metadata/metadata-records.js';
 
 const BLOCK_SIZE = 1000;
+const PRODUCER_IDS_RECORD = recordTypeOf('ProducerIdsRecord');
 
 function readFile(file: string): number {
   const reserved = existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : 0;
@@ -32,18 +33,20 @@ export class ProducerIdManager {
   /** The broker epoch the reservations are made under (its registration's offset). */
   brokerEpoch = -1;
 
+  /** Starts past the file's reservation; replay moves it past the metadata log's. */
   constructor(
     private readonly file: string,
     private readonly metadataLog: ClusterMetadataLog,
     private readonly brokerId: number,
     private readonly log: Logger,
   ) {
-    const type = recordTypeOf('ProducerIdsRecord');
-    let replayed = 0;
-    for (const r of metadataLog.records()) {
-      if (r.type === type) replayed = Math.max(replayed, readMetadataRecord<{ nextProducerId: number }>('ProducerIdsRecord', r).nextProducerId);
-    }
-    this.next = Math.max(readFile(file), replayed);
+    this.next = readFile(file);
+    this.blockEnd = this.next;
+  }
+
+  replay(r: MetadataRecord): void {
+    if (r.type !== PRODUCER_IDS_RECORD) return;
+    this.next = Math.max(this.next, readMetadataRecord<{ nextProducerId: number }>('ProducerIdsRecord', r).nextProducerId);
     this.blockEnd = this.next;
   }
 

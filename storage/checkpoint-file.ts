@@ -79,7 +79,7 @@ function writeFailure(file: string, err: unknown): KafkaStorageError {
  * writeFileAtomically on the libuv pool, without stalling the event loop while the disk is busy (a
  * checkpoint's two fsyncs can take tens of ms behind the commit rounds' flushes).
  */
-async function writeFileAtomicallyAsync(file: string, content: string): Promise<void> {
+export async function writeFileAtomicallyAsync(file: string, content: string | Buffer): Promise<void> {
   try {
     for (const step of atomicWriteSteps<Promise<void>>(file, content, true)) await step(onPool);
   } catch (err) {

@@ -5,8 +5,9 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from './kafkite-process.js';
 
-const CLASSPATH = join(REPO_ROOT, 'test/kafka/lib/*');
-const TOOL_JVM_FLAGS = ['-Xmx512M', '-server', '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:InitiatingHeapOccupancyPercent=35', '-XX:+ExplicitGCInvokesConcurrent', '-Djava.awt.headless=true'];
+export const CLASSPATH = join(REPO_ROOT, 'test/kafka/lib/*');
+/** Also the client JVM of the benches' own Java peers (bench/peers/*.java), the same for both brokers. */
+export const TOOL_JVM_FLAGS = ['-Xmx512M', '-server', '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:InitiatingHeapOccupancyPercent=35', '-XX:+ExplicitGCInvokesConcurrent', '-Djava.awt.headless=true'];
 
 class KafkaToolError extends Error {
   override name = 'KafkaToolError';

@@ -14,6 +14,13 @@ export interface Figure {
 /** Per round, each broker's value. */
 export type PerRound = Array<Record<Broker, number>>;
 
+/** Each round's value of either broker, from rows of both (a round that lacks one broker's row is left out). */
+export function roundPairs<R extends { round: number; broker: Broker }>(rows: R[], value: (row: R) => number): PerRound {
+  const byRound = new Map<number, Partial<Record<Broker, number>>>();
+  for (const row of rows) byRound.set(row.round, { ...byRound.get(row.round), [row.broker]: value(row) });
+  return [...byRound.values()].filter((pair): pair is Record<Broker, number> => pair.kafkite !== undefined && pair.kafka !== undefined);
+}
+
 /** Medians of the rounds' values; the ratio is the median of the per-round ratios (the load on a shared machine moves between rounds). */
 export function figureOf(figure: string, rounds: PerRound, digits = 0): Figure {
   return {

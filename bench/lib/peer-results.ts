@@ -10,6 +10,7 @@ const PEER_BENCHES: Record<string, (json: any) => Figure[] | undefined> = {
   'kafka-vs-kafkite': (j) => j.results,
   'perf-tools': (j) => j.results,
   'share-groups': (j) => j.results,
+  streams: (j) => j.results,
   transactions: (j) => j.peer,
   'e2e-latency': (j) => j.peer,
   startup: (j) => j.peer,

@@ -213,7 +213,11 @@ class MessageEmitter {
 
   // ---- reading
 
-  private readExpression(field: FieldDef, context: VersionRange, r: string): string {
+  /**
+   * `tagged`: the value of a tagged field, whose nullable struct is an unsigned varint, 0 for null and 1 before the
+   * struct (Kafka's MessageDataGenerator), where an untagged one is an int8, -1 or 1.
+   */
+  private readExpression(field: FieldDef, context: VersionRange, r: string, tagged = false): string {
     const type = field.type;
     const compact = this.compact(field, context);
     const nullable = this.nullableIn(field, context);
@@ -227,7 +231,7 @@ class MessageEmitter {
       const read = `read${type.struct.name}(${r}, version)`;
       if (!field.nullable || nullable === 'false') return read;
       const guard = nullable === 'true' ? '' : `${nullable} && `;
-      return `${guard}${r}.int8() < 0 ? null : ${read}`;
+      return `${guard}${r}.${tagged ? 'uvarint() === 0' : 'int8() < 0'} ? null : ${read}`;
     }
     const fixed = FIXED[type.name];
     if (fixed) return `${r}.${fixed.method}()`;
@@ -314,7 +318,7 @@ class MessageEmitter {
           out.block(`case ${field.tag}:`, () => {
             // Known tags are decoded from their own bounded slice, so a wrong size cannot misalign the rest.
             out.line('const tr = new Reader(r.raw(size));');
-            const assign = `m.${field.name} = ${this.readExpression(field, within, 'tr')};`;
+            const assign = `m.${field.name} = ${this.readExpression(field, within, 'tr', true)};`;
             out.line(present === 'true' ? assign : `if (${present}) ${assign}`);
             out.line('break;');
           });
@@ -327,7 +331,8 @@ class MessageEmitter {
 
   // ---- writing
 
-  private emitWriteValue(out: CodeWriter, struct: StructDef, field: FieldDef, context: VersionRange, w: string, value: string): void {
+  /** `tagged`: as in readExpression. */
+  private emitWriteValue(out: CodeWriter, struct: StructDef, field: FieldDef, context: VersionRange, w: string, value: string, tagged = false): void {
     const type = field.type;
     const compact = this.compact(field, context);
     const nullable = this.nullableIn(field, context);
@@ -356,10 +361,11 @@ class MessageEmitter {
       else {
         out.ifElse(`${value} === null`, () => {
           if (nullable !== 'true') refuseNull();
-          if (nullable !== 'false') out.line(`${w}.int8(-1);`);
+          if (nullable !== 'false') out.line(tagged ? `${w}.uvarint(0);` : `${w}.int8(-1);`);
         }, () => {
-          if (nullable === 'true') out.line(`${w}.int8(1);`);
-          else if (nullable !== 'false') out.line(`if (${nullable}) ${w}.int8(1);`);
+          const marker = tagged ? `${w}.uvarint(1);` : `${w}.int8(1);`;
+          if (nullable === 'true') out.line(marker);
+          else if (nullable !== 'false') out.line(`if (${nullable}) ${marker}`);
           out.line(write);
         });
       }
@@ -454,7 +460,7 @@ class MessageEmitter {
           return;
         }
         out.line('const tw = new Writer();');
-        this.emitWriteValue(out, struct, field, within, 'tw', `m.${field.name}`);
+        this.emitWriteValue(out, struct, field, within, 'tw', `m.${field.name}`, true);
         out.line('const b = tw.toBuffer();');
         out.line(`w.uvarint(${field.tag}).uvarint(b.length).raw(b);`);
       });

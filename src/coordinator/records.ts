@@ -1,13 +1,20 @@
-// Keys and values of the __consumer_offsets topic, in Kafka's formats (group-coordinator's
-// OffsetCommitKey/Value and GroupMetadataKey/Value): each starts with an int16 version; the key's
-// version tells the record type. We write OffsetCommitValue v3 (v1 when an expire timestamp is set)
-// and GroupMetadataValue v3, as Kafka does, and read every version 0-4.
+// Keys and values of the __consumer_offsets topic, in Kafka's formats, by the codecs generated from group-coordinator's
+// OffsetCommitKey/Value and GroupMetadataKey/Value: each starts with an int16 version; the key's version tells the
+// record type. We write OffsetCommitValue v3 (v1 when an expire timestamp is set) and GroupMetadataValue v3, as Kafka
+// does, and read every version 0-4.
+import { readGroupMetadataKey, writeGroupMetadataKey } from '../../protocol/generated/records/GroupMetadataKey.js';
+import { readGroupMetadataValue, writeGroupMetadataValue } from '../../protocol/generated/records/GroupMetadataValue.js';
+import { readOffsetCommitKey, writeOffsetCommitKey } from '../../protocol/generated/records/OffsetCommitKey.js';
+import { readOffsetCommitValue, writeOffsetCommitValue } from '../../protocol/generated/records/OffsetCommitValue.js';
 import { Reader, Writer } from '../../protocol/primitives.js';
 import type { OffsetAndMetadata } from './offset-store.js';
 
 const OFFSET_COMMIT_KEY_VERSION = 1;
 const GROUP_METADATA_KEY_VERSION = 2;
-const FIRST_FLEXIBLE_VALUE_VERSION = 4;
+const GROUP_METADATA_VALUE_VERSION = 3;
+const MAX_VALUE_VERSION = 4;
+/** OffsetCommitValue's TopicId (v4, tagged): kafkite writes v3 and v1, which have none. */
+const NO_TOPIC_ID = '0'.repeat(32);
 
 class CoordinatorRecordError extends Error {
   override name = 'CoordinatorRecordError';
@@ -40,98 +47,66 @@ export interface GroupMetadata {
 }
 
 export function offsetCommitKey(group: string, topic: string, partition: number): Buffer {
-  return new Writer(64).int16(OFFSET_COMMIT_KEY_VERSION).string(group, false).string(topic, false).int32(partition).toBuffer();
+  const w = new Writer(64).int16(OFFSET_COMMIT_KEY_VERSION);
+  writeOffsetCommitKey(w, OFFSET_COMMIT_KEY_VERSION, { group, topic, partition });
+  return w.toBuffer();
 }
 
 export function groupMetadataKey(group: string): Buffer {
-  return new Writer(32).int16(GROUP_METADATA_KEY_VERSION).string(group, false).toBuffer();
+  const w = new Writer(32).int16(GROUP_METADATA_KEY_VERSION);
+  writeGroupMetadataKey(w, GROUP_METADATA_KEY_VERSION, { group });
+  return w.toBuffer();
 }
 
 export function decodeKey(buf: Buffer): CoordinatorKey {
   const r = new Reader(buf);
   const version = r.int16();
-  if (version === 0 || version === 1) {
-    return { type: 'offset', group: r.string(false), topic: r.string(false), partition: r.int32() };
-  }
-  if (version === 2) return { type: 'group', group: r.string(false) };
+  if (version === 0 || version === 1) return { type: 'offset', ...readOffsetCommitKey(r, version) };
+  if (version === GROUP_METADATA_KEY_VERSION) return { type: 'group', group: readGroupMetadataKey(r, version).group };
   return { type: 'other', version };
 }
 
+/** Reads a value's int16 version, refusing one past what Kafka 4.4 writes. */
+function valueReader(buf: Buffer, what: string): { r: Reader; version: number } {
+  const r = new Reader(buf);
+  const version = r.int16();
+  if (version < 0 || version > MAX_VALUE_VERSION) throw new CoordinatorRecordError(`unknown ${what} version ${version}`);
+  return { r, version };
+}
+
 export function offsetCommitValue(o: OffsetAndMetadata): Buffer {
-  const w = new Writer(64);
-  if (o.expireTimestamp >= 0) {
-    w.int16(1).int64(o.offset).string(o.metadata, false).int64(o.commitTimestamp).int64(o.expireTimestamp);
-  } else {
-    w.int16(3).int64(o.offset).int32(o.leaderEpoch).string(o.metadata, false).int64(o.commitTimestamp);
-  }
+  const version = o.expireTimestamp >= 0 ? 1 : 3;
+  const w = new Writer(64).int16(version);
+  writeOffsetCommitValue(w, version, { ...o, topicId: NO_TOPIC_ID });
   return w.toBuffer();
 }
 
 export function decodeOffsetCommitValue(buf: Buffer): OffsetAndMetadata {
-  const r = new Reader(buf);
-  const version = r.int16();
-  if (version < 0 || version > 4) throw new CoordinatorRecordError(`unknown OffsetCommitValue version ${version}`);
-  const flexible = version >= FIRST_FLEXIBLE_VALUE_VERSION;
-  const offset = r.int64();
-  const leaderEpoch = version >= 3 ? r.int32() : -1;
-  const metadata = r.string(flexible);
-  const commitTimestamp = r.int64();
-  const expireTimestamp = version === 1 ? r.int64() : -1;
-  if (flexible) r.skipTaggedFields();
+  const { r, version } = valueReader(buf, 'OffsetCommitValue');
+  const { offset, leaderEpoch, metadata, commitTimestamp, expireTimestamp } = readOffsetCommitValue(r, version);
   return { offset, leaderEpoch, metadata, commitTimestamp, expireTimestamp };
 }
 
 export function groupMetadataValue(g: GroupMetadata): Buffer {
-  const version = 3;
-  const w = new Writer(256)
-    .int16(version)
-    .string(g.protocolType, false)
-    .int32(g.generationId)
-    .nullableString(g.protocolName, false)
-    .nullableString(g.leaderId, false)
-    .int64(g.currentStateTimestamp)
-    .arrayLength(g.members.length, false);
-  for (const m of g.members) {
-    w.string(m.memberId, false)
-      .nullableString(m.groupInstanceId, false)
-      .string(m.clientId, false)
-      .string(m.clientHost, false)
-      .int32(m.rebalanceTimeoutMs)
-      .int32(m.sessionTimeoutMs)
-      .bytes(m.subscription, false)
-      .bytes(m.assignment, false);
-  }
+  const w = new Writer(256).int16(GROUP_METADATA_VALUE_VERSION);
+  writeGroupMetadataValue(w, GROUP_METADATA_VALUE_VERSION, {
+    protocolType: g.protocolType, generation: g.generationId, protocol: g.protocolName, leader: g.leaderId, currentStateTimestamp: g.currentStateTimestamp,
+    members: g.members.map((m) => ({ ...m, rebalanceTimeout: m.rebalanceTimeoutMs, sessionTimeout: m.sessionTimeoutMs })),
+  });
   return w.toBuffer();
 }
 
 export function decodeGroupMetadataValue(buf: Buffer): GroupMetadata {
-  const r = new Reader(buf);
-  const version = r.int16();
-  if (version < 0 || version > 4) throw new CoordinatorRecordError(`unknown GroupMetadataValue version ${version}`);
-  const flexible = version >= FIRST_FLEXIBLE_VALUE_VERSION;
-  const protocolType = r.string(flexible);
-  const generationId = r.int32();
-  const protocolName = r.nullableString(flexible);
-  const leaderId = r.nullableString(flexible);
-  const currentStateTimestamp = version >= 2 ? r.int64() : -1;
-  const n = r.arrayLength(flexible, false);
-  const members: GroupMetadataMember[] = [];
-  for (let i = 0; i < n; i++) {
-    const memberId = r.string(flexible);
-    const groupInstanceId = version >= 3 ? r.nullableString(flexible) : null;
-    const clientId = r.string(flexible);
-    const clientHost = r.string(flexible);
-    const rebalanceTimeoutMs = version >= 1 ? r.int32() : -1;
-    const sessionTimeoutMs = r.int32();
-    const subscription = Buffer.from(r.bytes(flexible));
-    const assignment = Buffer.from(r.bytes(flexible));
-    if (flexible) r.skipTaggedFields();
-    members.push({
-      memberId, groupInstanceId, clientId, clientHost,
-      rebalanceTimeoutMs: rebalanceTimeoutMs < 0 ? sessionTimeoutMs : rebalanceTimeoutMs,
-      sessionTimeoutMs, subscription, assignment,
-    });
-  }
-  if (flexible) r.skipTaggedFields();
-  return { protocolType, generationId, protocolName, leaderId, currentStateTimestamp, members };
+  const { r, version } = valueReader(buf, 'GroupMetadataValue');
+  const v = readGroupMetadataValue(r, version);
+  return {
+    protocolType: v.protocolType, generationId: v.generation, protocolName: v.protocol, leaderId: v.leader, currentStateTimestamp: v.currentStateTimestamp,
+    members: v.members.map((m) => ({
+      memberId: m.memberId, groupInstanceId: m.groupInstanceId, clientId: m.clientId, clientHost: m.clientHost,
+      // v0 has no rebalance timeout: the session timeout stands for it, as Kafka's GroupMetadataManager reads it.
+      rebalanceTimeoutMs: m.rebalanceTimeout < 0 ? m.sessionTimeout : m.rebalanceTimeout, sessionTimeoutMs: m.sessionTimeout,
+      // Copied: the value's buffer is a slice of a whole batch read from the log.
+      subscription: Buffer.from(m.subscription), assignment: Buffer.from(m.assignment),
+    })),
+  };
 }

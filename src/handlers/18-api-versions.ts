@@ -3,6 +3,7 @@ import type { ApiVersionsResponse } from '../../protocol/generated/ApiVersionsRe
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
 import { FEATURES } from '../metadata/features.js';
+import type { FinalizedFeatures } from '../metadata/finalized-features.js';
 
 /** The first version whose SupportedFeatures may carry a MinVersion of 0 (KAFKA-17011). */
 const ZERO_MIN_SUPPORTED_VERSION = 4;
@@ -11,11 +12,12 @@ const ZERO_MIN_SUPPORTED_VERSION = 4;
  * Exactly what the handlers implement: clients pick features by it (librdkafka refuses otherwise). Features
  * as Kafka's ApiVersionsResponse lists them: finalized only above level 0; below v4, supported features whose
  * minimum is 0 are left out, since older clients refuse a 0 there. Java clients take KIP-890's transaction
- * version 2 path only when transaction.version 2 is finalized (v3+ carry features).
+ * version 2 path only when transaction.version 2 is finalized (v3+ carry features). The finalized levels are the
+ * metadata log's, their epoch its last offset (a KRaft broker's image offset), so that a client sees a raised level.
  */
-function apiVersionsResponse(handlers: Iterable<Handler>, errorCode: number, version: number): ApiVersionsResponse {
+function apiVersionsResponse(handlers: Iterable<Handler>, features: FinalizedFeatures, version: number): ApiVersionsResponse {
   return {
-    errorCode,
+    errorCode: ErrorCode.NONE,
     apiKeys: [...handlers]
       .sort((a, b) => a.apiKey - b.apiKey)
       .map((h) => ({ apiKey: h.apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion })),
@@ -23,10 +25,8 @@ function apiVersionsResponse(handlers: Iterable<Handler>, errorCode: number, ver
     supportedFeatures: FEATURES
       .filter((f) => f.minSupported > 0 || version >= ZERO_MIN_SUPPORTED_VERSION)
       .map((f) => ({ name: f.name, minVersion: f.minSupported, maxVersion: f.maxSupported })),
-    finalizedFeaturesEpoch: 0,
-    finalizedFeatures: FEATURES
-      .filter((f) => f.finalized > 0)
-      .map((f) => ({ name: f.name, maxVersionLevel: f.finalized, minVersionLevel: f.finalized })),
+    finalizedFeaturesEpoch: features.epoch,
+    finalizedFeatures: features.finalized().map((f) => ({ name: f.name, maxVersionLevel: f.level, minVersionLevel: f.level })),
     zkMigrationReady: false,
   };
 }
@@ -74,7 +74,7 @@ export function apiVersionsHandler(handlers: () => Iterable<Handler>): Handler<A
       // Kafka answers an invalid name or version with INVALID_REQUEST and nothing else.
       if (ctx.apiVersion >= 3 && !(validName(request.clientSoftwareName) && validName(request.clientSoftwareVersion))) return refused(ErrorCode.INVALID_REQUEST);
       const errorCode = identityError(request, ctx.broker.clusterId, ctx.broker.nodeId);
-      return errorCode === ErrorCode.NONE ? apiVersionsResponse(handlers(), ErrorCode.NONE, ctx.apiVersion) : refused(errorCode);
+      return errorCode === ErrorCode.NONE ? apiVersionsResponse(handlers(), ctx.broker.features, ctx.apiVersion) : refused(errorCode);
     },
   };
 }

@@ -2,6 +2,7 @@ import type { ConsumerGroupDescribeRequest } from '../../protocol/generated/Cons
 import type { ConsumerGroupDescribeResponse } from '../../protocol/generated/ConsumerGroupDescribeResponse.js';
 import type { Handler } from './handler.js';
 import { describeGroupsOfType } from './group-describe.js';
+import { GroupFeature, groupsEnabled, unsupportedVersion } from './group-features.js';
 
 export const handler: Handler<ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse> = {
   apiKey: 69,
@@ -9,6 +10,7 @@ export const handler: Handler<ConsumerGroupDescribeRequest, ConsumerGroupDescrib
   minVersion: 0,
   maxVersion: 1,
   handle(request, ctx) {
+    if (!groupsEnabled(ctx, GroupFeature.CONSUMER)) return unsupportedVersion(ctx, request);
     const groups = describeGroupsOfType(
       ctx, request, (allowed) => ctx.broker.groupCoordinator.consumerGroupDescribe(allowed, ctx.broker.topics),
       (refused) => ({ ...refused, assignorName: '' }),

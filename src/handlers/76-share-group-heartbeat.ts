@@ -3,6 +3,7 @@ import type { ShareGroupHeartbeatResponse } from '../../protocol/generated/Share
 import { clientHostOf, type Handler } from './handler.js';
 import { AclOperation, authorizeGroup, authorizeTopic } from '../security/authorization.js';
 import { ErrorCode } from '../errors.js';
+import { GroupFeature, groupsEnabled, unsupportedVersion } from './group-features.js';
 
 /** v1 (Kafka 4.1+, KIP-932 GA); v0 was the early-access version Kafka 4.4 no longer serves. */
 export const handler: Handler<ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse> = {
@@ -11,6 +12,7 @@ export const handler: Handler<ShareGroupHeartbeatRequest, ShareGroupHeartbeatRes
   minVersion: 1,
   maxVersion: 1,
   async handle(request, ctx) {
+    if (!groupsEnabled(ctx, GroupFeature.SHARE)) return unsupportedVersion(ctx, request);
     const failed = (errorCode: number, errorMessage: string): ShareGroupHeartbeatResponse => ({
       throttleTimeMs: 0, errorCode, errorMessage, memberId: null, memberEpoch: -1, heartbeatIntervalMs: 0, assignment: null,
     });

@@ -4,6 +4,7 @@ import { clientHostOf, type Handler } from './handler.js';
 import { AclOperation, authorizeTopicCreation, authorizeGroup, authorizeTopic } from '../security/authorization.js';
 import { ErrorCode, KafkaError } from '../errors.js';
 import { streamsErrorResult } from '../coordinator/streams/streams-group-coordinator.js';
+import { GroupFeature, groupsEnabled, unsupportedVersion } from './group-features.js';
 
 /** v0 (Kafka 4.2 GA of KIP-1071) and v1 (4.4: AcceptableRecoveryLag, TopologyDescriptionRequired). */
 export const handler: Handler<StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse> = {
@@ -12,6 +13,7 @@ export const handler: Handler<StreamsGroupHeartbeatRequest, StreamsGroupHeartbea
   minVersion: 0,
   maxVersion: 1,
   async handle(request, ctx) {
+    if (!groupsEnabled(ctx, GroupFeature.STREAMS)) return unsupportedVersion(ctx, request);
     const failed = (errorCode: number, errorMessage: string): StreamsGroupHeartbeatResponse => {
       const { internalTopicsToCreate: _, ...result } = streamsErrorResult(errorCode, errorMessage);
       return { throttleTimeMs: 0, ...result };

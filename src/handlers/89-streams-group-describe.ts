@@ -3,6 +3,7 @@ import type { StreamsGroupDescribeResponse } from '../../protocol/generated/Stre
 import type { Handler } from './handler.js';
 import { ErrorCode } from '../errors.js';
 import { describeGroupsOfType } from './group-describe.js';
+import { GroupFeature, groupsEnabled, unsupportedVersion } from './group-features.js';
 
 /** v1 (Kafka 4.4): the topology description (not stored: status NOT_REQUESTED or NOT_STORED) and the assignor's name. */
 export const handler: Handler<StreamsGroupDescribeRequest, StreamsGroupDescribeResponse> = {
@@ -11,6 +12,7 @@ export const handler: Handler<StreamsGroupDescribeRequest, StreamsGroupDescribeR
   minVersion: 0,
   maxVersion: 1,
   handle(request, ctx) {
+    if (!groupsEnabled(ctx, GroupFeature.STREAMS)) return unsupportedVersion(ctx, request);
     const groups = describeGroupsOfType(
       ctx, request, (allowed) => ctx.broker.groupCoordinator.streamsGroupDescribe(allowed),
       (refused) => ({ ...refused, topology: null, topologyDescription: null, topologyDescriptionStatus: 0, assignorName: null }),

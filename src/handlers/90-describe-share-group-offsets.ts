@@ -10,6 +10,7 @@ import type { Handler, RequestContext } from './handler.js';
 import { ErrorCode } from '../errors.js';
 import { ZERO_UUID } from '../metadata/topic-registry.js';
 import { AclOperation, authorizeGroup, authorizeTopic } from '../security/authorization.js';
+import { GroupFeature, groupsEnabled } from './group-features.js';
 import { shareGroupStatus } from '../coordinator/share-coordinator/share-group-lookup.js';
 
 function partitionAnswer(ctx: RequestContext, groupId: string, topic: string, partitionIndex: number): DescribeShareGroupOffsetsResponsePartition {
@@ -27,6 +28,7 @@ function partitionAnswer(ctx: RequestContext, groupId: string, topic: string, pa
 
 function describeGroup(ctx: RequestContext, group: DescribeShareGroupOffsetsRequestGroup): DescribeShareGroupOffsetsResponseGroup {
   const { groupId } = group;
+  if (!groupsEnabled(ctx, GroupFeature.SHARE)) return { groupId, topics: [], errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: null };
   if (!authorizeGroup(ctx, AclOperation.DESCRIBE, groupId)) {
     return { groupId, topics: [], errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: 'Group authorization failed.' };
   }

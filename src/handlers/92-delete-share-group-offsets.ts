@@ -7,6 +7,7 @@ import type { Handler, RequestContext } from './handler.js';
 import { ErrorCode } from '../errors.js';
 import { ZERO_UUID } from '../metadata/topic-registry.js';
 import { AclOperation, authorizeGroup, authorizeTopic } from '../security/authorization.js';
+import { GroupFeature, groupsEnabled, UNSUPPORTED_VERSION_MESSAGE } from './group-features.js';
 import { PersisterError } from '../share/persister.js';
 import { shareGroupOffsetsRefusal, shareGroupStatus } from '../coordinator/share-coordinator/share-group-lookup.js';
 
@@ -35,6 +36,9 @@ export const handler: Handler<DeleteShareGroupOffsetsRequest, DeleteShareGroupOf
   maxVersion: 0,
   async handle(request, ctx) {
     const { groupId } = request;
+    if (!groupsEnabled(ctx, GroupFeature.SHARE)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: UNSUPPORTED_VERSION_MESSAGE, responses: [] };
+    }
     if (!authorizeGroup(ctx, AclOperation.DELETE, groupId)) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: 'Group authorization failed.', responses: [] };
     }

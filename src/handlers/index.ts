@@ -44,6 +44,7 @@ import { handler as describeClientQuotas } from './48-describe-client-quotas.js'
 import { handler as alterClientQuotas } from './49-alter-client-quotas.js';
 import { handler as describeUserScramCredentials } from './50-describe-user-scram-credentials.js';
 import { handler as alterUserScramCredentials } from './51-alter-user-scram-credentials.js';
+import { handler as updateFeatures } from './57-update-features.js';
 import { handler as describeCluster } from './60-describe-cluster.js';
 import { handler as describeProducers } from './61-describe-producers.js';
 import { handler as describeTransactions } from './65-describe-transactions.js';
@@ -75,7 +76,7 @@ export const HANDLERS: ReadonlyMap<number, Handler> = new Map(
     offsetForLeaderEpoch, describeAcls, createAcls, deleteAcls, describeConfigs, alterConfigs, describeLogDirs, createPartitions, electLeaders,
     incrementalAlterConfigs, alterPartitionReassignments, listPartitionReassignments, describeCluster, describeProducers,
     consumerGroupHeartbeat, consumerGroupDescribe, saslHandshake, saslAuthenticate, describeUserScramCredentials,
-    alterUserScramCredentials,
+    alterUserScramCredentials, updateFeatures,
     addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, txnOffsetCommit, describeTransactions, listTransactions,
     describeTopicPartitions, shareGroupHeartbeat, shareGroupDescribe, shareFetch, shareAcknowledge,
     initializeShareGroupState, readShareGroupState, writeShareGroupState, deleteShareGroupState, readShareGroupStateSummary,

@@ -1,11 +1,13 @@
-// What ShareFetch and ShareAcknowledge check alike before their share session (KafkaApis): READ on the group,
-// a group id and a member id, and READ on each topic named.
+// What ShareFetch and ShareAcknowledge check alike before their share session (KafkaApis): share groups enabled,
+// READ on the group, a group id and a member id, and READ on each topic named.
 import { ErrorCode } from '../errors.js';
 import { AclOperation, authorizeGroup, authorizeTopic } from '../security/authorization.js';
+import { GroupFeature, groupsEnabled } from './group-features.js';
 import type { RequestContext } from './handler.js';
 
 /** The top-level error of a share request from this group and member, or NONE. */
 export function shareRequestError(ctx: RequestContext, groupId: string, memberId: string): number {
+  if (!groupsEnabled(ctx, GroupFeature.SHARE)) return ErrorCode.UNSUPPORTED_VERSION;
   if (!authorizeGroup(ctx, AclOperation.READ, groupId)) return ErrorCode.GROUP_AUTHORIZATION_FAILED;
   if (groupId === '' || memberId === '') return ErrorCode.INVALID_REQUEST;
   return ErrorCode.NONE;

@@ -5,7 +5,7 @@ import { FEATURES } from './features.js';
 import { metadataRecord } from './metadata-records.js';
 
 export function bootstrapRecords(): MetadataRecord[] {
-  return FEATURES.filter((f) => f.finalized > 0).map((f) => metadataRecord('FeatureLevelRecord', 0, { name: f.name, featureLevel: f.finalized }));
+  return FEATURES.filter((f) => f.defaultLevel > 0).map((f) => metadataRecord('FeatureLevelRecord', 0, { name: f.name, featureLevel: f.defaultLevel }));
 }
 
 /** The bootstrap records as the controller writes them into the log: one metadata transaction (KIP-868). */

@@ -4,8 +4,9 @@
 // quorum's leader epoch, the epoch opens with a LeaderChange control batch, `quorum-state` names this node leader,
 // and the bootstrap checkpoint (00000000000000000000-0000000000.checkpoint) holds what `kafka-storage format`
 // writes. Record bodies are encoded by each record's owner; this module frames, stores and replays them.
-// kafkite keeps the whole log (it writes no snapshots past the bootstrap one): it is small and replayed once at start-up;
-// a Kafka node's latest snapshot is replayed before the log after it (metadata-log-files.ts).
+// At start-up the latest snapshot and the log after it are read once, and each record goes to every replayer (replay).
+// It keeps the metadata image (metadata-image.ts) up to date, snapshots it at Kafka's triggers (snapshot-generator.ts)
+// and cleans the log as Kafka does (metadata-log-cleaner.ts).
 import { existsSync, mkdirSync, readdirSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -20,9 +21,12 @@ import { UnifiedLog } from '../../storage/unified-log.js';
 import { bootstrapRecords, bootstrapTransaction } from './bootstrap-metadata.js';
 import { leaderChangeBatch } from './control-records.js';
 import { frameMetadataRecord, unframeMetadataRecord, type MetadataRecord } from './metadata-frame.js';
-import { collectBatches, latestSnapshot, type MetadataOnDisk } from './metadata-log-files.js';
+import { maybeClean, recoverSnapshots } from './metadata-log-cleaner.js';
+import { MetadataImage } from './metadata-image.js';
+import { collectBatches, latestSnapshot, readSnapshot, type MetadataOnDisk } from './metadata-log-files.js';
 import { readMetadataRecord, recordTypeOf } from './metadata-records.js';
-import { writeSnapshot } from './snapshot-writer.js';
+import { DEFAULT_METADATA_LOG_POLICY, SnapshotGenerator, type MetadataLogPolicy } from './snapshot-generator.js';
+import { writeSnapshot, writeSnapshotAsync } from './snapshot-writer.js';
 
 /** A leader's first epoch: KafkaRaftClient's first election moves the quorum from epoch 0 to 1. */
 const FIRST_EPOCH = 1;
@@ -37,13 +41,22 @@ const READ_CHUNK_BYTES = 1024 * 1024;
 export interface ClusterMetadataLogOptions {
   /** metadata.log.dir, else the first of log.dirs (Kafka's KafkaConfig.metadataLogDir). */
   dir: string;
-  /** The broker's log defaults; retention never runs on this log (it is not in the LogManager). */
+  /** Its segments' settings (metadata-log-config.ts); retention never runs on this log (it is not in the LogManager): snapshots shrink it. */
   config: LogConfig;
   logger: Logger;
   /** This node: the quorum's only voter, and its leader. */
   nodeId: number;
   /** Records a new log starts with after the bootstrap ones: what kafkite kept outside the log before (see legacy-topics.ts). */
   initialRecords?: () => MetadataRecord[];
+  /** When to snapshot and how much to keep; Kafka's defaults when absent. */
+  policy?: MetadataLogPolicy;
+  /** The directory as checkServableDataDir read it before anything was written: replayed unless recovery changed the log. */
+  onDisk?: MetadataOnDisk;
+}
+
+/** Whatever the log's records rebuild at start-up: topics, configs, ACLs, SCRAM users, quotas, producer ids. */
+interface MetadataReplayer {
+  replay(record: MetadataRecord): void;
 }
 
 /** The metadata records of record batches (control batches carry none). */
@@ -76,11 +89,24 @@ function loadLog(dir: string, opts: ClusterMetadataLogOptions, epoch: number): U
 }
 
 export class ClusterMetadataLog {
+  private readonly image = new MetadataImage();
+  private readonly generator: SnapshotGenerator;
+  private readonly policy: MetadataLogPolicy;
+  private readonly logger: Logger;
+  /** The records read at open (kept up to date by appends) until replay hands them out. */
+  private startupRecords: MetadataRecord[] | null = null;
+  private snapshotting: Promise<void> | null = null;
+
   private constructor(
     private readonly log: UnifiedLog,
     /** The raft leader epoch of this node's term. */
     readonly epoch: number,
-  ) {}
+    opts: ClusterMetadataLogOptions,
+  ) {
+    this.policy = opts.policy ?? DEFAULT_METADATA_LOG_POLICY;
+    this.logger = opts.logger;
+    this.generator = new SnapshotGenerator(this.policy, (reason) => this.snapshot(reason));
+  }
 
   /**
    * Opens (creating if needed) `<dir>/__cluster_metadata-0`, recovering any torn tail a crash left. A new log gets
@@ -92,9 +118,17 @@ export class ClusterMetadataLog {
     mkdirSync(dir, { recursive: true });
     const quorum = readQuorumState(dir);
     const epoch = quorum?.leaderEpoch ?? FIRST_EPOCH;
-    const metadataLog = new ClusterMetadataLog(loadLog(dir, opts, epoch), epoch);
-    if (metadataLog.hasMetadataVersion() && !existsSync(join(opts.dir, PRE_KRAFT_BACKUP_FILE))) return metadataLog;
-    return metadataLog.upgrade(dir, opts);
+    const log = loadLog(dir, opts, epoch);
+    recoverSnapshots(log, opts.logger);
+    const metadataLog = new ClusterMetadataLog(log, epoch, opts);
+    const onDisk = opts.onDisk;
+    // What the servable check read is the log as recovery left it when it reached the same end: no second read.
+    const read = onDisk && !onDisk.fromBootstrap && !onDisk.cut && onDisk.endOffset === log.logEndOffset ? onDisk : metadataLog.read();
+    if (!hasMetadataVersion(read.records) || existsSync(join(opts.dir, PRE_KRAFT_BACKUP_FILE))) return metadataLog.upgrade(dir, opts);
+    for (const r of read.records) metadataLog.image.replay(r);
+    metadataLog.startupRecords = read.records;
+    metadataLog.generator.appended(read.bytes ?? 0);
+    return metadataLog;
   }
 
   /**
@@ -123,19 +157,12 @@ export class ClusterMetadataLog {
     writeSnapshot(dir, 0, 0, bootstrapRecords(), now);
     writeQuorumState(dir, { leaderId: opts.nodeId, leaderEpoch: this.epoch, votedId: -1, appliedOffset: 0, voters: [opts.nodeId] });
     log.appendAsLeader(leaderChangeBatch(opts.nodeId, this.epoch, now), now, 'coordinator');
-    const upgraded = new ClusterMetadataLog(log, this.epoch);
+    const upgraded = new ClusterMetadataLog(log, this.epoch, opts);
+    upgraded.startupRecords = [];
     await upgraded.append([...bootstrapTransaction(bootstrapRecords()), ...(opts.initialRecords?.() ?? []), ...kept]);
     rmSync(backup, { force: true });
     if (kept.length > 0) opts.logger.info({ records: kept.length }, 'cluster metadata log rewritten in KRaft form, its records kept');
     return upgraded;
-  }
-
-  private hasMetadataVersion(): boolean {
-    const type = recordTypeOf('FeatureLevelRecord');
-    for (const r of this.records()) {
-      if (r.type === type && readMetadataRecord<{ name: string }>('FeatureLevelRecord', r).name === 'metadata.version') return true;
-    }
-    return false;
   }
 
   get dir(): string {
@@ -167,14 +194,52 @@ export class ClusterMetadataLog {
     return Buffer.concat(chunks);
   }
 
-  /** Every record in log order, for replay at start-up: the latest snapshot's (a Kafka node's), then the log's after it. */
+  /** Every record in log order, as read from disk: the latest snapshot's, then the log's after it. */
   records(): Iterable<MetadataRecord> {
+    return this.read().records;
+  }
+
+  private read(): MetadataOnDisk {
     const snapshot = latestSnapshot(this.log.dir);
-    if (!snapshot) return recordsIn(this.readAll());
     const out: MetadataOnDisk = { records: [], voterSets: [] };
-    collectBatches(readFileSync(snapshot.file), 0, out);
-    collectBatches(this.readAll(), snapshot.endOffset, out);
-    return out.records;
+    if (snapshot) collectBatches(readSnapshot(snapshot.file), 0, out);
+    out.bytes = 0;
+    collectBatches(this.readAll(), snapshot?.endOffset ?? 0, out);
+    return out;
+  }
+
+  /**
+   * Hands every record, in log order, to each replayer: the first time those read at open (one read of the snapshot
+   * and the log at start-up, for all replayers), later those on disk.
+   */
+  replay(replayers: ReadonlyArray<MetadataReplayer>): void {
+    const records = this.startupRecords ?? this.read().records;
+    this.startupRecords = null;
+    for (const r of records) for (const replayer of replayers) replayer.replay(r);
+  }
+
+  /**
+   * Writes a snapshot of the image at the log end (Kafka's SnapshotGenerator asks the controller for one), once the
+   * records it holds are on disk, then cleans the log. Not while a metadata transaction is open (Kafka snapshots
+   * committed state only): the next append asks again.
+   */
+  private snapshot(reason: string): void {
+    if (this.snapshotting || this.image.inTransaction) return;
+    const endOffset = this.log.logEndOffset;
+    if (endOffset <= (latestSnapshot(this.log.dir)?.endOffset ?? 0)) return;
+    const records = this.image.records();
+    const lastContainedLogTimestamp = Date.now();
+    this.generator.snapshotted();
+    this.snapshotting = this.log.flush()
+      .then(() => writeSnapshotAsync(this.log.dir, endOffset, this.epoch, records, lastContainedLogTimestamp))
+      .then((file) => {
+        this.logger.info({ file, records: records.length, reason }, 'metadata snapshot written');
+        maybeClean(this.log, this.policy, Date.now(), this.logger);
+      })
+      .catch((err: unknown) => this.logger.error({ err, endOffset }, 'cannot write a metadata snapshot; the log still holds every record'))
+      .finally(() => {
+        this.snapshotting = null;
+      });
   }
 
   /**
@@ -189,10 +254,21 @@ export class ClusterMetadataLog {
       records: records.map((r, i) => ({ offset: i, timestamp: now, key: null, value: frameMetadataRecord(r), headers: [] })),
     });
     this.log.appendAsLeader(batch, now, 'coordinator');
-    return this.log.flush();
+    this.startupRecords?.push(...records);
+    for (const r of records) this.image.replay(r);
+    const flushed = this.log.flush();
+    this.generator.appended(batch.length);
+    return flushed;
   }
 
   async close(): Promise<void> {
+    this.generator.close();
+    await this.snapshotting;
     await this.log.close();
   }
+}
+
+function hasMetadataVersion(records: readonly MetadataRecord[]): boolean {
+  const type = recordTypeOf('FeatureLevelRecord');
+  return records.some((r) => r.type === type && readMetadataRecord<{ name: string }>('FeatureLevelRecord', r).name === 'metadata.version');
 }

@@ -44,9 +44,12 @@ export class DynamicConfigs {
     private readonly log: Logger,
   ) {}
 
-  /** Replays the ConfigRecords of the metadata log and applies the broker ones to the config. */
-  load(): void {
-    for (const record of this.metadataLog.records()) if (record.type === CONFIG_RECORD_TYPE) this.replay(decodeConfigRecord(record.body));
+  replay(record: MetadataRecord): void {
+    if (record.type === CONFIG_RECORD_TYPE) this.apply(decodeConfigRecord(record.body));
+  }
+
+  /** Once replayed: applies the broker configs to the config. */
+  loaded(): void {
     this.config.setDynamicConfigs(this.perBroker, this.clusterDefault);
     if (this.perBroker.size + this.clusterDefault.size + this.groups.size > 0) {
       this.log.info({ perBroker: [...this.perBroker.keys()], clusterDefault: [...this.clusterDefault.keys()], groups: this.groups.size }, 'dynamic configs loaded');
@@ -99,7 +102,7 @@ export class DynamicConfigs {
     await this.metadataLog.append(records);
   }
 
-  private replay(r: ConfigRecord): void {
+  private apply(r: ConfigRecord): void {
     let target: Map<string, string> | undefined;
     if (r.resourceType === ResourceType.BROKER) {
       if (r.resourceName === '') target = this.clusterDefault;

@@ -1,15 +1,17 @@
-// The feature levels ApiVersions advertises (KIP-584), the same features a Kafka 4.4 combined node lists, at
-// the levels that are true of kafkite. Kafka's org.apache.kafka.server.common.Feature and MetadataVersion
-// define the levels; a feature kafkite does not implement is supported at level 0 only and not finalized, as
-// Kafka leaves a disabled feature out of the finalized list. None can change: kafkite has no UpdateFeatures.
+// The features kafkite supports (KIP-584), the same features a Kafka 4.4 combined node lists, at the levels that
+// are true of kafkite (Kafka's org.apache.kafka.server.common.Feature and MetadataVersion define them; a feature
+// kafkite does not implement is supported at level 0 only), and the level each is finalized at in a new data dir:
+// its bootstrap records, share and streams groups on as a new Kafka 4.4 cluster has them (Kafka formatted at
+// 4.1-IV0 leaves them off). What a data dir finalizes is its metadata log's FeatureLevelRecords
+// (finalized-features.ts), which UpdateFeatures raises.
 import { FINALIZED_TRANSACTION_VERSION } from '../coordinator/transaction/transaction-version.js';
 
 interface FeatureLevels {
   readonly name: string;
   readonly minSupported: number;
   readonly maxSupported: number;
-  /** 0: not finalized (disabled). */
-  readonly finalized: number;
+  /** The level a new data dir finalizes; 0: not finalized (disabled). */
+  readonly defaultLevel: number;
 }
 
 /**
@@ -21,16 +23,16 @@ interface FeatureLevels {
 const METADATA_VERSION = 26;
 
 export const FEATURES: readonly FeatureLevels[] = [
-  { name: 'metadata.version', minSupported: METADATA_VERSION, maxSupported: METADATA_VERSION, finalized: METADATA_VERSION },
+  { name: 'metadata.version', minSupported: METADATA_VERSION, maxSupported: METADATA_VERSION, defaultLevel: METADATA_VERSION },
   // No KRaft quorum: level 1 (KIP-853 dynamic voters) means nothing on one node without a controller.
-  { name: 'kraft.version', minSupported: 0, maxSupported: 0, finalized: 0 },
-  { name: 'transaction.version', minSupported: 0, maxSupported: FINALIZED_TRANSACTION_VERSION, finalized: FINALIZED_TRANSACTION_VERSION },
+  { name: 'kraft.version', minSupported: 0, maxSupported: 0, defaultLevel: 0 },
+  { name: 'transaction.version', minSupported: 0, maxSupported: FINALIZED_TRANSACTION_VERSION, defaultLevel: FINALIZED_TRANSACTION_VERSION },
   // Level 1: KIP-848 consumer groups (ConsumerGroupHeartbeat, ConsumerGroupDescribe).
-  { name: 'group.version', minSupported: 0, maxSupported: 1, finalized: 1 },
+  { name: 'group.version', minSupported: 0, maxSupported: 1, defaultLevel: 1 },
   // Level 1: KIP-932 share groups (ShareVersion.SV_1). A new Kafka 4.4 cluster finalizes 2 (SV_2, the share
   // groups' dead-letter queue, KIP-1191), which kafkite lacks; neither level depends on metadata.version.
-  { name: 'share.version', minSupported: 0, maxSupported: 1, finalized: 1 },
+  { name: 'share.version', minSupported: 0, maxSupported: 1, defaultLevel: 1 },
   // Level 1: KIP-1071 streams groups (StreamsGroupHeartbeat, StreamsGroupDescribe), as a new Kafka 4.4 cluster finalizes it.
-  { name: 'streams.version', minSupported: 0, maxSupported: 1, finalized: 1 },
-  { name: 'eligible.leader.replicas.version', minSupported: 0, maxSupported: 0, finalized: 0 },
+  { name: 'streams.version', minSupported: 0, maxSupported: 1, defaultLevel: 1 },
+  { name: 'eligible.leader.replicas.version', minSupported: 0, maxSupported: 0, defaultLevel: 0 },
 ];

@@ -5,6 +5,7 @@ import { Reader, Writer } from '../../protocol/primitives.js';
 import type { MetadataRecord } from './metadata-frame.js';
 
 const METADATA_CODECS = new Map(RECORD_CODECS.filter((c) => c.type === 'metadata').map((c) => [c.name, c]));
+const NAMES_BY_TYPE = new Map([...METADATA_CODECS.values()].map((c) => [c.recordType!, c.name]));
 
 function codecOf(name: string): RecordCodec {
   const codec = METADATA_CODECS.get(name);
@@ -26,4 +27,9 @@ export function metadataRecord<T>(name: string, version: number, message: T): Me
 
 export function readMetadataRecord<T>(name: string, record: MetadataRecord): T {
   return codecOf(name).read(new Reader(record.body), record.version) as T;
+}
+
+/** The name of a metadata record type (e.g. TopicRecord for 2); undefined for a type Kafka 4.4 does not define. */
+export function recordNameOf(type: number): string | undefined {
+  return NAMES_BY_TYPE.get(type);
 }

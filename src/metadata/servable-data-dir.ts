@@ -10,7 +10,7 @@ import { CLUSTER_METADATA_TOPIC, logDirName } from '../../storage/log-file-names
 import { readQuorumState } from '../../storage/quorum-state.js';
 import { FEATURES } from './features.js';
 import type { MetadataRecord } from './metadata-frame.js';
-import { readMetadataOnDisk } from './metadata-log-files.js';
+import { readMetadataOnDisk, type MetadataOnDisk } from './metadata-log-files.js';
 import { readMetadataRecord, recordTypeOf } from './metadata-records.js';
 
 export class UnservableDataDirError extends Error {
@@ -80,21 +80,21 @@ class DataDirImage {
 /**
  * Throws UnservableDataDirError naming every reason the metadata log in `metadataLogDir` cannot be served by
  * kafkite as node `nodeId`; a directory without a metadata log, or one kafkite wrote before KRaft's form
- * (no metadata.version), passes: kafkite writes or upgrades it.
+ * (no metadata.version), passes: kafkite writes or upgrades it. Returns what it read, for the replay at start-up.
  */
-export function checkServableDataDir(metadataLogDir: string, nodeId: number): void {
+export function checkServableDataDir(metadataLogDir: string, nodeId: number): MetadataOnDisk {
   const dir = join(metadataLogDir, logDirName(CLUSTER_METADATA_TOPIC, 0));
   const onDisk = readMetadataOnDisk(dir);
   const image = new DataDirImage(nodeId);
   for (const r of onDisk.records) image.replay(r);
-  if (!image.features.has('metadata.version')) return;
+  if (!image.features.has('metadata.version')) return onDisk;
   const problems: string[] = [];
   for (const [name, level] of image.features) {
     const ours = FEATURES.find((f) => f.name === name);
-    if (name === 'metadata.version' && level !== ours!.finalized) {
-      problems.push(level > ours!.finalized
-        ? `metadata.version ${level} is newer than kafkite serves (${ours!.finalized}, 4.1-IV0), and metadata.version cannot be downgraded`
-        : `metadata.version ${level} is older than kafkite writes (${ours!.finalized}, 4.1-IV0): upgrade it on Kafka first (kafka-features.sh upgrade --metadata 4.1-IV0)`);
+    if (name === 'metadata.version' && level !== ours!.defaultLevel) {
+      problems.push(level > ours!.defaultLevel
+        ? `metadata.version ${level} is newer than kafkite serves (${ours!.defaultLevel}, 4.1-IV0), and metadata.version cannot be downgraded`
+        : `metadata.version ${level} is older than kafkite writes (${ours!.defaultLevel}, 4.1-IV0): upgrade it on Kafka first (kafka-features.sh upgrade --metadata 4.1-IV0)`);
     } else if (level > (ours?.maxSupported ?? 0)) {
       problems.push(`feature ${name} is finalized at level ${level}, which kafkite does not support (at most ${ours?.maxSupported ?? 0})`);
     }
@@ -111,4 +111,5 @@ export function checkServableDataDir(metadataLogDir: string, nodeId: number): vo
   const tiered = [...image.remoteStorage].filter(([, on]) => on).map(([name]) => name);
   if (tiered.length > 0) problems.push(`topics use tiered storage (remote.storage.enable=true), whose remote segments kafkite cannot read: ${tiered.join(', ')}`);
   if (problems.length > 0) throw new UnservableDataDirError(`kafkite cannot serve the data dir ${metadataLogDir} (left unchanged): ${problems.join('; ')}`);
+  return onDisk;
 }

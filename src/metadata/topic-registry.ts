@@ -8,6 +8,7 @@ import type { ClusterMetadataLog } from './cluster-metadata-log.js';
 import { ResourceType } from './config-resources.js';
 import type { MetadataRecord } from './metadata-frame.js';
 import { metadataRecord, readMetadataRecord, recordTypeOf } from './metadata-records.js';
+import { LeaderlessPartitions } from './partition-leadership.js';
 
 export interface TopicInfo {
   readonly name: string;
@@ -82,20 +83,17 @@ const REMOVE_TOPIC = recordTypeOf('RemoveTopicRecord');
 export class TopicRegistry {
   private readonly byName = new Map<string, TopicInfo>();
   private readonly byId = new Map<string, TopicInfo>();
+  /** The partitions the log left without a leader (a Kafka node's controlled shutdown), elected at registration. */
+  readonly leaderless = new LeaderlessPartitions();
 
-  private constructor(
+  /** Its topics come from replay: as the metadata log's records leave them. */
+  constructor(
     private readonly metadataLog: ClusterMetadataLog,
     private readonly placement: Placement,
   ) {}
 
-  /** The topics as the metadata log's records leave them. */
-  static replay(metadataLog: ClusterMetadataLog, placement: Placement): TopicRegistry {
-    const registry = new TopicRegistry(metadataLog, placement);
-    for (const r of metadataLog.records()) registry.replayRecord(r);
-    return registry;
-  }
-
-  private replayRecord(r: MetadataRecord): void {
+  replay(r: MetadataRecord): void {
+    this.leaderless.replay(r);
     if (r.type === TOPIC) {
       const t = readMetadataRecord<{ name: string; topicId: string }>('TopicRecord', r);
       this.index({ name: t.name, topicId: t.topicId, partitions: 0, configs: {} });

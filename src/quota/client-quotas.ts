@@ -96,12 +96,13 @@ export class ClientQuotaStore {
   /** Bumped on every change, so enforcement can cache its lookups. */
   version = 0;
 
-  constructor(private readonly metadataLog: ClusterMetadataLog) {
-    for (const record of metadataLog.records()) {
-      if (record.type !== CLIENT_QUOTA_RECORD) continue;
-      const { entity, key, value, remove } = decodeClientQuotaRecord(record.body);
-      this.apply(entity, key, value, remove);
-    }
+  /** Its quotas come from replay. */
+  constructor(private readonly metadataLog: ClusterMetadataLog) {}
+
+  replay(record: { type: number; body: Buffer }): void {
+    if (record.type !== CLIENT_QUOTA_RECORD) return;
+    const { entity, key, value, remove } = decodeClientQuotaRecord(record.body);
+    this.apply(entity, key, value, remove);
   }
 
   private apply(entity: QuotaEntity, key: string, value: number, remove: boolean): void {

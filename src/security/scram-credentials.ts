@@ -123,7 +123,6 @@ export interface MetadataRecordLike {
 
 /** What the cluster metadata log offers this store. */
 export interface MetadataLogLike {
-  records(): Iterable<MetadataRecordLike>;
   append(records: MetadataRecordLike[]): Promise<void>;
 }
 
@@ -162,11 +161,10 @@ export class ScramCredentialStore {
   /** Alterations persist one after another, so the log holds them in the order they were answered. */
   private tail: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly log: MetadataLogLike | null) {
-    if (log) for (const record of log.records()) this.replay(record);
-  }
+  /** Its credentials come from replay. */
+  constructor(private readonly log: MetadataLogLike | null) {}
 
-  private replay(record: MetadataRecordLike): void {
+  replay(record: MetadataRecordLike): void {
     if (record.type === USER_SCRAM_CREDENTIAL_RECORD) {
       const r = decodeUserScramCredentialRecord(record.body);
       this.credentials.set(keyOf(r.name, r.mechanism), r);

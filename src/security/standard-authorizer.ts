@@ -67,7 +67,7 @@ export class StandardAuthorizer {
     private readonly log: Logger,
   ) {}
 
-  /** null without authorizer.class.name; a ConfigError for a class kafkite does not have. Replays the ACLs. */
+  /** null without authorizer.class.name; a ConfigError for a class kafkite does not have. Its ACLs come from replay. */
   static fromConfig(config: BrokerConfig, metadataLog: ClusterMetadataLog, log: Logger): StandardAuthorizer | null {
     const className = String(config.get('authorizer.class.name') ?? '').trim();
     if (className === '') return null;
@@ -77,13 +77,15 @@ export class StandardAuthorizer {
     const superUsers = new Set(
       String(config.get('super.users') ?? '').split(';').map((p) => p.trim()).filter((p) => p !== ''),
     );
-    const authorizer = new StandardAuthorizer(metadataLog, superUsers, config.get('allow.everyone.if.no.acl.found') === true, log);
-    for (const record of metadataLog.records()) authorizer.replay(record);
-    log.info({ acls: authorizer.acls.size, superUsers: [...superUsers] }, `authorizer ${className} loaded`);
-    return authorizer;
+    log.info({ superUsers: [...superUsers] }, `authorizer ${className} configured`);
+    return new StandardAuthorizer(metadataLog, superUsers, config.get('allow.everyone.if.no.acl.found') === true, log);
   }
 
-  private replay(record: MetadataRecord): void {
+  get aclCount(): number {
+    return this.acls.size;
+  }
+
+  replay(record: MetadataRecord): void {
     if (record.type === ACCESS_CONTROL_ENTRY_RECORD) {
       const acl = decodeAccessControlEntryRecord(record.body);
       this.acls.set(acl.id, acl);

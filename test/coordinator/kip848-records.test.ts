@@ -5,6 +5,8 @@ import {
   decodeMemberMetadata, decodeTargetAssignment, groupEpochRecord, memberMetadataRecord, targetAssignmentRecord,
 } from '../../src/coordinator/consumer/consumer-group-records.js';
 import { decodeKey, offsetCommitKey } from '../../src/coordinator/records.js';
+import { readConsumerGroupMemberMetadataValue, writeConsumerGroupMemberMetadataValue } from '../../protocol/generated/records/ConsumerGroupMemberMetadataValue.js';
+import { Reader, Writer } from '../../protocol/primitives.js';
 
 const TOPIC_ID = '0123456789abcdef0123456789abcdef';
 
@@ -43,5 +45,22 @@ describe('consumer group records (__consumer_offsets types 3-8)', () => {
       assignedPartitions: assignment, partitionsPendingRevocation: new Map([[TOPIC_ID, new Set([1])]]),
     };
     expect(decodeCurrentAssignment(currentAssignmentRecord('g', 'm', state).value!)).toEqual(state);
+  });
+
+  it("writes a consumer-protocol member's ClassicMemberMetadata as Kafka's tagged null, and reads a classic member's", () => {
+    const metadata = {
+      instanceId: null, rackId: null, clientId: 'c', clientHost: '/h', subscribedTopicNames: ['t'], subscribedTopicRegex: null, rebalanceTimeoutMs: 1, serverAssignor: null,
+    };
+    // A tagged nullable struct (Kafka's MessageDataGenerator): one tagged field, tag 0, size 1, unsigned varint 0 for null.
+    expect(memberMetadataRecord('g', 'm', metadata).value!.subarray(-4)).toEqual(Buffer.from([1, 0, 1, 0]));
+    // Present: unsigned varint 1, then the struct (a member that joined with the classic protocol).
+    const classic = { ...metadata, classicMemberMetadata: { sessionTimeoutMs: 45000, supportedProtocols: [{ name: 'range', metadata: Buffer.from([0, 3]) }] } };
+    const w = new Writer(64);
+    writeConsumerGroupMemberMetadataValue(w, 0, classic);
+    const bytes = w.toBuffer();
+    // The struct: session timeout (4), one protocol (1), "range" (1 + 5), its metadata (1 + 2), two empty tag sections (2).
+    const tagged = bytes.subarray(bytes.length - (3 + 1 + 16));
+    expect(tagged.subarray(0, 4)).toEqual(Buffer.from([1, 0, 17, 1]));
+    expect(readConsumerGroupMemberMetadataValue(new Reader(bytes), 0)).toEqual(classic);
   });
 });

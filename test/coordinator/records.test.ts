@@ -33,6 +33,18 @@ describe('__consumer_offsets records', () => {
     expect(decodeOffsetCommitValue(buf1)).toEqual(v1);
   });
 
+  it("writes Kafka's layouts byte for byte", () => {
+    const offset = { offset: 5, leaderEpoch: 2, metadata: 'm', commitTimestamp: 10, expireTimestamp: -1 };
+    expect(offsetCommitValue(offset).toString('hex')).toBe('0003' + '0000000000000005' + '00000002' + '0001' + '6d' + '000000000000000a');
+    expect(offsetCommitValue({ ...offset, expireTimestamp: 20 }).toString('hex')).toBe('0001' + '0000000000000005' + '0001' + '6d' + '000000000000000a' + '0000000000000014');
+    const group = groupMetadataValue({
+      protocolType: 'consumer', generationId: 1, protocolName: 'range', leaderId: 'a', currentStateTimestamp: 7,
+      members: [{ memberId: 'a', groupInstanceId: null, clientId: 'c', clientHost: '/h', rebalanceTimeoutMs: 3, sessionTimeoutMs: 4, subscription: Buffer.from([1]), assignment: Buffer.from([2]) }],
+    });
+    expect(group.toString('hex')).toBe('0003' + '0008' + Buffer.from('consumer').toString('hex') + '00000001' + '0005' + Buffer.from('range').toString('hex') + '000161'
+      + '0000000000000007' + '00000001' + '000161' + 'ffff' + '000163' + '00022f68' + '00000003' + '00000004' + '0000000101' + '0000000102');
+  });
+
   it('reads a flexible OffsetCommitValue v4', () => {
     // version 4, offset 9, leaderEpoch -1, metadata "m" (compact), commitTimestamp 1, no tagged fields
     const buf = Buffer.from('0004' + '0000000000000009' + 'ffffffff' + '02' + '6d' + '0000000000000001' + '00', 'hex');

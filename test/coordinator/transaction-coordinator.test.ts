@@ -52,6 +52,12 @@ describe('TransactionLogKey/Value', () => {
     expect(v0.toString('hex')).toBe(
       '0000' + '0000000000000007' + '0003' + '0000ea60' + '01' + '00000001' + '000174' + '00000002' + '00000000' + '00000001' + '00000000000007d0' + '00000000000003e8',
     );
+    // v1 (flexible): compact arrays and strings, then tagged PreviousProducerId (0) and ClientTransactionVersion (2).
+    const v1 = { ...transit, producerId: 9, previousProducerId: 8, producerEpoch: 1, txnStartTimestamp: 5, txnLastUpdateTimestamp: 6, clientTransactionVersion: 2 };
+    expect(transactionLogValue(v1, 1).toString('hex')).toBe(
+      '0001' + '0000000000000009' + '0001' + '0000ea60' + '01' + '02' + '027403' + '00000000' + '00000001' + '00' + '0000000000000006' + '0000000000000005'
+        + '02' + '0008' + '0000000000000008' + '0202' + '0002',
+    );
     for (const version of [0, 1]) {
       const decoded = decodeTransactionLogValue(transactionLogValue({ ...transit, previousProducerId: 5, clientTransactionVersion: 2 }, version));
       expect(decoded).toMatchObject({ producerId: 7, producerEpoch: 3, txnTimeoutMs: 60000, state: TransactionState.Ongoing, txnStartTimestamp: 1000, txnLastUpdateTimestamp: 2000 });

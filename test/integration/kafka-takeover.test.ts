@@ -1,6 +1,8 @@
 // kafkite -> Apache Kafka 4.4, offline (issue #31, part 2): kafkite is filled with Kafka's Java client (topics of
 // every codec, one compacted, topic configs, classic and KIP-848 groups with committed offsets, a committed and an
-// aborted transaction), stopped; Kafka's DumpLogSegments decodes its metadata log; then Kafka 4.4 (kafka.Kafka) starts
+// aborted transaction), with small metadata snapshot thresholds, so that it snapshots its metadata image and deletes
+// the log segments the snapshot covers; it is stopped; Kafka's DumpLogSegments decodes its latest snapshot and the
+// log after it; then Kafka 4.4 (kafka.Kafka) starts
 // on the same log dir with the properties `kafkite kafka-config` prints, and Kafka's own tools and clients find every
 // record at its offset, the same topic ids and configs, the groups' committed offsets, and read_committed without the
 // aborted records; no partition dir is moved aside as stray.
@@ -32,9 +34,17 @@ let saslPort: number;
 /** What kafkite served before it stopped. */
 let filled: Filled;
 let dumped: string;
+/** The metadata log's directory when kafkite stopped. */
+let metadataFiles: string[];
+
+/** A snapshot every KiB of metadata records, 1 KiB segments, and only the latest snapshot kept. */
+const SMALL_SNAPSHOTS = ['metadata.log.max.record.bytes.between.snapshots=1024', 'metadata.log.segment.bytes=1024', 'metadata.log.segment.min.bytes=1024',
+  'metadata.max.retention.bytes=1'];
+
+const KAFKITE_PROPERTIES = [...COMMON_PROPERTIES, ...SMALL_SNAPSHOTS, 'listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0'];
 
 async function kafkiteFilled(): Promise<BrokerProcess> {
-  const broker = await startBroker({ overrides: [...COMMON_PROPERTIES, 'listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0'] });
+  const broker = await startBroker({ overrides: KAFKITE_PROPERTIES });
   filled = await fillNode(broker.port, broker.bootstrap, tools);
   return broker;
 }
@@ -44,9 +54,19 @@ beforeAll(async () => {
   tools = new KafkaTools();
   kafkite = await kafkiteFilled();
   expect(await kafkite.stop()).toBe(0);
+  // kafkite restarts from its snapshot and the log after it, the segments before it deleted, with everything there.
+  const again = await startBroker({ dataDir: kafkite.dataDir, overrides: KAFKITE_PROPERTIES });
+  try {
+    await expectEveryRecord(again.port, filled);
+    await expectTopicConfigs(tools, again.bootstrap);
+    await expectSecurityRecords(tools, again.bootstrap);
+  } finally {
+    expect(await again.stop()).toBe(0);
+  }
   const dataDir = kafkite.dataDir;
-  const metadataLog = join(dataDir, '__cluster_metadata-0', '00000000000000000000.log');
-  const dump = await tools.run('org.apache.kafka.tools.DumpLogSegments', '--cluster-metadata-decoder', '--files', metadataLog);
+  metadataFiles = readdirSync(join(dataDir, '__cluster_metadata-0'));
+  const snapshotAndLog = metadataFiles.filter((f) => /^\d{20}(-\d{10}\.checkpoint|\.log)$/.test(f)).sort().map((f) => join(dataDir, '__cluster_metadata-0', f));
+  const dump = await tools.run('org.apache.kafka.tools.DumpLogSegments', '--cluster-metadata-decoder', '--files', snapshotAndLog.join(','));
   expect(dump.code).toBe(0);
   dumped = dump.out;
 
@@ -91,8 +111,16 @@ afterAll(async () => {
 }, 60_000);
 
 describe('kafkite -> Kafka 4.4 on the same log dir', () => {
-  it("Kafka's DumpLogSegments decodes kafkite's metadata log: the topics and their partitions", () => {
-    expect(dumped).toContain('LeaderChange: {"version":0,"leaderId":1');
+  it('snapshotted its metadata and deleted the log segments and snapshots the latest snapshot covers', () => {
+    const snapshots = metadataFiles.filter((f) => f.endsWith('.checkpoint'));
+    expect(snapshots).toHaveLength(1);
+    expect(snapshots[0]).not.toBe('00000000000000000000-0000000000.checkpoint');
+    expect(metadataFiles).not.toContain('00000000000000000000.log');
+  });
+
+  it("Kafka's DumpLogSegments decodes kafkite's metadata snapshot and log: the topics and their partitions", () => {
+    expect(dumped).toMatch(/SnapshotHeader/);
+    expect(dumped).toMatch(/SnapshotFooter/);
     expect(dumped).toContain('"type":"FEATURE_LEVEL_RECORD","version":0,"data":{"name":"metadata.version","featureLevel":26}');
     expect(dumped).toContain('"type":"REGISTER_BROKER_RECORD"');
     for (const name of TOPICS) {

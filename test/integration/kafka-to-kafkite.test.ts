@@ -7,26 +7,34 @@
 // kafkite lacks: a node never runs below its cluster's finalized levels (Kafka's QuorumFeatures refuses such a node,
 // and metadata.version is never downgraded), so kafkite refuses Kafka 4.4's default (4.4-IV2) at start-up; that case
 // is the last test here. Directories kafkite cannot serve are refused with every file left as it was.
-import { execFileSync } from 'node:child_process';
+// kafkite finalizes the log's feature levels (4.1-IV0: no share or streams groups, whose APIs answer as Kafka's do)
+// until `kafka-features upgrade` raises them; and it records itself leader of the partitions Kafka's controlled
+// shutdown left leaderless, so that Kafka, started on the directory again, finds them led by node 1.
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReferenceKafka } from '../../bench/lib/reference-kafka.js';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { REPO_ROOT, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
-import { KafkaTools } from '../helpers/java.js';
+import { compileJava, javaArgs, KafkaTools } from '../helpers/java.js';
 import {
   COMMON_PROPERTIES, expectAliceConsumes, expectEveryRecord, expectGroupOffsets, expectIdempotentProducerGoesOn, expectReadCommitted, expectSecurityRecords,
   expectTopicConfigs, fillNode, servedTopicIds, TOPICS, type Filled,
 } from '../helpers/offline-move.js';
+import { until } from '../helpers/poll.js';
 import { listenerPorts } from '../helpers/secure-broker.js';
+import type { PartitionChangeRecord } from '../../protocol/generated/records/PartitionChangeRecord.js';
+import type { PartitionRecord } from '../../protocol/generated/records/PartitionRecord.js';
 import { batchesIn } from '../../protocol/records/batch-header.js';
 import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js';
 import { frameMetadataRecord, unframeMetadataRecord, type MetadataRecord } from '../../src/metadata/metadata-frame.js';
-import { latestSnapshot } from '../../src/metadata/metadata-log-files.js';
-import { metadataRecord, recordTypeOf } from '../../src/metadata/metadata-records.js';
+import { latestSnapshot, readMetadataOnDisk } from '../../src/metadata/metadata-log-files.js';
+import { metadataRecord, readMetadataRecord, recordTypeOf } from '../../src/metadata/metadata-records.js';
+import { ErrorCode } from '../../src/errors.js';
 import { connectWithRetry, initProducerId, readPartition } from '../reliability/support.js';
 
 const KAFKA_PROPERTIES = [...COMMON_PROPERTIES, 'listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0',
@@ -41,6 +49,8 @@ let tools: KafkaTools;
 let workDir: string;
 let saslPort: number;
 let filled: Filled;
+/** What Kafka answered before it stopped: its finalized features and the share group APIs. */
+let kafkaAnswers: FeatureAnswers;
 
 /** A hash of every file's path, size and bytes under `dir`. */
 function treeHash(dir: string): string {
@@ -76,6 +86,7 @@ beforeAll(async () => {
   tools = new KafkaTools();
   kafka = await ReferenceKafka.start({ properties: KAFKA_PROPERTIES, formatArgs: FORMAT_AT_KAFKITES_LEVEL, readyTimeoutMs: 90_000 });
   filled = await fillNode(kafka.ports.PLAINTEXT!, `127.0.0.1:${kafka.ports.PLAINTEXT}`, tools);
+  kafkaAnswers = await featureAnswers(kafka.ports.PLAINTEXT!);
   // SIGTERM: Kafka's controlled shutdown (143, the JVM's status once its shutdown hooks ran).
   expect(await kafka.stop()).toBe(143);
   kafkite = await startBroker({ dataDir: join(kafka.dir, 'data'), overrides: [...COMMON_PROPERTIES, 'node.id=1', 'listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0'] });
@@ -84,7 +95,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await tools?.close();
+  for (const c of shareConsumers) c.kill('SIGKILL');
   if (kafkite && kafkite.child.exitCode === null) expect(await kafkite.stop()).toBe(0);
+  await kafka?.stop();
   kafka?.cleanup();
   rmSync(workDir, { recursive: true, force: true });
 }, 60_000);
@@ -112,6 +125,41 @@ describe('Kafka 4.4 -> kafkite on the same log dir', () => {
   it('has the SCRAM user, the ACL and the client quota', () => expectSecurityRecords(tools, kafkite!.bootstrap));
 
   it('logs alice in with her SCRAM credential and enforces her ACLs', () => expectAliceConsumes(tools, `127.0.0.1:${saslPort}`));
+
+  it("finalizes the feature levels of Kafka's log: at 4.1-IV0 no share groups, whose APIs answer as Kafka's", async () => {
+    const served = await featureAnswers(kafkite!.port);
+    expect(kafkaAnswers.finalized.map((f) => f.name)).not.toContain('share.version');
+    expect(kafkaAnswers.finalized.map((f) => f.name)).not.toContain('streams.version');
+    expect(kafkaAnswers.finalized).toContainEqual({ name: 'metadata.version', level: 26 });
+    expect(served.finalized).toEqual(kafkaAnswers.finalized);
+    expect(kafkaAnswers.heartbeat.errorCode).toBe(ErrorCode.UNSUPPORTED_VERSION);
+    expect({ heartbeat: served.heartbeat, describe: served.describe }).toEqual({ heartbeat: kafkaAnswers.heartbeat, describe: kafkaAnswers.describe });
+  });
+
+  it('raises share.version with kafka-features, as a FeatureLevelRecord in the log; a share consumer then reads', async () => {
+    const admin = ['--bootstrap-server', kafkite!.bootstrap];
+    // Above what kafkite supports: refused as Kafka's controller refuses it, nothing written.
+    const tooHigh = await tools.run('org.apache.kafka.tools.FeatureCommand', ...admin, 'upgrade', '--feature', 'share.version=2');
+    expect(tooHigh.code).toBe(1);
+    expect(tooHigh.out + tooHigh.err).toContain('Invalid update version 2 for feature share.version. Local controller 1 only supports versions 0-1');
+    const upgrade = await tools.run('org.apache.kafka.tools.FeatureCommand', ...admin, 'upgrade', '--feature', 'share.version=1');
+    expect({ code: upgrade.code, out: upgrade.out.trim() }).toEqual({ code: 0, out: 'share.version was upgraded to 1.' });
+    const shareLevels = readMetadataOnDisk(join(kafka!.dir, 'data', '__cluster_metadata-0')).records
+      .filter((r) => r.type === recordTypeOf('FeatureLevelRecord'))
+      .map((r) => readMetadataRecord<{ name: string; featureLevel: number }>('FeatureLevelRecord', r))
+      .filter((f) => f.name === 'share.version');
+    expect(shareLevels).toEqual([{ name: 'share.version', featureLevel: 1 }]);
+    const describe = await tools.run('org.apache.kafka.tools.FeatureCommand', ...admin, 'describe');
+    expect(describe.out).toMatch(/Feature: share\.version\s+SupportedMinVersion: 0\s+SupportedMaxVersion: 1\s+FinalizedVersionLevel: 1\s/);
+    expect(describe.out).toMatch(/Feature: streams\.version\s+SupportedMinVersion: 0\s+SupportedMaxVersion: 1\s+FinalizedVersionLevel: 0\s/);
+    // Kafka 4.4's KafkaShareConsumer reads java-none from its start (share.auto.offset.reset is a group config).
+    const config = await tools.run('org.apache.kafka.tools.ConfigCommand', ...admin, '--alter', '--entity-type', 'groups', '--entity-name', 'moved-share',
+      '--add-config', 'share.auto.offset.reset=earliest');
+    expect({ code: config.code, err: config.err }).toEqual({ code: 0, err: '' });
+    const expected = filled.before.get('java-none')!.offsets;
+    const received = await shareConsume(kafkite!.bootstrap, 'java-none', 'moved-share', expected.length);
+    expect(received.sort((a, b) => a - b)).toEqual(expected);
+  }, 120_000);
 
   it("refuses Kafka 4.4's default metadata.version (4.4-IV2), the directory left unchanged", async () => {
     expect(await kafkite!.stop()).toBe(0);
@@ -166,9 +214,10 @@ describe("Kafka's log start moved past its latest snapshot", () => {
     const base = kept[0]!.baseOffset;
     for (const f of readdirSync(metadataDir)) if (/^0{20}\.(log|index|timeindex)$/.test(f)) rmSync(join(metadataDir, f));
     writeFileSync(join(metadataDir, `${String(base).padStart(20, '0')}.log`), Buffer.concat(kept.map((b) => log.subarray(b.pos, b.pos + b.sizeInBytes))));
-    // The topics are in the snapshot only.
+    // The filled topics are in the snapshot only (kafkite's share consumer above created __share_group_state after it).
     const topicRecords = kept.filter((b) => !b.isControl).flatMap((b) => decodeBatch(log.subarray(b.pos, b.pos + b.sizeInBytes)).records)
-      .filter((r) => unframeMetadataRecord(r.value!).type === recordTypeOf('TopicRecord'));
+      .map((r) => unframeMetadataRecord(r.value!)).filter((r) => r.type === recordTypeOf('TopicRecord'))
+      .filter((r) => TOPICS.includes(readMetadataRecord<{ name: string }>('TopicRecord', r).name));
     expect({ base: base > 0, topicRecordsAfterSnapshot: topicRecords.length }).toEqual({ base: true, topicRecordsAfterSnapshot: 0 });
     const broker = await startBroker({ dataDir: dir, overrides: [...COMMON_PROPERTIES, 'node.id=1'] });
     try {
@@ -187,6 +236,60 @@ describe("Kafka's log start moved past its latest snapshot", () => {
     }
   }, 60_000);
 });
+
+describe('Kafka 4.4 on the directory again, after kafkite', () => {
+  it("finds every partition led by node 1, as kafkite recorded it in Kafka's form", async () => {
+    if (kafkite!.child.exitCode === null) expect(await kafkite!.stop()).toBe(0);
+    const metadataDir = join(kafka!.dir, 'data', '__cluster_metadata-0');
+    const leaders = partitionLeaders(readMetadataOnDisk(metadataDir).records);
+    const recorded = new Map<string, number>();
+    for (const name of TOPICS) {
+      const p = leaders.get(`${filled.topicIds.get(name)}-0`)!;
+      // Kafka's controlled shutdown left the partition leaderless; kafkite's change record names node 1, an epoch on.
+      expect({ name, leaders: p.leaders.slice(-2) }).toEqual({ name, leaders: [-1, 1] });
+      recorded.set(name, p.leaderEpoch);
+    }
+    // Kafka's own decoder reads kafkite's PartitionChangeRecord.
+    const dump = await tools.run('org.apache.kafka.tools.DumpLogSegments', '--cluster-metadata-decoder', '--files', join(metadataDir, '00000000000000000000.log'));
+    expect({ code: dump.code, err: dump.err }).toEqual({ code: 0, err: '' });
+    const topicId = Buffer.from(filled.topicIds.get('java-none')!, 'hex').toString('base64url');
+    expect(dump.out).toContain(`{"type":"PARTITION_CHANGE_RECORD","version":2,"data":{"partitionId":0,"topicId":"${topicId}","leader":1}}`);
+    kafka = await kafka!.restart({ readyTimeoutMs: 90_000 });
+    const client = await connectWithRetry(kafka.ports.PLAINTEXT!);
+    try {
+      const metadata = await client.send(3, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+      for (const name of TOPICS) {
+        const p = metadata.topics.find((t: { name: string }) => t.name === name).partitions[0];
+        // Kafka goes on from the epoch kafkite recorded (its own re-registration and unfencing bump it further).
+        expect({ name, leader: p.leaderId, later: p.leaderEpoch > recorded.get(name)! }).toEqual({ name, leader: 1, later: true });
+      }
+      expect((await readPartition(client, 'java-none', 0)).values).toEqual(filled.before.get('java-none')!.values);
+    } finally {
+      client.close();
+      expect(await kafka.stop()).toBe(143);
+    }
+  }, 180_000);
+});
+
+/** Each partition's leader, leader epoch and the leaders it had, as Kafka's PartitionRegistration replays them. */
+function partitionLeaders(records: readonly MetadataRecord[]): Map<string, { leader: number; leaderEpoch: number; leaders: number[] }> {
+  const partitions = new Map<string, { leader: number; leaderEpoch: number; leaders: number[] }>();
+  for (const r of records) {
+    if (r.type === recordTypeOf('PartitionRecord')) {
+      const p = readMetadataRecord<PartitionRecord>('PartitionRecord', r);
+      partitions.set(`${p.topicId}-${p.partitionId}`, { leader: p.leader, leaderEpoch: p.leaderEpoch, leaders: [p.leader] });
+    } else if (r.type === recordTypeOf('PartitionChangeRecord')) {
+      const c = readMetadataRecord<PartitionChangeRecord>('PartitionChangeRecord', r);
+      const p = partitions.get(`${c.topicId}-${c.partitionId}`);
+      // A change naming a leader (the same one too) bumps the leader epoch; -2: the leader did not change.
+      if (!p || c.leader === -2) continue;
+      p.leader = c.leader;
+      p.leaderEpoch++;
+      p.leaders.push(c.leader);
+    }
+  }
+  return partitions;
+}
 
 /** A copy of Kafka's data dir with its metadata log replaced by a new `kafka-storage format` with `args`. */
 async function reformatted(name: string, args: string[], edit: (props: string) => string = (p) => p): Promise<string> {
@@ -208,4 +311,45 @@ function refusal(dir: string): string {
   expect(run.status).toBe(1);
   expect(treeHash(dir)).toBe(hash);
   return run.stderr;
+}
+
+interface FeatureAnswers {
+  finalized: Array<{ name: string; level: number }>;
+  heartbeat: { errorCode: number };
+  describe: unknown;
+}
+
+/** ApiVersions' finalized features of the node on `port`, and its answers to ShareGroupHeartbeat and ShareGroupDescribe. */
+async function featureAnswers(port: number): Promise<FeatureAnswers> {
+  const client = await WireClient.connectWithRetry(port);
+  try {
+    const versions = await client.send(18, 4, { clientSoftwareName: 'kafkite-test', clientSoftwareVersion: '1', clusterId: null, nodeId: -1 });
+    const finalized = (versions.finalizedFeatures as Array<{ name: string; maxVersionLevel: number }>)
+      .map((f) => ({ name: f.name, level: f.maxVersionLevel })).sort((a, b) => a.name.localeCompare(b.name));
+    const heartbeat = await client.send(76, 1, { groupId: 'moved-share', memberId: 'AAAAAAAAAAAAAAAAAAAAAA', memberEpoch: 0, rackId: null, subscribedTopicNames: ['java-none'] });
+    const describe = await client.send(77, 1, { groupIds: ['moved-share'], includeAuthorizedOperations: false });
+    return { finalized, heartbeat, describe };
+  } finally {
+    client.close();
+  }
+}
+
+const shareConsumers: ChildProcessWithoutNullStreams[] = [];
+
+/** The offsets a KafkaShareConsumer (implicit acknowledgement) receives from `topic` until it has `count` of them. */
+async function shareConsume(bootstrap: string, topic: string, group: string, count: number): Promise<number[]> {
+  const child = spawn('java', javaArgs('ShareConsumerApp', [bootstrap, topic, group, '100', '0', 'implicit'], compileJava('ShareConsumerApp')));
+  shareConsumers.push(child);
+  const received: number[] = [];
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-10_000)));
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const event = line.startsWith('{') ? (JSON.parse(line) as { recv?: number }) : {};
+    if (event.recv !== undefined) received.push(event.recv);
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  await until(() => received.length >= count || child.exitCode !== null, `${count} records in share group ${group} (${stderr})`);
+  child.stdin.end();
+  expect(await exited).toBe(0);
+  return received;
 }

@@ -24,8 +24,8 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const open = () => ClusterMetadataLog.open({ dir, config: DEFAULT_LOG_CONFIG, logger: log, nodeId: 1 });
 const FEATURE_LEVEL = recordTypeOf('FeatureLevelRecord');
-/** The feature levels a new log's bootstrap records finalize: those FEATURES finalizes, metadata.version first. */
-const FINALIZED = FEATURES.filter((f) => f.finalized > 0).map((f) => ({ name: f.name, featureLevel: f.finalized }));
+/** The feature levels a new log's bootstrap records finalize: FEATURES' default levels, metadata.version first. */
+const FINALIZED = FEATURES.filter((f) => f.defaultLevel > 0).map((f) => ({ name: f.name, featureLevel: f.defaultLevel }));
 /** The records kafkite's own tests appended (types the bootstrap does not write). */
 const appended = (records: Iterable<MetadataRecord>) => [...records].filter((r) => r.type >= 200 || [6, 14, 21, 7].includes(r.type));
 

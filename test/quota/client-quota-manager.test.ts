@@ -37,7 +37,9 @@ describe('ClientQuotaManager', () => {
     await store.alter([{ entityType: 'user', entityName: null }], [{ key: 'producer_byte_rate', value: 1000, remove: false }], false);
     await store.alter([{ entityType: 'user', entityName: 'alice' }, { entityType: 'client-id', entityName: 'fast' }], [{ key: 'producer_byte_rate', value: 1e9, remove: false }], false);
     await store.alter([{ entityType: 'client-id', entityName: null }], [{ key: 'consumer_byte_rate', value: 500, remove: false }], false);
-    const manager = new ClientQuotaManager(new ClientQuotaStore(metadataLog), 2, 1000);
+    const replayed = new ClientQuotaStore(metadataLog);
+    metadataLog.replay([replayed]);
+    const manager = new ClientQuotaManager(replayed, 2, 1000);
     // alice with client "fast": her own user+client quota (1e9), never throttled.
     expect(manager.recordAndGetThrottleTimeMs(QuotaType.PRODUCE, alice, 'fast', 100_000, 0)).toBe(0);
     // alice with another client: the default user quota, 1000 B/s; 2000 B in one window is twice it.

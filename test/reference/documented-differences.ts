@@ -19,7 +19,7 @@ export const DOCUMENTED_DIFFERENCES: readonly DocumentedDifference[] = [
     scenario: /^minimal-18-/,
     path: /^ApiVersions v\d+ \.apiKeys\.\w+$/,
     reason: 'APIs kafkite does not implement: delegation tokens (38-41), AlterReplicaLogDirs (34, one log dir per partition is placed at creation), '
-      + 'the KRaft quorum and feature APIs (DescribeQuorum, UpdateFeatures, UnregisterBroker, Add/RemoveRaftVoter), client metrics (KIP-714) '
+      + 'the KRaft quorum APIs (DescribeQuorum, UnregisterBroker, Add/RemoveRaftVoter), client metrics (KIP-714) '
       + 'and StreamsGroupTopologyDescriptionUpdate (93, KIP-1071\'s topology description plugin, off by default in Kafka 4.4).',
   },
   {

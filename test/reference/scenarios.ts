@@ -207,6 +207,20 @@ export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
     run: async (s) => void (await s.call(1, 13, fetchRequest('', randomTopicId()))),
   },
   {
+    id: 'update-features-refused',
+    api: 57,
+    // FeatureControlManager.updateFeature's refusals, validated only (v1+), so that neither node changes a level.
+    async run(s) {
+      const update = (feature: string, maxVersionLevel: number, upgradeType = 1) =>
+        request(57, { featureUpdates: [{ feature, maxVersionLevel, upgradeType }], validateOnly: true });
+      await s.call(57, 1, update('group.version', 0), { label: 'a downgrade as an upgrade' });
+      await s.call(57, 2, update('no.such.feature', 1), { label: 'an unknown feature' });
+      await s.call(57, 2, update('group.version', -1), { label: 'a negative level' });
+      await s.call(57, 1, update('group.version', 1, 9), { label: 'an unknown upgrade type' });
+      await s.call(57, 2, update('group.version', 1), { label: 'the level it has' });
+    },
+  },
+  {
     id: 'api-versions-unsupported-version',
     api: 18,
     // Kafka answers an ApiVersions it cannot parse with v0 and UNSUPPORTED_VERSION (KIP-511).

@@ -25,8 +25,11 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** An authorizer with the ACLs of the metadata log, as the broker's start-up replay leaves it. */
 function authorizer(props: Record<string, string> = {}): StandardAuthorizer {
-  return StandardAuthorizer.fromConfig(new BrokerConfig({ 'authorizer.class.name': 'kafka.security.authorizer.AclAuthorizer', ...props }), metadataLog, log)!;
+  const a = StandardAuthorizer.fromConfig(new BrokerConfig({ 'authorizer.class.name': 'kafka.security.authorizer.AclAuthorizer', ...props }), metadataLog, log)!;
+  metadataLog.replay([a]);
+  return a;
 }
 
 function acl(over: Partial<AclBinding>): AclBinding {

@@ -55,7 +55,7 @@ export function readConsumerGroupMemberMetadataValue(r: Reader, version: number)
     switch (tag) {
       case 0: {
         const tr = new Reader(r.raw(size));
-        m.classicMemberMetadata = tr.int8() < 0 ? null : readClassicMemberMetadata(tr, version);
+        m.classicMemberMetadata = tr.uvarint() === 0 ? null : readClassicMemberMetadata(tr, version);
         break;
       }
       default:
@@ -88,9 +88,9 @@ export function writeConsumerGroupMemberMetadataValue(w: Writer, version: number
   if (t0) {
     const tw = new Writer();
     if (m.classicMemberMetadata === null) {
-      tw.int8(-1);
+      tw.uvarint(0);
     } else {
-      tw.int8(1);
+      tw.uvarint(1);
       writeClassicMemberMetadata(tw, version, m.classicMemberMetadata);
     }
     const b = tw.toBuffer();

@@ -1,6 +1,13 @@
-// The KIP-848 consumer group records of __consumer_offsets, in Kafka's formats (group-coordinator's
-// ConsumerGroup*Key/Value, record types 3-8): a key is the record type as int16 then non-flexible
-// fields; a value is version 0, flexible. Tagged fields Kafka added later are skipped on read.
+// The KIP-848 consumer group records of __consumer_offsets (Kafka's ConsumerGroup*Key/Value, record types 3-8), by the
+// codecs generated from group-coordinator's definitions: a key is the record type as int16 then the generated key; a
+// value is version 0 then the generated value. Tagged fields Kafka added later are skipped on read.
+import { readConsumerGroupCurrentMemberAssignmentValue, writeConsumerGroupCurrentMemberAssignmentValue } from '../../../protocol/generated/records/ConsumerGroupCurrentMemberAssignmentValue.js';
+import { readConsumerGroupMemberMetadataKey, writeConsumerGroupMemberMetadataKey } from '../../../protocol/generated/records/ConsumerGroupMemberMetadataKey.js';
+import { readConsumerGroupMemberMetadataValue, writeConsumerGroupMemberMetadataValue } from '../../../protocol/generated/records/ConsumerGroupMemberMetadataValue.js';
+import { readConsumerGroupMetadataKey, writeConsumerGroupMetadataKey } from '../../../protocol/generated/records/ConsumerGroupMetadataKey.js';
+import { readConsumerGroupMetadataValue, writeConsumerGroupMetadataValue } from '../../../protocol/generated/records/ConsumerGroupMetadataValue.js';
+import { readConsumerGroupTargetAssignmentMemberValue, writeConsumerGroupTargetAssignmentMemberValue } from '../../../protocol/generated/records/ConsumerGroupTargetAssignmentMemberValue.js';
+import { readConsumerGroupTargetAssignmentMetadataValue, writeConsumerGroupTargetAssignmentMetadataValue } from '../../../protocol/generated/records/ConsumerGroupTargetAssignmentMetadataValue.js';
 import { Reader, Writer } from '../../../protocol/primitives.js';
 import { addPartition, type Assignment } from './assignors/assignor.js';
 import { memberStateOf, type MemberAssignmentState } from './consumer-group-member.js';
@@ -18,9 +25,7 @@ export enum ConsumerGroupRecordType {
 const MEMBER_KEYED = new Set([
   ConsumerGroupRecordType.MemberMetadata, ConsumerGroupRecordType.TargetAssignmentMember, ConsumerGroupRecordType.CurrentMemberAssignment,
 ]);
-const VALUE_VERSION = 0;
-/** A nullable struct's null in a tagged field (Kafka's generated writers): unsigned varint 0. */
-const CLASSIC_MEMBER_METADATA_NULL = Buffer.from([0]);
+const VERSION = 0;
 
 export interface ConsumerGroupKey {
   type: ConsumerGroupRecordType;
@@ -42,8 +47,10 @@ export interface MemberMetadata {
 }
 
 function consumerGroupKey(type: ConsumerGroupRecordType, groupId: string, memberId: string | null = null): Buffer {
-  const w = new Writer(64).int16(type).string(groupId, false);
-  if (MEMBER_KEYED.has(type)) w.string(memberId ?? '', false);
+  const w = new Writer(64).int16(type);
+  // The member-keyed keys are (groupId, memberId), the others (groupId): one generated writer of each shape.
+  if (MEMBER_KEYED.has(type)) writeConsumerGroupMemberMetadataKey(w, VERSION, { groupId, memberId: memberId ?? '' });
+  else writeConsumerGroupMetadataKey(w, VERSION, { groupId });
   return w.toBuffer();
 }
 
@@ -52,137 +59,106 @@ export function decodeConsumerGroupKey(buf: Buffer): ConsumerGroupKey | undefine
   const r = new Reader(buf);
   const type = r.int16();
   if (type < ConsumerGroupRecordType.Metadata || type > ConsumerGroupRecordType.CurrentMemberAssignment) return undefined;
-  const groupId = r.string(false);
-  return { type, groupId, memberId: MEMBER_KEYED.has(type) ? r.string(false) : null };
+  if (MEMBER_KEYED.has(type)) return { type, ...readConsumerGroupMemberMetadataKey(r, VERSION) };
+  return { type, groupId: readConsumerGroupMetadataKey(r, VERSION).groupId, memberId: null };
 }
 
 export function tombstone(type: ConsumerGroupRecordType, groupId: string, memberId: string | null = null): CoordinatorRecord {
   return { key: consumerGroupKey(type, groupId, memberId), value: null };
 }
 
-function value(): Writer {
-  return new Writer(64).int16(VALUE_VERSION);
+function record<M>(key: Buffer, write: (w: Writer, version: number, m: M) => void, m: M): CoordinatorRecord {
+  const w = new Writer(64).int16(VERSION);
+  write(w, VERSION, m);
+  return { key, value: w.toBuffer() };
 }
 
-function writeTopicPartitions(w: Writer, assignment: Assignment): void {
-  w.arrayLength(assignment.size, true);
-  for (const [topicId, partitions] of assignment) {
-    w.uuid(topicId).arrayLength(partitions.size, true);
-    for (const p of [...partitions].sort((a, b) => a - b)) w.int32(p);
-    w.taggedFields();
-  }
+function read<M>(buf: Buffer, readFn: (r: Reader, version: number) => M): M {
+  const r = new Reader(buf);
+  return readFn(r, r.int16());
 }
 
-function readTopicPartitions(r: Reader): Assignment {
+function toTopicPartitions(assignment: Assignment): Array<{ topicId: string; partitions: number[]; assignmentEpochs: number[] }> {
+  // AssignmentEpochs (tagged) left at its default, empty: kafkite keeps no per-partition assignment epochs.
+  return [...assignment].map(([topicId, partitions]) => ({ topicId, partitions: [...partitions].sort((a, b) => a - b), assignmentEpochs: [] }));
+}
+
+function fromTopicPartitions(list: ReadonlyArray<{ topicId: string; partitions: number[] }>): Assignment {
   const assignment: Assignment = new Map();
-  const n = r.arrayLength(true, false);
-  for (let i = 0; i < n; i++) {
-    const topicId = r.uuid();
-    const count = r.arrayLength(true, false);
-    for (let j = 0; j < count; j++) addPartition(assignment, topicId, r.int32());
-    r.skipTaggedFields();
-  }
+  for (const tp of list) for (const p of tp.partitions) addPartition(assignment, tp.topicId, p);
   return assignment;
 }
 
-function readValueHeader(buf: Buffer): Reader {
-  const r = new Reader(buf);
-  r.int16();
-  return r;
-}
+/** The value's int16 version and int32 epoch, then the tagged fields' count, tag 0 and its size, come before the hash. */
+const METADATA_HASH_POSITION = 2 + 4 + 3;
 
 // ---- record builders ----
 
 /**
  * ConsumerGroupMetadataValue: the group epoch and, in tag 0, the subscription metadata hash (KIP-1101, Kafka 4.1+;
- * left out when 0, its default, as Kafka's generated writer does). Kafka 4.1+ writes no ConsumerGroupPartitionMetadata
- * record any more: it loads one and writes its tombstone at the group's next heartbeat.
+ * left out when 0, its default). The generated codec carries the int64 hash as a JS number, which cannot hold every
+ * 64-bit hash: its 8 bytes are written and read as a bigint at their place (as the share and streams group records
+ * do). Kafka 4.1+ writes no ConsumerGroupPartitionMetadata record any more: it loads one and writes its tombstone at
+ * the group's next heartbeat.
  */
 export function groupEpochRecord(groupId: string, epoch: number, metadataHash: bigint): CoordinatorRecord {
-  const hash = metadataHash === 0n ? [] : [[0, Buffer.alloc(8)]] as Array<[number, Buffer]>;
-  hash[0]?.[1].writeBigInt64BE(metadataHash);
-  return { key: consumerGroupKey(ConsumerGroupRecordType.Metadata, groupId), value: value().int32(epoch).taggedFields(hash).toBuffer() };
+  const rec = record(consumerGroupKey(ConsumerGroupRecordType.Metadata, groupId), writeConsumerGroupMetadataValue, { epoch, metadataHash: metadataHash === 0n ? 0 : 1 });
+  if (metadataHash !== 0n) rec.value!.writeBigInt64BE(metadataHash, METADATA_HASH_POSITION);
+  return rec;
 }
 
+/**
+ * ConsumerGroupMemberMetadataValue, its tagged ClassicMemberMetadata an explicit null, as Kafka writes it for a
+ * consumer-protocol member (its default is an empty struct: a reader finding no tag 0 takes the member for a classic one).
+ */
 export function memberMetadataRecord(groupId: string, memberId: string, m: MemberMetadata): CoordinatorRecord {
-  const w = value()
-    .nullableString(m.instanceId, true)
-    .nullableString(m.rackId, true)
-    .string(m.clientId, true)
-    .string(m.clientHost, true)
-    .arrayLength(m.subscribedTopicNames.length, true);
-  for (const t of m.subscribedTopicNames) w.string(t, true);
-  // Tagged field 0, ClassicMemberMetadata, written as an explicit null as Kafka's generated writer does (its
-  // default is an empty struct, not null): a reader that finds no tag 0 takes the member for a classic one.
-  w.nullableString(m.subscribedTopicRegex, true).int32(m.rebalanceTimeoutMs).nullableString(m.serverAssignor, true)
-    .taggedFields([[0, CLASSIC_MEMBER_METADATA_NULL]]);
-  return { key: consumerGroupKey(ConsumerGroupRecordType.MemberMetadata, groupId, memberId), value: w.toBuffer() };
+  return record(consumerGroupKey(ConsumerGroupRecordType.MemberMetadata, groupId, memberId), writeConsumerGroupMemberMetadataValue, { ...m, classicMemberMetadata: null });
 }
 
 export function targetAssignmentEpochRecord(groupId: string, assignmentEpoch: number): CoordinatorRecord {
-  return {
-    key: consumerGroupKey(ConsumerGroupRecordType.TargetAssignmentMetadata, groupId),
-    value: value().int32(assignmentEpoch).taggedFields().toBuffer(),
-  };
+  // AssignmentTimestamp (tagged) left at its default, 0.
+  return record(consumerGroupKey(ConsumerGroupRecordType.TargetAssignmentMetadata, groupId), writeConsumerGroupTargetAssignmentMetadataValue, { assignmentEpoch, assignmentTimestamp: 0 });
 }
 
 export function targetAssignmentRecord(groupId: string, memberId: string, assignment: Assignment): CoordinatorRecord {
-  const w = value();
-  writeTopicPartitions(w, assignment);
-  return { key: consumerGroupKey(ConsumerGroupRecordType.TargetAssignmentMember, groupId, memberId), value: w.taggedFields().toBuffer() };
+  return record(consumerGroupKey(ConsumerGroupRecordType.TargetAssignmentMember, groupId, memberId), writeConsumerGroupTargetAssignmentMemberValue, {
+    topicPartitions: toTopicPartitions(assignment),
+  });
 }
 
 export function currentAssignmentRecord(groupId: string, memberId: string, s: MemberAssignmentState): CoordinatorRecord {
-  const w = value().int32(s.memberEpoch).int32(s.previousMemberEpoch).int8(s.state);
-  writeTopicPartitions(w, s.assignedPartitions);
-  writeTopicPartitions(w, s.partitionsPendingRevocation);
-  return { key: consumerGroupKey(ConsumerGroupRecordType.CurrentMemberAssignment, groupId, memberId), value: w.taggedFields().toBuffer() };
+  return record(consumerGroupKey(ConsumerGroupRecordType.CurrentMemberAssignment, groupId, memberId), writeConsumerGroupCurrentMemberAssignmentValue, {
+    memberEpoch: s.memberEpoch, previousMemberEpoch: s.previousMemberEpoch, state: s.state,
+    assignedPartitions: toTopicPartitions(s.assignedPartitions), partitionsPendingRevocation: toTopicPartitions(s.partitionsPendingRevocation),
+  });
 }
 
 // ---- value decoders ----
 
+/** The epoch of a TargetAssignmentMetadata value. */
 export function decodeEpoch(buf: Buffer): number {
-  return readValueHeader(buf).int32();
+  return read(buf, readConsumerGroupTargetAssignmentMetadataValue).assignmentEpoch;
 }
 
 /** ConsumerGroupMetadataValue: the epoch, and the metadata hash (0 when absent, as in records before Kafka 4.1). */
 export function decodeGroupMetadata(buf: Buffer): { epoch: number; metadataHash: bigint } {
-  const r = readValueHeader(buf);
-  const epoch = r.int32();
-  let metadataHash = 0n;
-  for (let n = r.uvarint(); n > 0; n--) {
-    const tag = r.uvarint();
-    const data = r.raw(r.uvarint());
-    if (tag === 0 && data.length === 8) metadataHash = data.readBigInt64BE(0);
-  }
-  return { epoch, metadataHash };
+  const { epoch, metadataHash } = read(buf, readConsumerGroupMetadataValue);
+  return { epoch, metadataHash: metadataHash === 0 ? 0n : buf.readBigInt64BE(METADATA_HASH_POSITION) };
 }
 
 export function decodeMemberMetadata(buf: Buffer): MemberMetadata {
-  const r = readValueHeader(buf);
-  const instanceId = r.nullableString(true);
-  const rackId = r.nullableString(true);
-  const clientId = r.string(true);
-  const clientHost = r.string(true);
-  const subscribedTopicNames: string[] = [];
-  const n = r.arrayLength(true, false);
-  for (let i = 0; i < n; i++) subscribedTopicNames.push(r.string(true));
-  const subscribedTopicRegex = r.nullableString(true);
-  const rebalanceTimeoutMs = r.int32();
-  const serverAssignor = r.nullableString(true);
-  return { instanceId, rackId, clientId, clientHost, subscribedTopicNames, subscribedTopicRegex, rebalanceTimeoutMs, serverAssignor };
+  const { classicMemberMetadata: _, ...m } = read(buf, readConsumerGroupMemberMetadataValue);
+  return m;
 }
 
 export function decodeTargetAssignment(buf: Buffer): Assignment {
-  return readTopicPartitions(readValueHeader(buf));
+  return fromTopicPartitions(read(buf, readConsumerGroupTargetAssignmentMemberValue).topicPartitions);
 }
 
 export function decodeCurrentAssignment(buf: Buffer): MemberAssignmentState {
-  const r = readValueHeader(buf);
-  const memberEpoch = r.int32();
-  const previousMemberEpoch = r.int32();
-  const state = memberStateOf(r.int8());
-  const assignedPartitions = readTopicPartitions(r);
-  const partitionsPendingRevocation = readTopicPartitions(r);
-  return { state, memberEpoch, previousMemberEpoch, assignedPartitions, partitionsPendingRevocation };
+  const v = read(buf, readConsumerGroupCurrentMemberAssignmentValue);
+  return {
+    state: memberStateOf(v.state), memberEpoch: v.memberEpoch, previousMemberEpoch: v.previousMemberEpoch,
+    assignedPartitions: fromTopicPartitions(v.assignedPartitions), partitionsPendingRevocation: fromTopicPartitions(v.partitionsPendingRevocation),
+  };
 }

@@ -1,8 +1,9 @@
 // One Kafka 4.4 KafkaShareConsumer (explicit or implicit acknowledgement), for test/integration/share-consumer-java.test.ts:
 // it reads <topic> in share group <group>, acknowledges each record by its value (v % 10 == 3: RELEASE on its
 // first delivery, ACCEPT after; v % 10 == 7: REJECT; else ACCEPT), commits with commitSync, and prints one JSON
-// line per record received ({"recv": offset, "count": deliveryCount}) and per acknowledgement the broker
-// confirmed ({"ack": "ACCEPT", "offset": n}); an acknowledgement whose commit failed is printed as "failed".
+// line per record received ({"recv": offset, "partition": p, "count": deliveryCount}), per acknowledgement the
+// broker confirmed ({"ack": "ACCEPT", "offset": n, "partition": p}), and per poll that returned nothing
+// ({"idle": true}); an acknowledgement whose commit failed is printed as "failed", with the "type" it tried.
 // It runs until stdin closes, riding out broker restarts. <pause ms> after each poll's records stands for work,
 // so that a test can kill the broker while records are out. With <mode> implicit it acknowledges nothing itself:
 // the consumer accepts what a poll returned with its next poll (share.acknowledgement.mode=implicit), and only
@@ -53,15 +54,19 @@ public class ShareConsumerApp {
           System.out.println("{\"pollError\": \"" + e.getClass().getSimpleName() + "\"}");
           continue;
         }
-        Map<Long, String> decided = new LinkedHashMap<>();
+        if (records.isEmpty()) {
+          System.out.println("{\"idle\": true}");
+          continue;
+        }
+        Map<ConsumerRecord<String, String>, String> decided = new LinkedHashMap<>();
         for (ConsumerRecord<String, String> r : records) {
           int count = r.deliveryCount().map(Short::intValue).orElse(-1);
-          System.out.println("{\"recv\": " + r.offset() + ", \"count\": " + count + "}");
+          System.out.println("{\"recv\": " + r.offset() + ", \"partition\": " + r.partition() + ", \"count\": " + count + "}");
           if (!explicit) continue;
           int v = Integer.parseInt(r.value());
           AcknowledgeType type = releaseAll ? AcknowledgeType.RELEASE : v % 10 == 7 ? AcknowledgeType.REJECT : v % 10 == 3 && count == 1 ? AcknowledgeType.RELEASE : AcknowledgeType.ACCEPT;
           consumer.acknowledge(r, type);
-          decided.put(r.offset(), type.name());
+          decided.put(r, type.name());
         }
         if (decided.isEmpty()) continue;
         Thread.sleep(pauseMs);
@@ -72,8 +77,9 @@ public class ShareConsumerApp {
         } catch (KafkaException e) {
           ok = false;
         }
-        for (Map.Entry<Long, String> e : decided.entrySet()) {
-          System.out.println("{\"ack\": \"" + (ok ? e.getValue() : "failed") + "\", \"offset\": " + e.getKey() + "}");
+        for (Map.Entry<ConsumerRecord<String, String>, String> e : decided.entrySet()) {
+          String where = "\"offset\": " + e.getKey().offset() + ", \"partition\": " + e.getKey().partition();
+          System.out.println(ok ? "{\"ack\": \"" + e.getValue() + "\", " + where + "}" : "{\"ack\": \"failed\", \"type\": \"" + e.getValue() + "\", " + where + "}");
         }
       }
     }

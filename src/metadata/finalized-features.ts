@@ -1,0 +1,105 @@
+// The cluster's finalized feature levels (KIP-584) as Kafka's FeatureControlManager keeps them: replayed from the
+// metadata log's FeatureLevelRecords (a level of 0 takes a feature out of the finalized set), and changed by
+// UpdateFeatures (`kafka-features upgrade|downgrade`), which appends them as one atomic batch. A directory Kafka
+// formatted at 4.1-IV0 finalizes no share.version or streams.version, and kafkite then serves neither kind of group.
+import { ErrorCode } from '../errors.js';
+import type { ClusterMetadataLog } from './cluster-metadata-log.js';
+import { FEATURES } from './features.js';
+import type { MetadataRecord } from './metadata-frame.js';
+import { metadataRecord, readMetadataRecord, recordTypeOf } from './metadata-records.js';
+
+const FEATURE_LEVEL = recordTypeOf('FeatureLevelRecord');
+const KRAFT_VERSION = 'kraft.version';
+
+/** Kafka's FeatureUpdate.UpgradeType codes. */
+export const UpgradeType = { UPGRADE: 1, SAFE_DOWNGRADE: 2, UNSAFE_DOWNGRADE: 3 } as const;
+
+export interface FeatureUpdate {
+  readonly feature: string;
+  readonly level: number;
+  readonly upgradeType: number;
+}
+
+/** The outcome of an update: NONE, or the first failing feature's error as Kafka's controller words it. */
+export interface FeatureUpdateResult {
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+}
+
+/** Kafka's VersionRange.toString. */
+const range = (min: number, max: number) => (min === max ? `${min}` : `${min}-${max}`);
+
+export class FinalizedFeatures {
+  private readonly levels = new Map<string, number>();
+
+  /** Its levels come from replay: as the metadata log's FeatureLevelRecords leave them. */
+  constructor(
+    private readonly metadataLog: ClusterMetadataLog,
+    private readonly nodeId: number,
+  ) {}
+
+  replay(r: MetadataRecord): void {
+    if (r.type !== FEATURE_LEVEL) return;
+    const { name, featureLevel } = readMetadataRecord<{ name: string; featureLevel: number }>('FeatureLevelRecord', r);
+    if (featureLevel > 0) this.levels.set(name, featureLevel);
+    else this.levels.delete(name);
+  }
+
+  /** The finalized level of `name`, 0 when not finalized. */
+  level(name: string): number {
+    return this.levels.get(name) ?? 0;
+  }
+
+  /** The features finalized above level 0, in FEATURES' order. */
+  finalized(): Array<{ name: string; level: number }> {
+    return FEATURES.filter((f) => this.level(f.name) > 0).map((f) => ({ name: f.name, level: this.level(f.name) }));
+  }
+
+  /** The epoch of the finalized features: the metadata log's last offset, as a KRaft broker's image offset. */
+  get epoch(): number {
+    return this.metadataLog.logEndOffset - 1;
+  }
+
+  /**
+   * Applies the updates all or none (FeatureControlManager.updateFeatures): each is checked against the levels this
+   * node supports and its upgrade type; the records are appended once every one passed, unless only validating.
+   */
+  async update(updates: readonly FeatureUpdate[], validateOnly: boolean): Promise<FeatureUpdateResult> {
+    const records: MetadataRecord[] = [];
+    for (const u of updates) {
+      const reason = this.reasonInvalid(u);
+      if (reason !== null) {
+        return {
+          errorCode: ErrorCode.INVALID_UPDATE_VERSION,
+          errorMessage: `The update failed for all features since the following feature had an error: Invalid update version ${u.level} for feature ${u.feature}. ${reason}`,
+        };
+      }
+      // Written even when unchanged, as Kafka's controller does; kraft.version is raft's own (KRaftVersionRecord).
+      if (u.feature !== KRAFT_VERSION) records.push(metadataRecord('FeatureLevelRecord', 0, { name: u.feature, featureLevel: u.level }));
+    }
+    if (validateOnly || records.length === 0) return { errorCode: ErrorCode.NONE, errorMessage: null };
+    const persisted = this.metadataLog.append(records);
+    for (const r of records) this.replay(r);
+    await persisted;
+    return { errorCode: ErrorCode.NONE, errorMessage: null };
+  }
+
+  /** Why Kafka's controller would refuse the update (FeatureControlManager.updateFeature), null when it is valid. */
+  private reasonInvalid(u: FeatureUpdate): string | null {
+    if (u.upgradeType < UpgradeType.UPGRADE || u.upgradeType > UpgradeType.UNSAFE_DOWNGRADE) return 'The controller does not support the given upgrade type.';
+    if (u.level < 0) return 'A feature version cannot be less than 0.';
+    // QuorumFeatures.reasonNotLocallySupported: kafkite is the quorum's only controller and the cluster's only broker.
+    const supported = FEATURES.find((f) => f.name === u.feature);
+    const [min, max] = supported ? [supported.minSupported, supported.maxSupported] : [0, 0];
+    if (u.level < min || u.level > max) {
+      return max === 0 ? `Local controller ${this.nodeId} does not support this feature.` : `Local controller ${this.nodeId} only supports versions ${range(min, max)}`;
+    }
+    const current = this.level(u.feature);
+    if (u.level < current && u.upgradeType === UpgradeType.UPGRADE) {
+      return "Can't downgrade the version of this feature without setting the upgrade type to either safe or unsafe downgrade.";
+    }
+    if (u.level > current && u.upgradeType !== UpgradeType.UPGRADE) return "Can't downgrade to a newer version.";
+    // Feature.validateVersion: every level kafkite supports depends on nothing above its one metadata.version.
+    return null;
+  }
+}

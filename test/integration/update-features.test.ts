@@ -1,0 +1,88 @@
+// Finalized feature levels (KIP-584) are the metadata log's: UpdateFeatures (API 57, `kafka-features upgrade|downgrade`)
+// appends FeatureLevelRecords, ApiVersions lists what the log finalizes (its epoch moving on), and a kind of group
+// whose feature is at 0 is off: its APIs answer UNSUPPORTED_VERSION, as Kafka's KafkaApis gates them, across a restart.
+import { describe, expect, it } from 'vitest';
+import { WireClient } from '../../bench/lib/wire-client.js';
+import { ErrorCode } from '../../src/errors.js';
+import { brokerForFile, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { request } from '../reference/scenarios.js';
+
+const broker = brokerForFile();
+
+async function withClient<T>(use: (client: WireClient) => Promise<T>, on: BrokerProcess = broker()): Promise<T> {
+  const client = await WireClient.connectWithRetry(on.port);
+  try {
+    return await use(client);
+  } finally {
+    client.close();
+  }
+}
+
+/** ApiVersions v4: the finalized levels by name, and their epoch. */
+const finalized = (client: WireClient) => client.send(18, 4, request(18, { clientSoftwareName: 'test', clientSoftwareVersion: '1' }))
+  .then((r) => ({ levels: Object.fromEntries(r.finalizedFeatures.map((f: { name: string; maxVersionLevel: number }) => [f.name, f.maxVersionLevel])), epoch: r.finalizedFeaturesEpoch as number }));
+
+/** UpdateFeatures of one feature; `validateOnly` is v1+'s, `upgradeType` v1+'s, `allowDowngrade` v0's. */
+const update = (client: WireClient, version: number, feature: string, maxVersionLevel: number,
+  { validateOnly = false, ...fields }: { validateOnly?: boolean; upgradeType?: number; allowDowngrade?: boolean } = {}) =>
+  client.send(57, version, request(57, { featureUpdates: [{ feature, maxVersionLevel, ...fields }], validateOnly }));
+
+const shareHeartbeat = (client: WireClient) => client.send(76, 1, request(76, { groupId: 'g', memberId: 'AAAAAAAAAAAAAAAAAAAAAA', memberEpoch: 0, subscribedTopicNames: ['t'] }));
+
+describe('UpdateFeatures and the finalized levels', () => {
+  it('downgrades share.version to 0: share groups are off, their APIs answering UNSUPPORTED_VERSION', async () => {
+    await withClient(async (client) => {
+      const before = await finalized(client);
+      expect(before.levels['share.version']).toBe(1);
+      // Without a downgrade type, refused as Kafka's controller refuses it.
+      expect(await update(client, 1, 'share.version', 0)).toEqual({
+        throttleTimeMs: 0, errorCode: ErrorCode.INVALID_UPDATE_VERSION, results: [],
+        errorMessage: 'The update failed for all features since the following feature had an error: Invalid update version 0 for feature share.version. '
+          + "Can't downgrade the version of this feature without setting the upgrade type to either safe or unsafe downgrade.",
+      });
+      // Validated only: nothing changes.
+      expect((await update(client, 1, 'share.version', 0, { upgradeType: 2, validateOnly: true })).errorCode).toBe(ErrorCode.NONE);
+      expect((await finalized(client)).levels['share.version']).toBe(1);
+      expect(await update(client, 1, 'share.version', 0, { upgradeType: 2 })).toEqual({
+        throttleTimeMs: 0, errorCode: 0, errorMessage: null, results: [{ feature: 'share.version', errorCode: 0, errorMessage: null }],
+      });
+      const after = await finalized(client);
+      expect(after.levels['share.version']).toBeUndefined();
+      expect(after.epoch).toBeGreaterThan(before.epoch);
+      expect((await shareHeartbeat(client)).errorCode).toBe(ErrorCode.UNSUPPORTED_VERSION);
+      const fetch = await client.send(78, 1, request(78, { groupId: 'g', memberId: 'AAAAAAAAAAAAAAAAAAAAAA', shareSessionEpoch: 0 }));
+      expect({ errorCode: fetch.errorCode, responses: fetch.responses }).toEqual({ errorCode: ErrorCode.UNSUPPORTED_VERSION, responses: [] });
+      const described = await client.send(77, 1, request(77, { groupIds: ['g'] }));
+      expect(described.groups.map((g: { groupId: string; errorCode: number }) => [g.groupId, g.errorCode])).toEqual([['g', ErrorCode.UNSUPPORTED_VERSION]]);
+    });
+  });
+
+  it("downgrades streams.version with v0's AllowDowngrade: streams groups are off", async () => {
+    await withClient(async (client) => {
+      expect((await update(client, 0, 'streams.version', 0, { allowDowngrade: true })).errorCode).toBe(ErrorCode.NONE);
+      const heartbeat = await client.send(88, 0, request(88, { groupId: 's', memberId: 'm', memberEpoch: 0, rebalanceTimeoutMs: 1000 }));
+      expect(heartbeat.errorCode).toBe(ErrorCode.UNSUPPORTED_VERSION);
+    });
+  });
+
+  it('upgrades share.version back to 1: a share member joins', async () => {
+    await withClient(async (client) => {
+      expect((await update(client, 2, 'share.version', 2)).errorMessage).toContain('Invalid update version 2 for feature share.version. Local controller 1 only supports versions 0-1');
+      expect(await update(client, 2, 'share.version', 1)).toEqual({ throttleTimeMs: 0, errorCode: 0, errorMessage: null, results: [] });
+      expect((await finalized(client)).levels['share.version']).toBe(1);
+      const joined = await shareHeartbeat(client);
+      expect({ errorCode: joined.errorCode, memberEpoch: joined.memberEpoch }).toEqual({ errorCode: 0, memberEpoch: 1 });
+    });
+  });
+
+  it('keeps the levels across a restart: they are the log\'s', async () => {
+    expect(await broker().stop()).toBe(0);
+    const restarted = await startBroker({ dataDir: broker().dataDir });
+    try {
+      const { levels } = await withClient(finalized, restarted);
+      expect(levels).toEqual({ 'metadata.version': 26, 'transaction.version': 2, 'group.version': 1, 'share.version': 1 });
+    } finally {
+      expect(await restarted.stop()).toBe(0);
+    }
+  });
+});
