@@ -73,6 +73,20 @@ describe('ConsumerGroupHeartbeat', () => {
     expect(coordinator.consumerGroupDescribe(['g'], topics)[0]!.groupState).toBe('Stable');
   });
 
+  it("sends the assignment back only when the member's partitions changed, not for a new epoch alone (as Kafka)", async () => {
+    setup();
+    await start();
+    const a = await hb({});
+    await hb({ clientId: 'b' });
+    const beat = (epoch: number, owned: ReturnType<typeof owning>) =>
+      hb({ memberId: a.memberId!, memberEpoch: epoch, rebalanceTimeoutMs: -1, subscribedTopicNames: null, topicPartitions: owned });
+    const revoking = await beat(1, owning(a));
+    expect(revoking.memberEpoch).toBe(1);
+    expect(partitionsOf(revoking)).toHaveLength(2);
+    const acknowledged = await beat(1, owning(revoking));
+    expect(acknowledged).toMatchObject({ errorCode: E.NONE, memberEpoch: 2, assignment: null });
+  });
+
   it('fences wrong epochs and unknown members', async () => {
     setup();
     await start();

@@ -266,9 +266,12 @@ export class ConsumerGroupCoordinator extends ModernGroupCoordinator<ConsumerGro
     this.reconcileMember(group, member, req.topicPartitions, records);
     this.scheduleSessionTimeout(group, member);
 
-    // Like Kafka, the assignment goes back on a join, on a full request (a client resyncing) or when it changed.
-    const isFullRequest = joining || (req.rebalanceTimeoutMs !== -1 && req.subscribedTopicNames !== null && req.topicPartitions !== null);
-    const changed = previous.memberEpoch !== member.memberEpoch || !assignmentsEqual(previous.assignedPartitions, member.assignedPartitions);
+    // As Kafka's consumerGroupHeartbeat, the assignment goes back on a join, on a full request (a client resyncing) or
+    // when the member's partitions changed; a new epoch alone goes back without it (a member waiting for partitions
+    // another still holds moves to the target's epoch with none).
+    const isFullRequest = joining ||
+      (req.rebalanceTimeoutMs !== -1 && (req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null) && req.topicPartitions !== null);
+    const changed = !assignmentsEqual(previous.assignedPartitions, member.assignedPartitions);
     return {
       errorCode: E.NONE,
       errorMessage: null,
