@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config/broker-config.js';
 import { ConfigError } from '../config/config-error.js';
 import { usesSasl, usesTls } from '../config/listeners.js';
-import { startAdminServer, type AdminServer } from './admin/admin-server.js';
+import type { AdminServer } from './admin/admin-server.js';
 import { Broker } from './broker.js';
 import { crc32cImplementation } from '../protocol/records/crc32c.js';
 import { createResponseSender } from './network/sendfile-sender.js';
@@ -49,6 +49,9 @@ export class KafkiteServer {
     let admin: AdminServer | null = null;
     try {
       if (config.adminListener !== null) {
+        // Loaded only when asked for: the admin HTTP server, the console and the schema registry (fastify, avsc,
+        // protobufjs, ajv, ...) are a third of an idle broker's RSS and of its start-up compile time.
+        const { startAdminServer } = await import('./admin/admin-server.js');
         admin = await startAdminServer({
           broker,
           listener: config.adminListener,

@@ -73,8 +73,13 @@ function invalid(message: string): KafkaError {
   return new KafkaError(ErrorCode.INVALID_CONFIG, message);
 }
 
-function defaultOf(def: GroupConfigDef, broker: BrokerConfig): string {
+function defaultOf(def: GroupConfigDef, broker: Pick<BrokerConfig, 'get'>): string {
   return def.brokerDefault === null ? def.fallback! : String(broker.get(def.brokerDefault));
+}
+
+/** A group's value of a group config: its own, else the broker config behind it, else GroupConfig's default. */
+export function groupConfigValue(name: string, configs: ReadonlyMap<string, string>, broker: Pick<BrokerConfig, 'get'>): string {
+  return configs.get(name) ?? defaultOf(defs.get(name)!, broker);
 }
 
 /** Kafka's GroupConfig.validate: known names, typed values within the broker's bounds, heartbeat < session. */

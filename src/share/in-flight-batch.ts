@@ -18,10 +18,34 @@ export interface InFlightState {
   memberId: string | null;
   /** Date.now() at which the acquisition lock expires, while Acquired. */
   lockExpiresAt: number;
+  /**
+   * Set while the change to this state waits for its write (Kafka's InFlightState rollbackState): what it was
+   * before, restored if the write fails. Such a record is neither acquired nor acknowledged meanwhile.
+   */
+  rollback?: StateRollback;
+}
+
+/** The state before a change, and the write (a PendingWrite) the change settles with. */
+interface StateRollback {
+  readonly write: object;
+  readonly state: RecordState;
+  readonly deliveryCount: number;
+  readonly memberId: string | null;
+  readonly lockExpiresAt: number;
 }
 
 export function isTerminal(state: RecordState): boolean {
   return state === RecordState.Acknowledged || state === RecordState.Archived;
+}
+
+/** Acknowledged or archived, and durably so: the start offset moves past such records only. */
+export function isSettledTerminal(st: InFlightState): boolean {
+  return isTerminal(st.state) && st.rollback === undefined;
+}
+
+/** Available to acquire: a release still waiting for its write is not yet (Kafka's acquire skips ongoing transitions). */
+export function isAvailable(st: InFlightState): boolean {
+  return st.state === RecordState.Available && st.rollback === undefined;
 }
 
 export class InFlightBatch {
@@ -68,17 +92,10 @@ export class InFlightBatch {
     for (let o = lo; o <= hi; o++) fn(this.offsets[o - this.firstOffset]!, o, o);
   }
 
-  /** Whether every offset from `from` on is acknowledged or archived. */
-  isCompleteFrom(from: number): boolean {
-    if (!this.offsets) return isTerminal(this.whole.state);
-    for (let o = Math.max(from, this.firstOffset); o <= this.lastOffset; o++) if (!isTerminal(this.offsets[o - this.firstOffset]!.state)) return false;
-    return true;
-  }
-
-  /** The first offset at or after `from` that is not acknowledged or archived, or undefined. */
-  firstIncompleteFrom(from: number): number | undefined {
-    if (!this.offsets) return isTerminal(this.whole.state) ? undefined : Math.max(from, this.firstOffset);
-    for (let o = Math.max(from, this.firstOffset); o <= this.lastOffset; o++) if (!isTerminal(this.offsets[o - this.firstOffset]!.state)) return o;
+  /** The first offset at or after `from` whose state is not `complete`, or undefined. */
+  firstIncompleteFrom(from: number, complete: (st: InFlightState) => boolean): number | undefined {
+    if (!this.offsets) return complete(this.whole) ? undefined : Math.max(from, this.firstOffset);
+    for (let o = Math.max(from, this.firstOffset); o <= this.lastOffset; o++) if (!complete(this.offsets[o - this.firstOffset]!)) return o;
     return undefined;
   }
 }

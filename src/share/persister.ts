@@ -3,6 +3,7 @@
 // (src/coordinator/share/) initializes and deletes it, and the share coordinator on __share_group_state
 // (src/coordinator/share-coordinator/) implements it. On one node the calls stay in process; the wire forms
 // (Initialize/Read/Write/Delete ShareGroupState, ReadShareGroupStateSummary) are answered from the same store.
+import { ErrorCode } from '../errors.js';
 
 /** Kafka's RecordState as persisted: a batch is AVAILABLE, ACKNOWLEDGED or ARCHIVED (ACQUIRED is never stored). */
 export const enum PersistedDeliveryState {
@@ -66,4 +67,28 @@ export interface Persister {
   writeState(key: SharePartitionKey, state: SharePartitionState): Promise<void>;
   readSummary(key: SharePartitionKey, leaderEpoch: number): Promise<SharePartitionSummary | undefined>;
   deleteState(key: SharePartitionKey): Promise<void>;
+}
+
+/**
+ * The code a share partition answers for a failed state write (Kafka's SharePartition.fetchPersisterError). A
+ * failing __share_group_state log counts as the coordinator gone: Kafka's coordinator runtime turns
+ * KAFKA_STORAGE_ERROR into NOT_COORDINATOR (CoordinatorOperationExceptionHelper).
+ */
+export function persisterErrorCode(err: unknown): number {
+  const code = err instanceof PersisterError ? err.errorCode : ErrorCode.UNKNOWN_SERVER_ERROR;
+  switch (code) {
+    case ErrorCode.NOT_COORDINATOR:
+    case ErrorCode.COORDINATOR_NOT_AVAILABLE:
+    case ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
+    case ErrorCode.KAFKA_STORAGE_ERROR:
+      return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    case ErrorCode.GROUP_ID_NOT_FOUND:
+    case ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+      return code;
+    case ErrorCode.FENCED_LEADER_EPOCH:
+    case ErrorCode.FENCED_STATE_EPOCH:
+      return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+    default:
+      return ErrorCode.UNKNOWN_SERVER_ERROR;
+  }
 }

@@ -70,7 +70,7 @@ export function fetchableBytes(sp: SharePartition, log: UnifiedLog, readCommitte
 }
 
 export async function readAndAcquire(sp: SharePartition, log: UnifiedLog, req: ShareReadRequest): Promise<ShareRead> {
-  if (log.logStartOffset > sp.startOffset) await sp.moveStartTo(log.logStartOffset);
+  if (log.logStartOffset > sp.startOffset) sp.moveStartTo(log.logStartOffset);
   const from = sp.nextFetchOffset();
   const limit = req.readCommitted ? log.lastStableOffset : log.highWatermark;
   if (from === undefined || from >= limit || req.maxRecords <= 0) return NOTHING;
@@ -91,8 +91,8 @@ export async function readAndAcquire(sp: SharePartition, log: UnifiedLog, req: S
     for (const b of abortedBatches) sp.archiveAcquired(b.baseOffset, b.lastOffset);
     acquired = acquired.flatMap((r) => subtract(r, abortedBatches));
   }
+  // Not written: Kafka persists acquisitions with the next acknowledgement, release or lock timeout (SharePartition.acquire).
   if (acquired.length === 0) return NOTHING;
-  await sp.persistAcquisition();
   // The log batches overlapping the acquired ranges, as one contiguous piece of what was read.
   const first = acquired[0]!.firstOffset;
   const last = acquired[acquired.length - 1]!.lastOffset;

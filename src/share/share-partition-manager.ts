@@ -3,18 +3,17 @@
 // acknowledgements routed to them; what a closed session, a dropped connection or a departed member held
 // released.
 import type { Logger } from 'pino';
+import type { BrokerConfig } from '../../config/broker-config.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
 import { ErrorCode } from '../errors.js';
+import { groupConfigValue } from '../metadata/group-configs.js';
 import type { Persister } from './persister.js';
 import { SharePartition, type AcknowledgementBatch, type SharePartitionConfig } from './share-partition.js';
 import { ShareSessionCache, type ShareSession } from './share-session-cache.js';
 
-/** Kafka 4.4's ShareGroupConfig defaults, for the settings kafkite's config table may not list. */
-const DEFAULT_MAX_SHARE_SESSIONS = 2000;
-
 /** What the share partitions need of the broker (its config, topics, logs, and the fetch purgatory to wake). */
 export interface ShareBroker {
-  readonly config: { get(name: string): unknown };
+  readonly config: Pick<BrokerConfig, 'get'>;
   readonly dynamicConfigs: { groupConfigs(groupId: string): ReadonlyMap<string, string> };
   readonly topics: { getById(topicId: string): { name: string; partitions: number } | undefined };
   readonly purgatory: { notify(topic: string, partition: number): void };
@@ -38,43 +37,30 @@ export class SharePartitionManager {
   private readonly partitions = new Map<string, SharePartition>();
 
   constructor(private readonly broker: ShareBroker) {
-    this.sessions = new ShareSessionCache(() => this.brokerInt('group.share.max.share.sessions', DEFAULT_MAX_SHARE_SESSIONS));
+    this.sessions = new ShareSessionCache(() => Number(this.broker.config.get('group.share.max.share.sessions')));
   }
 
-  private brokerInt(name: string, fallback: number): number {
-    try {
-      return Number(this.broker.config.get(name));
-    } catch {
-      return fallback;
-    }
-  }
-
-  /** A group config (share.*), else the broker's group.share.* value. */
-  private groupSetting(groupId: string, name: string, brokerName: string, fallback: string): string {
-    const own = this.broker.dynamicConfigs.groupConfigs(groupId).get(name);
-    if (own !== undefined) return own;
-    try {
-      return String(this.broker.config.get(brokerName));
-    } catch {
-      return fallback;
-    }
+  /** A group config (share.*): the group's own value, else the broker's group.share.* one or GroupConfig's default. */
+  private groupSetting(groupId: string, name: string): string {
+    return groupConfigValue(name, this.broker.dynamicConfigs.groupConfigs(groupId), this.broker.config);
   }
 
   lockDurationMs(groupId: string): number {
-    return Number(this.groupSetting(groupId, 'share.record.lock.duration.ms', 'group.share.record.lock.duration.ms', '30000'));
+    return Number(this.groupSetting(groupId, 'share.record.lock.duration.ms'));
   }
 
   /** share.isolation.level: read_uncommitted (default) or read_committed. */
   readCommitted(groupId: string): boolean {
-    return this.groupSetting(groupId, 'share.isolation.level', 'share.isolation.level', 'read_uncommitted').toLowerCase() === 'read_committed';
+    return this.groupSetting(groupId, 'share.isolation.level').toLowerCase() === 'read_committed';
   }
 
   private configFor(groupId: string): SharePartitionConfig {
     return {
       lockDurationMs: () => this.lockDurationMs(groupId),
-      deliveryCountLimit: () => Number(this.groupSetting(groupId, 'share.delivery.count.limit', 'group.share.delivery.count.limit', '5')),
-      maxInFlightRecords: () => Number(this.groupSetting(groupId, 'share.partition.max.record.locks', 'group.share.partition.max.record.locks', '200')),
-      autoOffsetReset: () => this.groupSetting(groupId, 'share.auto.offset.reset', 'share.auto.offset.reset', 'latest'),
+      deliveryCountLimit: () => Number(this.groupSetting(groupId, 'share.delivery.count.limit')),
+      maxInFlightRecords: () => Number(this.groupSetting(groupId, 'share.partition.max.record.locks')),
+      autoOffsetReset: () => this.groupSetting(groupId, 'share.auto.offset.reset'),
+      renewAcknowledgeEnabled: () => this.groupSetting(groupId, 'share.renew.acknowledge.enable').toLowerCase() === 'true',
     };
   }
 

@@ -1,11 +1,16 @@
 // One share partition of one share group (Kafka's kafka.server.share.SharePartition): the start and end offsets
 // (SPSO, SPEO) and the in-flight records between them, kept as runs (InFlightBatch). Records are acquired by a
 // member under a lock that expires, acknowledged (ACCEPT, RELEASE, REJECT, RENEW as 4.4's AcknowledgeType) or
-// released, and archived past the delivery count limit. Every change Kafka persists goes through the Persister,
-// and an acknowledgement resolves only once its write is durable.
+// released, and archived past the delivery count limit. What Kafka persists goes through the Persister, when
+// Kafka writes it: acknowledgements, releases and lock timeouts, not acquisitions. An acknowledgement or release
+// is applied as a change that waits for its write (Kafka's startStateTransition): answered once durable, and
+// rolled back if the write fails (rollbackOrProcessStateUpdates).
 import { ErrorCode } from '../errors.js';
-import { PersistedDeliveryState, PersisterError, type Persister, type PersisterStateBatch, type SharePartitionKey } from './persister.js';
-import { InFlightBatch, isTerminal, RecordState, type InFlightState } from './in-flight-batch.js';
+import {
+  PersistedDeliveryState, PersisterError, persisterErrorCode, type Persister, type PersisterStateBatch, type SharePartitionKey,
+} from './persister.js';
+import { InFlightBatch, isAvailable, isSettledTerminal, isTerminal, RecordState, type InFlightState } from './in-flight-batch.js';
+import { StateWriteQueue, type PendingWrite } from './state-write-queue.js';
 
 /** Kafka's AcknowledgeType ids, with 0 for a gap (offsets the client did not get: compacted, markers). */
 const enum AcknowledgeType {
@@ -44,6 +49,8 @@ export interface SharePartitionConfig {
   maxInFlightRecords(): number;
   /** share.auto.offset.reset: latest, earliest or by_duration:<ISO-8601 duration>. */
   autoOffsetReset(): string;
+  /** share.renew.acknowledge.enable (KIP-1222); true when not given. */
+  renewAcknowledgeEnabled?(): boolean;
 }
 
 /** A log batch's offsets, as fetched. */
@@ -64,6 +71,7 @@ export class SharePartition {
   /** Set when a write was refused as fenced (the state was re-initialized elsewhere): the manager loads it anew. */
   fenced = false;
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly writes = new StateWriteQueue((write) => this.flush(write));
 
   constructor(
     readonly key: SharePartitionKey,
@@ -142,11 +150,11 @@ export class SharePartition {
   nextFetchOffset(): number | undefined {
     for (const b of this.batches) {
       if (!b.offsets) {
-        if (b.whole.state === RecordState.Available) return Math.max(b.firstOffset, this.startOffset_);
+        if (isAvailable(b.whole)) return Math.max(b.firstOffset, this.startOffset_);
         continue;
       }
       for (let o = Math.max(b.firstOffset, this.startOffset_); o <= b.lastOffset; o++) {
-        if (b.offsets[o - b.firstOffset]!.state === RecordState.Available) return o;
+        if (isAvailable(b.offsets[o - b.firstOffset]!)) return o;
       }
     }
     return this.inFlightCount() < this.config.maxInFlightRecords() ? this.endOffset + 1 : undefined;
@@ -161,6 +169,12 @@ export class SharePartition {
    * in-flight runs that are available, then new records past the end, whole log batches at a time (the
    * limit may be passed to end on a batch boundary) unless `recordLimit` (ShareAcquireMode record_limit).
    * New records form runs of about `batchSize` records, cut on log batch boundaries.
+   *
+   * Nothing is written: as in Kafka, the new delivery count reaches the Persister with the next write of the
+   * partition (an acknowledgement, a release, a lock timeout). A broker that stops before then comes back with
+   * these records available at the count last written, so that delivery is not counted and a record can be
+   * delivered once more than group.share.delivery.count.limit after a crash (KIP-932 "In-flight records": the
+   * delivery count is persisted with the state, not at each acquisition).
    */
   acquire(memberId: string, fetched: readonly FetchedBatch[], maxRecords: number, batchSize: number, recordLimit: boolean): AcquiredRecords[] {
     const result: AcquiredRecords[] = [];
@@ -186,15 +200,15 @@ export class SharePartition {
         if (b.firstOffset > existingHi) break;
         const from = Math.max(lo, b.firstOffset);
         const to = Math.min(existingHi, b.lastOffset);
-        if (!b.offsets && b.whole.state === RecordState.Available && from === b.firstOffset && to === b.lastOffset && (!recordLimit || b.count <= remaining)) {
+        if (!b.offsets && isAvailable(b.whole) && from === b.firstOffset && to === b.lastOffset && (!recordLimit || b.count <= remaining)) {
           if (b.whole.deliveryCount < limit) take(b.whole, from, to);
           continue;
         }
-        if (!b.offsets && b.whole.state !== RecordState.Available) continue;
+        if (!b.offsets && !isAvailable(b.whole)) continue;
         const states = b.split();
         for (let o = from; o <= to && remaining > 0; o++) {
           const st = states[o - b.firstOffset]!;
-          if (st.state === RecordState.Available && st.deliveryCount < limit) take(st, o, o);
+          if (isAvailable(st) && st.deliveryCount < limit) take(st, o, o);
         }
       }
       if (fb.lastOffset <= this.endOffset || remaining <= 0) continue;
@@ -239,12 +253,15 @@ export class SharePartition {
     this.timers.add(timer);
   }
 
-  /** Releases every record whose lock has expired (Kafka's AcquisitionLockTimerTask), and persists. */
+  /**
+   * Releases every record whose lock has expired (Kafka's AcquisitionLockTimerTask), and writes it. As in Kafka's
+   * releaseAcquisitionLockOnTimeout the release stands even if the write fails: the records were not acknowledged.
+   */
   async expireLocks(): Promise<void> {
     const now = this.now();
-    const released = this.releaseWhere((st) => st.lockExpiresAt <= now, false);
+    const released = this.releaseWhere((st) => st.lockExpiresAt <= now, false, null);
     this.acquisitionLockTimeouts += released;
-    if (released > 0) await this.persistChange();
+    if (released > 0) await this.writes.next().done;
   }
 
   /**
@@ -268,7 +285,9 @@ export class SharePartition {
   /**
    * Applies one member's acknowledgements (Kafka's SharePartition.acknowledge): all checked first, none
    * applied if any offset is not acquired by this member under a live lock (INVALID_RECORD_STATE); then
-   * written through the Persister. Resolves to the partition's error code once the write is durable.
+   * written through the Persister. Resolves to the partition's error code once the write is durable; if it
+   * fails, the records are as they were before (still acquired by the member) and the code is Kafka's for the
+   * failure. RENEW only extends locks, which Kafka does not write.
    */
   async acknowledge(memberId: string, acks: readonly AcknowledgementBatch[]): Promise<number> {
     const now = this.now();
@@ -277,6 +296,7 @@ export class SharePartition {
       if (check !== ErrorCode.NONE) return check;
     }
     const limit = this.config.deliveryCountLimit();
+    const write = acks.some((a) => a.acknowledgeTypes.some((t) => t !== AcknowledgeType.Renew)) ? this.writes.next() : null;
     let renewedUntil = 0;
     for (const ack of acks) {
       const single = ack.acknowledgeTypes.length === 1;
@@ -291,6 +311,7 @@ export class SharePartition {
             renewedUntil = st.lockExpiresAt;
             return;
           }
+          beginChange(st, write!);
           st.memberId = null;
           if (type === AcknowledgeType.Accept) st.state = RecordState.Acknowledged;
           else if (type === AcknowledgeType.Release) st.state = st.deliveryCount >= limit ? RecordState.Archived : RecordState.Available;
@@ -299,14 +320,16 @@ export class SharePartition {
       }
     }
     if (renewedUntil > 0) this.scheduleLockExpiry(renewedUntil);
-    if (acks.some((a) => a.acknowledgeTypes.includes(AcknowledgeType.Release))) this.onAvailable();
-    return this.persistChange();
+    return write ? write.done : ErrorCode.NONE;
   }
 
   private checkAcknowledgement(memberId: string, ack: AcknowledgementBatch, now: number): number {
     const n = ack.lastOffset - ack.firstOffset + 1;
     if (ack.firstOffset < 0 || n <= 0 || (ack.acknowledgeTypes.length !== 1 && ack.acknowledgeTypes.length !== n)) return ErrorCode.INVALID_REQUEST;
     if (ack.acknowledgeTypes.some((t) => t < AcknowledgeType.Gap || t > AcknowledgeType.Renew)) return ErrorCode.INVALID_REQUEST;
+    // A group with share.renew.acknowledge.enable=false: RENEW is refused as INVALID_RECORD_STATE, as Kafka 4.4
+    // answers it (ShareConsumerTest.testRenewAcknowledgementDisabled), and nothing of the request is applied.
+    if (this.config.renewAcknowledgeEnabled?.() === false && ack.acknowledgeTypes.includes(AcknowledgeType.Renew)) return ErrorCode.INVALID_RECORD_STATE;
     if (ack.firstOffset < this.startOffset_ || ack.lastOffset > this.endOffset) return ErrorCode.INVALID_RECORD_STATE;
     let covered = 0;
     let bad = false;
@@ -325,86 +348,131 @@ export class SharePartition {
 
   /**
    * Releases what `memberId` holds (a share session closed, its connection dropped, the member left). A
-   * normal close gives back the delivery count of what was fetched but not delivered (KAFKA-17541).
+   * normal close gives back the delivery count of what was fetched but not delivered (KAFKA-17541). As
+   * Kafka's releaseAcquiredRecords, a change that a failed write rolls back (the records stay acquired until
+   * their locks expire); resolves to the write's error code.
    */
-  async releaseMember(memberId: string, undoDeliveryCount: boolean): Promise<void> {
-    const changed = this.releaseWhere((st) => st.memberId === memberId, undoDeliveryCount) > 0;
-    if (changed) await this.persistChange();
+  async releaseMember(memberId: string, undoDeliveryCount: boolean): Promise<number> {
+    const change: { write?: PendingWrite } = {};
+    this.releaseWhere((st) => st.memberId === memberId, undoDeliveryCount, () => (change.write ??= this.writes.next()));
+    return change.write ? change.write.done : ErrorCode.NONE;
   }
 
-  /** Moves matching acquired records back to available, or to archived past the delivery count limit; how many. */
-  private releaseWhere(match: (st: InFlightState) => boolean, undoDeliveryCount: boolean): number {
+  /**
+   * Moves matching acquired records back to available, or to archived past the delivery count limit; how many.
+   * With `change`, as a change that settles with that write; else at once.
+   */
+  private releaseWhere(match: (st: InFlightState) => boolean, undoDeliveryCount: boolean, change: (() => PendingWrite) | null): number {
     const limit = this.config.deliveryCountLimit();
     let released = 0;
     for (const b of this.batches) {
       b.forEachState(b.firstOffset, b.lastOffset, (st, first, last) => {
         if (st.state !== RecordState.Acquired || !match(st)) return;
+        if (change) beginChange(st, change());
         if (undoDeliveryCount && st.deliveryCount > 0) st.deliveryCount--;
         st.state = st.deliveryCount >= limit ? RecordState.Archived : RecordState.Available;
         st.memberId = null;
         released += last - first + 1;
       });
     }
-    if (released > 0) this.onAvailable();
+    // A release waiting for its write makes nothing available yet: settle() wakes the fetches then.
+    if (released > 0 && !change) this.onAvailable();
     return released;
   }
 
-  /** Moves the start offset past acknowledged and archived records and drops the runs below it. */
-  private advanceStartOffset(): void {
-    let drop = 0;
+  /**
+   * Where the start offset moves past records that are `complete`, and how many leading runs it leaves
+   * behind (Kafka's findLastOffsetAcknowledged).
+   */
+  private nextStartOffset(complete: (st: InFlightState) => boolean): { start: number; passed: number } {
+    let start = this.startOffset_;
+    let passed = 0;
     for (const b of this.batches) {
-      const next = b.firstIncompleteFrom(this.startOffset_);
+      const next = b.firstIncompleteFrom(start, complete);
       if (next === undefined) {
-        this.startOffset_ = b.lastOffset + 1;
-        drop++;
+        start = b.lastOffset + 1;
+        passed++;
         continue;
       }
-      this.startOffset_ = Math.max(this.startOffset_, next);
+      start = Math.max(start, next);
       break;
     }
-    if (drop > 0) this.batches.splice(0, drop);
-    if (this.batches.length === 0) this.startOffset_ = Math.max(this.startOffset_, this.endOffset_ + 1);
+    if (passed === this.batches.length) start = Math.max(start, this.endOffset_ + 1);
+    return { start, passed };
+  }
+
+  /**
+   * Moves the start offset past acknowledged and archived records whose change is durable, and drops the runs
+   * below it (Kafka's maybeUpdateCachedStateAndOffsets); whether it moved.
+   */
+  private advanceStartOffset(): boolean {
+    const { start, passed } = this.nextStartOffset(isSettledTerminal);
+    if (passed > 0) this.batches.splice(0, passed);
+    const moved = start !== this.startOffset_;
+    this.startOffset_ = start;
+    return moved;
   }
 
   /**
    * The log's start moved past the share partition's (retention, DeleteRecords): records below it are gone
-   * (Kafka's updateCacheAndOffsets).
+   * (Kafka's updateCacheAndOffsets). Not written, as in Kafka: the next write carries the new start offset.
    */
-  async moveStartTo(logStartOffset: number): Promise<void> {
+  moveStartTo(logStartOffset: number): void {
     if (logStartOffset <= this.startOffset_) return;
     this.batches = this.batches.filter((b) => b.lastOffset >= logStartOffset);
     this.startOffset_ = logStartOffset;
     if (this.endOffset_ < logStartOffset - 1) this.endOffset_ = logStartOffset - 1;
     this.advanceStartOffset();
-    await this.write();
+  }
+
+  /** Makes one write (StateWriteQueue's flush) and settles the changes waiting in it; the write's error code. */
+  private async flush(write: PendingWrite): Promise<number> {
+    let code: number = ErrorCode.NONE;
+    try {
+      await this.write();
+    } catch (err) {
+      code = persisterErrorCode(err);
+      // Kafka's SharePartitionManager drops a fenced share partition from its cache; the next fetch reads the new state.
+      const stored = err instanceof PersisterError ? err.errorCode : undefined;
+      if (stored === ErrorCode.FENCED_STATE_EPOCH || stored === ErrorCode.FENCED_LEADER_EPOCH) this.fenced = true;
+    }
+    this.settle(write, code === ErrorCode.NONE);
+    return code;
   }
 
   /**
-   * Writes the delivery counts of what was just acquired (stored as available with the new count), so a broker
-   * killed while records are out still counts that delivery; the fetch answers after it.
+   * Completes the changes that waited for `write` (Kafka's completeStateTransition): kept if it is durable, else
+   * undone. A record rolled back to acquired whose lock ran out meanwhile is released as its expiry would have.
+   * Then the start offset moves, and fetches waiting for records or for room are woken.
    */
-  persistAcquisition(): Promise<number> {
-    return this.persistChange();
-  }
-
-  private async persistChange(): Promise<number> {
-    this.advanceStartOffset();
-    try {
-      await this.write();
-      return ErrorCode.NONE;
-    } catch (err) {
-      const code = err instanceof PersisterError ? err.errorCode : ErrorCode.UNKNOWN_SERVER_ERROR;
-      // Kafka's SharePartitionManager drops a fenced share partition from its cache; the next fetch reads the new state.
-      if (code === ErrorCode.FENCED_STATE_EPOCH || code === ErrorCode.FENCED_LEADER_EPOCH) this.fenced = true;
-      return code;
+  private settle(write: PendingWrite, durable: boolean): void {
+    const now = this.now();
+    const limit = this.config.deliveryCountLimit();
+    let available = false;
+    for (const b of this.batches) {
+      b.forEachState(b.firstOffset, b.lastOffset, (st, first, last) => {
+        const before = st.rollback;
+        if (before?.write !== write) return;
+        st.rollback = undefined;
+        if (!durable) {
+          ({ state: st.state, deliveryCount: st.deliveryCount, memberId: st.memberId, lockExpiresAt: st.lockExpiresAt } = before);
+          if (st.state === RecordState.Acquired && st.lockExpiresAt <= now) {
+            st.state = st.deliveryCount >= limit ? RecordState.Archived : RecordState.Available;
+            st.memberId = null;
+            this.acquisitionLockTimeouts += last - first + 1;
+          }
+        }
+        if (st.state === RecordState.Available) available = true;
+      });
     }
+    if (this.advanceStartOffset() || available) this.onAvailable();
   }
 
-  /** The whole in-flight state as runs, acquired ones as available with their delivery count (Kafka never stores ACQUIRED). */
-  stateBatches(): PersisterStateBatch[] {
+  /** The whole in-flight state as runs from `from`, acquired ones as available with their delivery count (Kafka never stores ACQUIRED). */
+  stateBatches(from = this.startOffset_): PersisterStateBatch[] {
     const out: PersisterStateBatch[] = [];
     for (const b of this.batches) {
-      b.forEachState(this.startOffset_, b.lastOffset, (st, first, last) => {
+      b.forEachState(from, b.lastOffset, (st, first, last) => {
         const deliveryState = st.state === RecordState.Acknowledged ? PersistedDeliveryState.Acknowledged
           : st.state === RecordState.Archived ? PersistedDeliveryState.Archived : PersistedDeliveryState.Available;
         const prev = out[out.length - 1];
@@ -415,11 +483,16 @@ export class SharePartition {
     return out;
   }
 
+  /**
+   * Writes the in-flight state as it is now, the changes waiting for this write included: the start offset
+   * written is past the records they complete (kafkite stores it with the acknowledgement; Kafka's trails by a write).
+   */
   private write(): Promise<void> {
-    const stateBatches = this.stateBatches();
+    const { start } = this.nextStartOffset((st) => isTerminal(st.state));
+    const stateBatches = this.stateBatches(start);
     const complete = stateBatches.reduce((n, b) => n + (b.deliveryState === PersistedDeliveryState.Available ? 0 : b.lastOffset - b.firstOffset + 1), 0);
     return this.persister.writeState(this.key, {
-      stateEpoch: this.stateEpoch, leaderEpoch: 0, startOffset: this.startOffset_, deliveryCompleteCount: complete, stateBatches,
+      stateEpoch: this.stateEpoch, leaderEpoch: 0, startOffset: start, deliveryCompleteCount: complete, stateBatches,
     });
   }
 
@@ -447,6 +520,12 @@ export class SharePartition {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
   }
+}
+
+/** Starts a change that settles with `write`, keeping what to restore if it fails. */
+function beginChange(st: InFlightState, write: PendingWrite): void {
+  const { state, deliveryCount, memberId, lockExpiresAt } = st;
+  st.rollback = { write, state, deliveryCount, memberId, lockExpiresAt };
 }
 
 function available(deliveryCount: number): InFlightState {

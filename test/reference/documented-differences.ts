@@ -93,7 +93,7 @@ export const DOCUMENTED_DIFFERENCES: readonly DocumentedDifference[] = [
   },
   {
     apis: ['ShareFetch', 'ShareAcknowledge'],
-    scenario: /^share-fetch-sessions-and-acknowledgements$/,
+    scenario: /^share-(fetch-sessions-and-acknowledgements|renew-acknowledge-disabled)$/,
     path: /^ReadShareGroupState v0 state left \.results\[\d*\]\.partitions\[\d*\]\.(startOffset|stateBatches\.length)$/,
     reason: 'A share partition\'s start offset moves past acknowledged and archived records in the same write as the acknowledgement that '
       + 'completes them; Kafka 4.4 writes each acknowledgement with the start offset from before it (SharePartition updates it once the '

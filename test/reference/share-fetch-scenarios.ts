@@ -41,4 +41,30 @@ export const SHARE_FETCH_SCENARIOS: Scenario[] = [
       await s.call(84, 0, request(84, { groupId: GROUP, topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: 0 }] }] }), { label: 'state left' });
     },
   },
+  {
+    // A group with share.renew.acknowledge.enable=false (KIP-1222): what a RENEW gets, alone and beside an ACCEPT.
+    id: 'share-renew-acknowledge-disabled',
+    api: 79,
+    async run(s) {
+      const group = `${GROUP}-renew-off`;
+      const topicId = await createTopic(s, 'share-renew', 1);
+      await untilCoordinatorsLoaded(s, topicId, [0], [], group);
+      await s.setup(44, 1, request(44, {
+        resources: [{ resourceType: 32, resourceName: group, configs: [{ name: 'share.renew.acknowledge.enable', configOperation: 0, value: 'false' }] }],
+      }));
+      await s.setup(0, 9, produce('share-renew', batch(['a', 'b', 'c', 'd', 'e'])));
+      await s.setup(83, 0, request(83, { groupId: group, topics: [{ topicId, partitions: [{ partition: 0, stateEpoch: 1, startOffset: 0 }] }] }));
+      await s.call(78, 2, request(78, {
+        groupId: group, memberId: 'r1', shareSessionEpoch: 0, maxWaitMs: 200, minBytes: 1, maxBytes: 1 << 20, maxRecords: 500, batchSize: 500,
+        topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: [] }] }],
+      }), { label: 'r1 acquires' });
+      const acknowledge = (epoch: number, isRenewAck: boolean, acks: unknown[], label: string) => s.call(79, 2, request(79, {
+        groupId: group, memberId: 'r1', shareSessionEpoch: epoch, isRenewAck, topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: acks }] }],
+      }), { label });
+      await acknowledge(1, true, [{ firstOffset: 0, lastOffset: 4, acknowledgeTypes: [4] }], 'renew alone');
+      await acknowledge(2, true, [{ firstOffset: 0, lastOffset: 1, acknowledgeTypes: [4] }, { firstOffset: 2, lastOffset: 4, acknowledgeTypes: [1] }], 'renew beside accept');
+      await acknowledge(3, false, [{ firstOffset: 0, lastOffset: 4, acknowledgeTypes: [1] }], 'accept all');
+      await s.call(84, 0, request(84, { groupId: group, topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: 0 }] }] }), { label: 'state left' });
+    },
+  },
 ];

@@ -21,6 +21,7 @@ function config(over: Partial<Record<keyof SharePartitionConfig, unknown>> = {})
     deliveryCountLimit: () => (over.deliveryCountLimit as number) ?? 5,
     maxInFlightRecords: () => (over.maxInFlightRecords as number) ?? 200,
     autoOffsetReset: () => (over.autoOffsetReset as string) ?? 'earliest',
+    renewAcknowledgeEnabled: () => (over.renewAcknowledgeEnabled as boolean) ?? true,
   };
 }
 
@@ -151,6 +152,19 @@ describe('SharePartition', () => {
     expect(await sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [ACCEPT] }])).toBe(0);
   });
 
+  it('refuses RENEW with INVALID_RECORD_STATE when share.renew.acknowledge.enable is false, applying nothing', async () => {
+    const { sp, persister } = await partition({ renewAcknowledgeEnabled: false });
+    sp.acquire('a', batches(0, 10), 10, 500, false);
+    const writes = persister.writes.length;
+    expect(await sp.acknowledge('a', [
+      { firstOffset: 0, lastOffset: 4, acknowledgeTypes: [ACCEPT] },
+      { firstOffset: 5, lastOffset: 9, acknowledgeTypes: [RENEW] },
+    ])).toBe(121);
+    expect(sp.stateOf(0)).toMatchObject({ state: RecordState.Acquired, memberId: 'a' });
+    expect(persister.writes.length).toBe(writes);
+    expect(await sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [ACCEPT] }])).toBe(0);
+  });
+
   it('archives a record released past group.share.delivery.count.limit', async () => {
     const { sp, persister } = await partition({ deliveryCountLimit: 3 });
     for (let delivery = 1; delivery <= 3; delivery++) {
@@ -188,14 +202,25 @@ describe('SharePartition', () => {
     const first = await partition();
     first.sp.acquire('a', batches(0, 10), 10, 500, false);
     await first.sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [ACCEPT, ACCEPT, RELEASE, ACCEPT, ACCEPT, ACCEPT, ACCEPT, ACCEPT, ACCEPT, ACCEPT] }]);
+    const writes = first.persister.writes.length;
     first.sp.acquire('a', batches(0, 20), 2, 500, false); // 2 (count 2), then 10..19 new
-    expect(await first.sp.persistAcquisition()).toBe(0);
+    // As in Kafka, an acquisition is not written: a restart now has not seen these deliveries.
+    expect(first.persister.writes.length).toBe(writes);
     const { sp } = await partition({}, first.persister);
     expect(sp.startOffset).toBe(2);
     expect(sp.acquire('b', batches(0, 20), 100, 500, false)).toEqual([
-      { firstOffset: 2, lastOffset: 2, deliveryCount: 3 },
-      { firstOffset: 10, lastOffset: 19, deliveryCount: 2 },
+      { firstOffset: 2, lastOffset: 2, deliveryCount: 2 },
+      { firstOffset: 10, lastOffset: 19, deliveryCount: 1 },
     ]);
+  });
+
+  it('writes the delivery count of acquired records with the next write of the partition', async () => {
+    const first = await partition();
+    first.sp.acquire('a', batches(0, 20), 20, 500, false);
+    expect(await first.sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [ACCEPT] }])).toBe(0);
+    // 10..19, still acquired by a, are stored as available with their delivery count (Kafka never stores ACQUIRED).
+    const { sp } = await partition({}, first.persister);
+    expect(sp.acquire('b', batches(0, 20), 100, 500, false)).toEqual([{ firstOffset: 10, lastOffset: 19, deliveryCount: 2 }]);
   });
 
   it('share.auto.offset.reset latest starts at the end and persists it', async () => {
@@ -216,15 +241,115 @@ describe('SharePartition', () => {
     expect(persister.states.values().next().value!.startOffset).toBe(10);
   });
 
-  it('answers a write refused as fenced with its code and marks the partition for reloading', async () => {
+  it('answers a write refused as fenced with NOT_LEADER_OR_FOLLOWER and marks the partition for reloading', async () => {
     const persister = initialized();
     const { sp } = await partition({}, persister);
     sp.acquire('a', batches(0, 10), 10, 500, false);
     persister.writeState = async () => {
       throw new PersisterError(124, 'fenced');
     };
-    expect(await sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [ACCEPT] }])).toBe(124);
+    // Kafka's SharePartition.fetchPersisterError: FENCED_STATE_EPOCH -> NotLeaderOrFollowerException.
+    expect(await sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [ACCEPT] }])).toBe(6);
     expect(sp.fenced).toBe(true);
+  });
+
+  describe('a failed write is rolled back (Kafka\'s rollbackOrProcessStateUpdates)', () => {
+    /** Makes the persister's writes wait for `open()`, then fail with `errorCode` (or succeed with 0). */
+    function gated(persister: MemoryPersister) {
+      const write = persister.writeState.bind(persister);
+      let open!: (errorCode: number) => void;
+      let started!: () => void;
+      const writing = new Promise<void>((r) => (started = r));
+      const gate = new Promise<number>((r) => (open = r));
+      persister.writeState = async (key, state) => {
+        started();
+        const errorCode = await gate;
+        if (errorCode !== 0) throw new PersisterError(errorCode, 'injected');
+        return write(key, state);
+      };
+      return { open, writing };
+    }
+
+    it('an acknowledgement whose write fails leaves the records acquired by the member, and gets Kafka\'s code', async () => {
+      const { sp, persister } = await partition();
+      sp.acquire('a', batches(0, 10), 10, 500, false);
+      const before = persister.writes.length;
+      persister.writeState = async () => {
+        throw new PersisterError(56, 'disk'); // KAFKA_STORAGE_ERROR from __share_group_state's log
+      };
+      expect(await sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [ACCEPT] }])).toBe(15); // COORDINATOR_NOT_AVAILABLE
+      expect(sp.stateOf(0)).toMatchObject({ state: RecordState.Acquired, memberId: 'a', deliveryCount: 1 });
+      expect(sp.stateOf(9)).toMatchObject({ state: RecordState.Acquired, memberId: 'a', deliveryCount: 1 });
+      expect(sp.startOffset).toBe(0);
+      expect(sp.counts()).toMatchObject({ acquired: 10, acknowledged: 0 });
+      // A released record's failed write does not make it available either; any other failure is UNKNOWN_SERVER_ERROR.
+      persister.writeState = async () => {
+        throw new Error('boom');
+      };
+      expect(await sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 0, acknowledgeTypes: [RELEASE] }])).toBe(-1);
+      expect(sp.acquire('b', batches(0, 10), 10, 500, false)).toEqual([]);
+      expect(sp.stateOf(0)).toMatchObject({ state: RecordState.Acquired, memberId: 'a' });
+      // The member can acknowledge them again once the store works.
+      delete (persister as Partial<MemoryPersister>).writeState;
+      expect(await sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [ACCEPT] }])).toBe(0);
+      expect(sp.startOffset).toBe(10);
+      expect(persister.writes.length).toBe(before + 1);
+      expect(persister.states.values().next().value!.startOffset).toBe(10);
+    });
+
+    it('records waiting for their write can be neither acquired nor acknowledged again', async () => {
+      const { sp, persister } = await partition();
+      sp.acquire('a', batches(0, 10), 10, 500, false);
+      const { open, writing } = gated(persister);
+      const released = sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [RELEASE] }]);
+      await writing;
+      expect(sp.nextFetchOffset()).toBe(10);
+      expect(sp.acquire('b', batches(0, 10), 10, 500, false)).toEqual([]);
+      expect(await sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [ACCEPT] }])).toBe(121);
+      open(15);
+      expect(await released).toBe(15);
+      expect(sp.stateOf(5)).toMatchObject({ state: RecordState.Acquired, memberId: 'a', deliveryCount: 1 });
+    });
+
+    it('a record whose lock expired while its write was out is released when the write fails', async () => {
+      const { sp, persister } = await partition({ lockDurationMs: 1000 });
+      sp.acquire('a', batches(0, 10), 10, 500, false);
+      const { open, writing } = gated(persister);
+      const accepted = sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [ACCEPT] }]);
+      await writing;
+      clock += 1000;
+      await sp.expireLocks().catch(() => {});
+      open(15);
+      expect(await accepted).toBe(15);
+      expect(sp.stateOf(0)).toMatchObject({ state: RecordState.Available, memberId: null, deliveryCount: 1 });
+      expect(sp.acquisitionLockTimeouts).toBe(10);
+      expect(sp.acquire('b', batches(0, 10), 10, 500, false)).toEqual([{ firstOffset: 0, lastOffset: 9, deliveryCount: 2 }]);
+    });
+
+    it('a release on a closed session is rolled back too; the records stay with the member', async () => {
+      const { sp, persister } = await partition();
+      sp.acquire('a', batches(0, 10), 10, 500, false);
+      persister.writeState = async () => {
+        throw new PersisterError(15, 'coordinator');
+      };
+      expect(await sp.releaseMember('a', true)).toBe(15);
+      expect(sp.stateOf(0)).toMatchObject({ state: RecordState.Acquired, memberId: 'a', deliveryCount: 1 });
+    });
+
+    it('acknowledgements made while a write is out go into the next write together', async () => {
+      const { sp, persister } = await partition();
+      sp.acquire('a', batches(0, 30), 30, 500, false);
+      const before = persister.writes.length;
+      const { open, writing } = gated(persister);
+      const first = sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [ACCEPT] }]);
+      await writing;
+      const more = [10, 20].map((o) => sp.acknowledge('a', [{ firstOffset: o, lastOffset: o + 9, acknowledgeTypes: [ACCEPT] }]));
+      open(0);
+      expect(await Promise.all([first, ...more])).toEqual([0, 0, 0]);
+      expect(persister.writes.length).toBe(before + 2);
+      expect(persister.writes.at(-1)!.state.startOffset).toBe(30);
+      expect(sp.startOffset).toBe(30);
+    });
   });
 
   it('does not start on a state the group coordinator has not initialized (UNKNOWN_TOPIC_OR_PARTITION)', async () => {
