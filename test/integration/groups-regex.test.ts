@@ -11,8 +11,7 @@ let broker: BrokerProcess;
 let client: WireClient;
 
 beforeAll(async () => {
-  // Each heartbeat below expects the target of the epoch it caused: no KIP-1263 batching of assignments.
-  broker = await startBroker({ overrides: ['group.consumer.assignment.interval.ms=0'] });
+  broker = await startBroker();
   client = await WireClient.connect(broker.port);
 });
 
