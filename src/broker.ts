@@ -285,6 +285,9 @@ export class Broker {
     broker.groupCoordinator.shareGroupTimeoutsOf = (groupId) => shareGroupTimeouts(broker!.dynamicConfigs.groupConfigs(groupId), config);
     // A member that leaves its share group gives back what it acquired (Kafka's ShareGroupListener).
     broker.groupCoordinator.shareGroups.addListener(broker.sharePartitions);
+    broker.features.onLevelChanged((feature, level) => {
+      if (feature === 'share.version') broker!.sharePartitions.onShareVersionToggle(level > 0);
+    });
     broker.groupCoordinator.useStreamsGroupSettings((groupId) => streamsGroupSettings(broker!.dynamicConfigs.groupConfigs(groupId), config));
     return broker;
   }

@@ -146,6 +146,20 @@ export class SharePartitionManager {
     }
   }
 
+  /**
+   * share.version went to 0 (Kafka's SharePartitionManager.onShareVersionToggle): every share session ends and
+   * every share partition leaves the cache. Their persisted state stays; what members had acquired is not
+   * persisted, so once share groups are back those records are available again.
+   */
+  onShareVersionToggle(enabled: boolean): void {
+    if (enabled) return;
+    this.sessions.removeAll();
+    for (const [key, sp] of this.partitions) {
+      sp.close();
+      this.partitions.delete(key);
+    }
+  }
+
   shutdown(): void {
     for (const sp of this.partitions.values()) sp.close();
   }
