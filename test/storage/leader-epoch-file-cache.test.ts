@@ -3,7 +3,7 @@
 // and 4 from two restarts, four records each): see test/integration/kafka-epochs-to-kafkite.test.ts for the move.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { batchesIn } from '../../protocol/records/batch-header.js';
 import { LeaderEpochCheckpointFile } from '../../storage/checkpoint-file.js';
 import { LeaderEpochFileCache } from '../../storage/leader-epoch-file-cache.js';
@@ -12,11 +12,17 @@ import { batch, config, silentLogger, tempDir } from './helpers.js';
 
 let dir: string;
 let log: UnifiedLog | undefined;
-afterEach(async () => {
-  await log?.close();
-  log = undefined;
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+
+/** A new temporary dir for the test, removed (its log closed first) when the test ends. */
+function freshDir(): void {
+  dir = tempDir();
+  const own = dir;
+  onTestFinished(async () => {
+    await log?.close();
+    log = undefined;
+    fs.rmSync(own, { recursive: true, force: true });
+  });
+}
 
 function cacheIn(file: string): LeaderEpochFileCache {
   return new LeaderEpochFileCache(new LeaderEpochCheckpointFile(file));
@@ -34,7 +40,7 @@ const epochsOnDisk = (): number[] => [...batchesIn(fs.readFileSync(path.join(dir
 
 describe('LeaderEpochFileCache', () => {
   it("answers endOffsetFor as Kafka 4.4 did for epochs 0, 2 and 4 starting at 0, 4 and 8 (log end 12)", () => {
-    dir = tempDir();
+    freshDir();
     const file = path.join(dir, 'leader-epoch-checkpoint');
     const cache = cacheIn(file);
     cache.assign(0, 0);
@@ -56,7 +62,7 @@ describe('LeaderEpochFileCache', () => {
   });
 
   it('assigns as Kafka does: the latest epoch again is nothing, a conflicting tail gives way', () => {
-    dir = tempDir();
+    freshDir();
     const cache = cacheIn(path.join(dir, 'leader-epoch-checkpoint'));
     cache.assign(0, 0);
     cache.assign(0, 5);
@@ -70,7 +76,7 @@ describe('LeaderEpochFileCache', () => {
   });
 
   it('truncates from the start (DeleteRecords, retention): the epoch holding the new start begins there', () => {
-    dir = tempDir();
+    freshDir();
     const file = path.join(dir, 'leader-epoch-checkpoint');
     const cache = cacheIn(file);
     for (const [epoch, start] of [[0, 0], [2, 4], [4, 8]]) cache.assign(epoch!, start!);
@@ -88,7 +94,7 @@ describe('LeaderEpochFileCache', () => {
 
 describe('a log whose leader epoch rises', () => {
   it('stamps later batches with the new epoch, which starts at the log end in the cache and its file', async () => {
-    dir = tempDir();
+    freshDir();
     log = openLog();
     log.appendAsLeader(batch(3), 0);
     expect(checkpoint()).toBe('0\n1\n0 0\n');
@@ -112,7 +118,7 @@ describe('a log whose leader epoch rises', () => {
   });
 
   it('drops the epochs DeleteRecords and retention delete', () => {
-    dir = tempDir();
+    freshDir();
     log = openLog(0, config({ retentionMs: 1000, fileDeleteDelayMs: 60_000 }));
     log.appendAsLeader(batch(2, { timestamp: 1000 }), 0);
     log.becomeLeader(1);
