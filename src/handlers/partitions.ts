@@ -9,6 +9,7 @@ import type { TopicInfo } from '../metadata/topic-registry.js';
 /** Each partition of the topic: this broker leads every one, unless its log dir is offline. */
 export function partitionsOf(topic: TopicInfo, broker: Broker): MetadataResponsePartition[] {
   const nodeId = broker.nodeId;
+  const epochs = broker.topics.leaderEpochs(topic);
   return Array.from({ length: topic.partitions }, (_, partitionIndex) => {
     // A partition whose log dir failed has no leader left: Kafka answers LEADER_NOT_AVAILABLE, the replica offline.
     const offline = broker.isPartitionOffline(topic.name, partitionIndex);
@@ -16,7 +17,7 @@ export function partitionsOf(topic: TopicInfo, broker: Broker): MetadataResponse
       errorCode: offline ? ErrorCode.LEADER_NOT_AVAILABLE : ErrorCode.NONE,
       partitionIndex,
       leaderId: offline ? -1 : nodeId,
-      leaderEpoch: broker.topics.leaderEpoch(topic.name, partitionIndex),
+      leaderEpoch: epochs[partitionIndex] ?? 0,
       replicaNodes: [nodeId],
       isrNodes: offline ? [] : [nodeId],
       offlineReplicas: offline ? [nodeId] : [],

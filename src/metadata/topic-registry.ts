@@ -81,6 +81,7 @@ const PARTITION = recordTypeOf('PartitionRecord');
 const PARTITION_CHANGE = recordTypeOf('PartitionChangeRecord');
 /** PartitionChangeRecord's leader when the leader did not change. */
 const NO_LEADER_CHANGE = -2;
+const NO_EPOCHS: readonly number[] = [];
 const CONFIG = recordTypeOf('ConfigRecord');
 const REMOVE_TOPIC = recordTypeOf('RemoveTopicRecord');
 
@@ -91,7 +92,7 @@ export class TopicRegistry {
    * Topic id -> each partition's leader epoch, where the log raised it above 0 (a Kafka node's restarts, kafkite's
    * election after a takeover): Kafka's PartitionRegistration, whose epoch each change naming a leader bumps.
    */
-  private readonly leaderEpochs = new Map<string, number[]>();
+  private readonly epochsByTopicId = new Map<string, number[]>();
   /** The partitions the log left without a leader (a Kafka node's controlled shutdown), elected at registration. */
   readonly leaderless = new LeaderlessPartitions();
 
@@ -125,7 +126,7 @@ export class TopicRegistry {
       const topicId = readMetadataRecord<{ topicId: string }>('RemoveTopicRecord', r).topicId;
       const topic = this.byId.get(topicId);
       if (topic) this.unindex(topic);
-      this.leaderEpochs.delete(topicId);
+      this.epochsByTopicId.delete(topicId);
     }
   }
 
@@ -140,14 +141,14 @@ export class TopicRegistry {
   }
 
   private setLeaderEpoch(topicId: string, partition: number, epoch: number): void {
-    let epochs = this.leaderEpochs.get(topicId);
+    let epochs = this.epochsByTopicId.get(topicId);
     if (epoch === 0 && !epochs) return;
-    if (!epochs) this.leaderEpochs.set(topicId, (epochs = []));
+    if (!epochs) this.epochsByTopicId.set(topicId, (epochs = []));
     epochs[partition] = epoch;
   }
 
   private leaderEpochOf(topicId: string, partition: number): number {
-    return this.leaderEpochs.get(topicId)?.[partition] ?? 0;
+    return this.epochsByTopicId.get(topicId)?.[partition] ?? 0;
   }
 
   /** The partition's leader epoch in the metadata log (0 for an unknown topic). */
@@ -156,7 +157,12 @@ export class TopicRegistry {
     return topic ? this.leaderEpochOf(topic.topicId, partition) : 0;
   }
 
-    get(name: string): TopicInfo | undefined {
+  /** Each partition's leader epoch by index, a missing one 0 (one lookup for a topic's many partitions). */
+  leaderEpochs(topic: TopicInfo): readonly number[] {
+    return this.epochsByTopicId.get(topic.topicId) ?? NO_EPOCHS;
+  }
+
+  get(name: string): TopicInfo | undefined {
     return this.byName.get(name);
   }
 
