@@ -91,6 +91,7 @@ export class SharePartitionManager {
       await sp.initialize({
         logStartOffset: log.logStartOffset,
         highWatermark: log.highWatermark,
+        leaderEpoch: log.leaderEpoch,
         offsetForTimestamp: (ts) => log.fetchOffsetByTimestamp(ts)?.offset,
       });
     } catch (err) {
