@@ -146,8 +146,8 @@ export function subscribedTopicsMetadata(names: Iterable<string>, topics: Topics
   return metadata;
 }
 
-/** A group's session timeout and heartbeat interval (its group configs, else the broker's). */
-export type ConsumerGroupTimeoutsOf = (groupId: string) => { sessionTimeoutMs: number; heartbeatIntervalMs: number };
+/** A group's session timeout, heartbeat interval and assignment interval (its group configs, else the broker's; no assignment interval: none). */
+export type ConsumerGroupTimeoutsOf = (groupId: string) => { sessionTimeoutMs: number; heartbeatIntervalMs: number; assignmentIntervalMs?: number };
 
 export class ConsumerGroupCoordinator extends ModernGroupCoordinator<ConsumerGroup, ConsumerGroupMember> {
   private readonly assignors: ReadonlyMap<string, PartitionAssignor>;
@@ -259,16 +259,19 @@ export class ConsumerGroupCoordinator extends ModernGroupCoordinator<ConsumerGro
     }
     if (bumpGroupEpoch) this.bumpGroupEpoch(group, records);
 
-    // 2. A new group epoch gets a new target assignment.
-    if (group.groupEpoch > group.assignmentEpoch) this.updateTargetAssignment(group, records);
+    // 2. A new group epoch gets a new target assignment, at most one per assignment interval (KIP-1263).
+    if (group.groupEpoch > group.assignmentEpoch && this.canComputeNextTargetAssignment(group)) this.updateTargetAssignment(group, records);
 
     // 3. The member moves towards its target as far as revocations allow.
     this.reconcileMember(group, member, req.topicPartitions, records);
     this.scheduleSessionTimeout(group, member);
 
-    // Like Kafka, the assignment goes back on a join, on a full request (a client resyncing) or when it changed.
-    const isFullRequest = joining || (req.rebalanceTimeoutMs !== -1 && req.subscribedTopicNames !== null && req.topicPartitions !== null);
-    const changed = previous.memberEpoch !== member.memberEpoch || !assignmentsEqual(previous.assignedPartitions, member.assignedPartitions);
+    // As Kafka's consumerGroupHeartbeat, the assignment goes back on a join, on a full request (a client resyncing) or
+    // when the member's partitions changed; a new epoch alone goes back without it (a member waiting for partitions
+    // another still holds moves to the target's epoch with none).
+    const isFullRequest = joining ||
+      (req.rebalanceTimeoutMs !== -1 && (req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null) && req.topicPartitions !== null);
+    const changed = !assignmentsEqual(previous.assignedPartitions, member.assignedPartitions);
     return {
       errorCode: E.NONE,
       errorMessage: null,
@@ -409,6 +412,17 @@ export class ConsumerGroupCoordinator extends ModernGroupCoordinator<ConsumerGro
     this.log?.info({ group: group.groupId, groupEpoch: group.groupEpoch }, 'bumped consumer group epoch');
   }
 
+  /**
+   * Kafka 4.4's GroupMetadataManager.canComputeNextTargetAssignment (KIP-1263 batching): a new target only once
+   * consumer.assignment.interval.ms has passed since the last one (none yet, or an interval of 0: at once). Until
+   * then members reconcile towards the last target, so members joining together are assigned in one run, and a
+   * member's partitions are not revoked for each joiner, as on Kafka; the next heartbeat after the interval computes it.
+   */
+  private canComputeNextTargetAssignment(group: ConsumerGroup): boolean {
+    const intervalMs = this.timeoutsOf(group.groupId).assignmentIntervalMs ?? 0;
+    return group.assignmentTimestamp === 0 || intervalMs === 0 || Date.now() >= group.assignmentTimestamp + intervalMs;
+  }
+
   /** Kafka's TargetAssignmentBuilder: runs the group's assignor, records the members whose target changed. */
   private updateTargetAssignment(group: ConsumerGroup, records: CoordinatorRecord[]): void {
     const assignor = this.assignors.get(group.preferredAssignor([...this.assignors.keys()]))!;
@@ -424,6 +438,7 @@ export class ConsumerGroupCoordinator extends ModernGroupCoordinator<ConsumerGro
     }
     const topicsById = new Map([...group.subscriptionMetadata.values()].map((t) => [t.topicId, t]));
     const target = assignor.assign({ members, topics: topicsById });
+    group.assignmentTimestamp = Date.now();
     this.recordTargetAssignment(group, target, assignmentsEqual, targetAssignmentRecord, records);
     this.log?.info({ group: group.groupId, assignmentEpoch: group.assignmentEpoch, assignor: assignor.name }, 'computed new target assignment');
   }
@@ -507,7 +522,9 @@ export class ConsumerGroupCoordinator extends ModernGroupCoordinator<ConsumerGro
   }
 
   protected override assignmentEpochRecord(group: ConsumerGroup): CoordinatorRecord {
-    return targetAssignmentEpochRecord(group.groupId, group.assignmentEpoch);
+    // An emptied group's next member is assigned at once, as a new group's (Kafka's KAFKA-20442 does so for streams).
+    if (group.isEmpty()) group.assignmentTimestamp = 0;
+    return targetAssignmentEpochRecord(group.groupId, group.assignmentEpoch, group.assignmentTimestamp);
   }
 
   // ---- ConsumerGroupDescribe ----
