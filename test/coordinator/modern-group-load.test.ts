@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { GroupCoordinator } from '../../src/coordinator/group-coordinator.js';
 import type { StreamsHeartbeatRequest } from '../../src/coordinator/streams/streams-group-coordinator.js';
 import { ErrorCode as E } from '../../src/errors.js';
-import { MemoryOffsetsTopic, sleep, startCoordinator, Topics } from './helpers.js';
+import { MemoryOffsetsTopic, sleep, startCoordinator, streamsHeartbeat, STREAMS_SETTINGS, Topics } from './helpers.js';
 
 const REBALANCE_TIMEOUT_MS = 1000;
 
@@ -17,10 +17,7 @@ const T = topics.add('t', 4);
 
 async function start(topic: MemoryOffsetsTopic): Promise<void> {
   ({ coordinator } = await startCoordinator({}, topic));
-  coordinator.useStreamsGroupSettings(() => ({
-    sessionTimeoutMs: 45_000, heartbeatIntervalMs: 5000, numStandbyReplicas: 0, initialRebalanceDelayMs: 0,
-    acceptableRecoveryLag: 10_000, taskOffsetIntervalMs: 60_000, maxSize: 100,
-  }));
+  coordinator.useStreamsGroupSettings(() => STREAMS_SETTINGS);
 }
 
 /** The member ids of the group, once `gone` left them (a deadline, not a sleep, bounds the wait). */
@@ -51,23 +48,8 @@ const TYPES = [
   {
     type: 'streams',
     async twoMembers(): Promise<void> {
-      const hb = (memberId: string, memberEpoch: number, activeTasks: StreamsHeartbeatRequest['activeTasks']) => {
-        const joining = memberEpoch === 0;
-        return coordinator.streamsGroupHeartbeat({
-          groupId: 'g', memberId, memberEpoch, endpointInformationEpoch: -1, instanceId: null, rackId: null,
-          rebalanceTimeoutMs: joining ? REBALANCE_TIMEOUT_MS : -1,
-          topology: joining ? {
-            epoch: 0,
-            subtopologies: [{
-              subtopologyId: '0', sourceTopics: ['t'], sourceTopicRegex: [], stateChangelogTopics: [], repartitionSinkTopics: [],
-              repartitionSourceTopics: [], copartitionGroups: [],
-            }],
-          } : null,
-          activeTasks, standbyTasks: joining ? [] : null, warmupTasks: joining ? [] : null, processId: joining ? `process-${memberId}` : null,
-          userEndpoint: null, clientTags: joining ? [] : null, taskOffsets: null, taskEndOffsets: null, shutdownApplication: false,
-          clientId: memberId, clientHost: '/127.0.0.1', apiVersion: 1,
-        }, topics);
-      };
+      const hb = (memberId: string, memberEpoch: number, activeTasks: StreamsHeartbeatRequest['activeTasks']) =>
+        streamsHeartbeat(coordinator, topics, memberId, memberEpoch, activeTasks, REBALANCE_TIMEOUT_MS);
       const a = await hb('a', 0, []);
       expect(a.activeTasks).toEqual([{ subtopologyId: '0', partitions: [0, 1, 2, 3] }]);
       expect((await hb('b', 0, [])).errorCode).toBe(E.NONE);

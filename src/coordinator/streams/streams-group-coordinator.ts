@@ -102,6 +102,19 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
     return member.state === StreamsMemberState.UnrevokedTasks;
   }
 
+  override load(records: ReadonlyArray<CoordinatorRecord>): void {
+    super.load(records);
+    if (!this.log?.isLevelEnabled('debug')) return;
+    for (const group of this.groups.values()) {
+      for (const member of group.members.values()) {
+        this.log.debug({
+          group: group.groupId, member: member.memberId, ...memberSummary(member), rebalanceTimeoutMs: member.rebalanceTimeoutMs,
+          groupEpoch: group.groupEpoch, assignmentEpoch: group.assignmentEpoch,
+        }, 'streams group member loaded');
+      }
+    }
+  }
+
   // ---- StreamsGroupHeartbeat ----
 
   heartbeat(req: StreamsHeartbeatRequest, topics: TopicsImage): Promise<StreamsHeartbeatResult> {
@@ -110,7 +123,11 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
       return req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH
         ? this.leave(req, records)
         : this.memberHeartbeat(req, topics, records);
-    }, (err) => (err instanceof StreamsGroupError ? streamsErrorResult(err.errorCode, err.message) : undefined),
+    }, (err) => {
+      if (!(err instanceof StreamsGroupError)) return undefined;
+      this.log?.debug({ group: req.groupId, member: req.memberId, requestEpoch: req.memberEpoch, errorCode: err.errorCode }, 'streams group heartbeat refused');
+      return streamsErrorResult(err.errorCode, err.message);
+    },
     streamsErrorResult(E.COORDINATOR_NOT_AVAILABLE, null));
   }
 
@@ -204,11 +221,23 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
       records.push(currentAssignmentRecord(group.groupId, member.memberId, next));
       if (member.userEndpoint !== null) group.endpointInformationEpoch++;
       if (member.state === StreamsMemberState.UnrevokedTasks) this.scheduleRebalanceTimeout(group, member);
+      if (this.log?.isLevelEnabled('debug')) {
+        this.log.debug({
+          group: group.groupId, member: member.memberId, requestEpoch: req.memberEpoch, ...memberSummary(member),
+          groupEpoch: group.groupEpoch, assignmentEpoch: group.assignmentEpoch,
+        }, 'streams group member reconciled');
+      }
     }
     this.scheduleSessionTimeout(group, member);
     if (group.shutdownRequested) statuses.push({ statusCode: StreamsStatus.SHUTDOWN_APPLICATION, statusDetail: 'A KafkaStreams instance encountered a fatal error and requested a shutdown for the entire application.' });
 
-    const changed = joining || before.epoch !== member.memberEpoch || !tuplesEqual(before.assigned, member.assigned);
+    // A member reporting other tasks than it was given (outside a revocation, where it still reports those it gives
+    // up) missed the answer that gave them, e.g. the broker died between writing the assignment and answering: it gets
+    // them again. Kafka 4.4's streamsGroupHeartbeat sends tasks only on a join or a change, which leaves such a member
+    // idle while the group counts its tasks as held; its consumerGroupHeartbeat answers a full request with the
+    // assignment for this reason (isFullRequest).
+    const missedAssignment = owned !== null && member.state !== StreamsMemberState.UnrevokedTasks && !tuplesEqual(owned, member.assigned);
+    const changed = joining || missedAssignment || before.epoch !== member.memberEpoch || !tuplesEqual(before.assigned, member.assigned);
     const endpointsChanged = req.endpointInformationEpoch !== group.endpointInformationEpoch;
     return {
       errorCode: E.NONE,
@@ -289,6 +318,10 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
     });
     this.recordTargetAssignment(group, target, tuplesEqual, targetAssignmentRecord, records);
     this.log?.info({ group: group.groupId, assignmentEpoch: group.assignmentEpoch, assignor: STICKY_ASSIGNOR }, 'computed new streams target assignment');
+    if (this.log?.isLevelEnabled('debug')) {
+      const active = Object.fromEntries([...group.targetAssignment].map(([id, t]) => [id, listOf(t.active)]));
+      this.log.debug({ group: group.groupId, assignmentEpoch: group.assignmentEpoch, active }, 'streams target assignment');
+    }
   }
 
   protected override assignmentEpochRecord(group: StreamsGroup): CoordinatorRecord {
@@ -435,6 +468,14 @@ function validateHeartbeat(req: StreamsHeartbeatRequest): void {
     throw invalid('MemberEpoch is invalid.');
   }
   if (req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH && req.instanceId === null) throw invalid('InstanceId can\'t be null.');
+}
+
+/** Where a member is in its reconciliation, for the logs. */
+function memberSummary(member: StreamsGroupMember): Record<string, unknown> {
+  return {
+    memberEpoch: member.memberEpoch, previousMemberEpoch: member.previousMemberEpoch, state: StreamsMemberState[member.state],
+    active: listOf(member.assigned.active), pendingRevocation: listOf(member.pendingRevocation.active),
+  };
 }
 
 /** Kafka's throwIfMemberEpochIsInvalid: a lower epoch is accepted only as a retry of the previous one holding nothing new. */
