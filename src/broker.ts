@@ -238,6 +238,7 @@ export class Broker {
       clusterId,
       nodeId: config.nodeId,
       configFor: (topic) => config.logConfig(topics.get(topic)?.configs ?? {}),
+      leaderEpochOf: (topic, partition) => topics.leaderEpoch(topic, partition),
       retentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
       producerIdExpirationMs: () => config.get('producer.id.expiration.ms') as number,
       producerIdExpirationCheckIntervalMs: config.get('producer.id.expiration.check.interval.ms') as number,
@@ -285,6 +286,9 @@ export class Broker {
     broker.groupCoordinator.shareGroupTimeoutsOf = (groupId) => shareGroupTimeouts(broker!.dynamicConfigs.groupConfigs(groupId), config);
     // A member that leaves its share group gives back what it acquired (Kafka's ShareGroupListener).
     broker.groupCoordinator.shareGroups.addListener(broker.sharePartitions);
+    broker.features.onLevelChanged((feature, level) => {
+      if (feature === 'share.version') broker!.sharePartitions.onShareVersionToggle(level > 0);
+    });
     broker.groupCoordinator.useStreamsGroupSettings((groupId) => streamsGroupSettings(broker!.dynamicConfigs.groupConfigs(groupId), config));
     return broker;
   }
@@ -297,13 +301,17 @@ export class Broker {
   async register(): Promise<void> {
     this.brokerEpoch = this.metadataLog.logEndOffset;
     this.producerIds.brokerEpoch = this.brokerEpoch;
+    const elected = this.topics.leaderless.electionRecords(this.nodeId);
     await this.metadataLog.append([registerBrokerRecord({
       nodeId: this.nodeId,
       brokerEpoch: this.brokerEpoch,
       endpoints: this.endpoints.map((e) => ({ ...e, securityProtocol: this.config.listeners.find((l) => l.name === e.listenerName)?.securityProtocol ?? 'PLAINTEXT' })),
       rack: null,
       logDirs: [...new Set(this.config.logDirs.map((d) => this.directoryIds.get(d)!))],
-    }), ...this.topics.leaderless.electionRecords(this.nodeId)]);
+    }), ...elected]);
+    // Each election bumps its partition's leader epoch: a loaded log takes it now, the others when they load.
+    for (const r of elected) this.topics.replay(r);
+    for (const log of this.logManager.allLogs()) log.becomeLeader(this.topics.leaderEpoch(log.topic, log.partition));
   }
 
   /** Re-resolves every log's config: a dynamic broker config its topic inherits may have changed. */

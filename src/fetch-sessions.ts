@@ -15,6 +15,8 @@ export interface SessionPartition {
   partition: number;
   fetchOffset: number;
   partitionMaxBytes: number;
+  /** The leader epoch the client knows (-1: none), checked at each read (Kafka's CachedPartition.leaderEpoch). */
+  currentLeaderEpoch: number;
   /** What the last response said, to decide whether the next incremental response includes it. */
   lastHighWatermark: number;
   lastLogStartOffset: number;

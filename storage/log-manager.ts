@@ -54,6 +54,8 @@ export interface LogManagerOptions {
   clusterId: string;
   nodeId: number;
   configFor(topic: string): LogConfig;
+  /** The partition's leader epoch (the metadata image's), which its log stamps batches with; 0 when omitted. */
+  leaderEpochOf?(topic: string, partition: number): number;
   retentionCheckIntervalMs: number;
   flushSchedulerIntervalMs?: number;
   cleanerBackoffMs?: number;
@@ -380,6 +382,7 @@ export class LogManager {
       topicId,
       config: this.opts.configFor(topic),
       logger: this.opts.logger,
+      leaderEpoch: this.opts.leaderEpochOf?.(topic, partition),
       ...state,
       onLogStartOffsetChange: () => {
         if (log) this.checkpointsOf(this.logDirOf.get(log)!).logStartOffsets.request();
@@ -579,6 +582,7 @@ export class LogManager {
       topicId,
       config,
       logger: this.opts.logger,
+      leaderEpoch: this.opts.leaderEpochOf?.(topic, partition),
       recoveryPoint: 0,
       logStartOffset: 0,
       hadCleanShutdown: true,

@@ -4,6 +4,13 @@ import { decodeBatch } from '../protocol/records/record-batch.js';
 import type { LogSegment } from './log-segment.js';
 import type { LookupTrace, SegmentProbe } from './lookup-trace.js';
 
+/** A ListOffsets answer (Kafka's FileRecords.TimestampAndOffset): the leader epoch is its batch's, -1 for none. */
+export interface TimestampAndOffset {
+  offset: number;
+  timestamp: number;
+  leaderEpoch: number;
+}
+
 export class LogSegments {
   private readonly segments: LogSegment[] = [];
 
@@ -87,7 +94,7 @@ export class LogSegments {
   }
 
   /** ListOffsets by time: the first record at or after `startOffset` with timestamp >= `timestamp`, through each segment's time index. */
-  offsetForTimestamp(timestamp: number, startOffset: number, trace?: LookupTrace): { offset: number; timestamp: number } | null {
+  offsetForTimestamp(timestamp: number, startOffset: number, trace?: LookupTrace): TimestampAndOffset | null {
     for (const segment of this.segments) {
       if (segment.size === 0 || segment.largestTimestamp < timestamp) {
         trace?.add({ kind: 'segment-skip', baseOffset: segment.baseOffset, reason: segment.size === 0 ? 'empty' : `largest timestamp ${segment.largestTimestamp} < ${timestamp}` });
@@ -95,10 +102,11 @@ export class LogSegments {
       }
       const batch = segment.findBatchByTimestamp(timestamp, startOffset, trace);
       if (batch === null) continue;
-      const record = decodeBatch(segment.log.read(batch.position, batch.size)).records.find((r) => r.timestamp >= timestamp && r.offset >= startOffset);
+      const decoded = decodeBatch(segment.log.read(batch.position, batch.size));
+      const record = decoded.records.find((r) => r.timestamp >= timestamp && r.offset >= startOffset);
       if (record) {
         trace?.add({ kind: 'timestamp-result', offset: record.offset, timestamp: record.timestamp });
-        return { offset: record.offset, timestamp: record.timestamp };
+        return { offset: record.offset, timestamp: record.timestamp, leaderEpoch: decoded.header.partitionLeaderEpoch };
       }
     }
     return null;

@@ -25,15 +25,15 @@ import {
   producerSnapshotFile,
 } from './log-file-names.js';
 import { LogSegment, type AppendedBatch, type SegmentConfig } from './log-segment.js';
-import { LogSegments } from './log-segments.js';
+import { LogSegments, type TimestampAndOffset } from './log-segments.js';
 import type { LookupTrace } from './lookup-trace.js';
 import { recompressForTopic } from './log-recompression.js';
 import { LogValidator, type AppendOrigin } from './log-validator.js';
 import { ProducerStateManager, producerBatchOf, type CompletedTxn } from './producer-state-manager.js';
 import type { FetchAbortedTxn } from './transaction-index.js';
 
-/** Single-node kafkite: this broker leads every partition at epoch 0. */
-export const LEADER_EPOCH = 0;
+/** A partition's leader epoch unless the metadata log says otherwise: a topic kafkite created starts at 0, as on Kafka. */
+const INITIAL_LEADER_EPOCH = 0;
 
 const EARLIEST_TIMESTAMP = -2;
 const LATEST_TIMESTAMP = -1;
@@ -83,7 +83,10 @@ export interface UnifiedLogOptions {
    * with other partitions'. Without it the log group-commits on its own, an fdatasync per file.
    */
   commitRound?: (log: UnifiedLog) => Promise<void>;
-  /** The leader epoch batches are stamped with (LEADER_EPOCH unless given: KRaft's metadata log has its quorum's epoch). */
+  /**
+   * The leader epoch batches are stamped with: the partition's in the metadata image (0 unless given), or for KRaft's
+   * metadata log its quorum's epoch.
+   */
   leaderEpoch?: number;
 }
 
@@ -139,7 +142,7 @@ export class UnifiedLog implements Flushable {
   private readonly onResourceError: (error: StorageResourceError) => void;
   private readonly checkFreeSpace: (bytes: number) => void;
   private readonly commitRound: ((log: UnifiedLog) => Promise<void>) | null;
-  private readonly leaderEpoch: number;
+  private leaderEpoch_: number;
   /** Set when its log dir failed: every append, read and flush answers KAFKA_STORAGE_ERROR. */
   private offlineReason: string | null = null;
 
@@ -157,7 +160,7 @@ export class UnifiedLog implements Flushable {
     this.onResourceError = opts.onResourceError ?? (() => {});
     this.checkFreeSpace = opts.checkFreeSpace ?? (() => {});
     this.commitRound = opts.commitRound ?? null;
-    this.leaderEpoch = opts.leaderEpoch ?? LEADER_EPOCH;
+    this.leaderEpoch_ = opts.leaderEpoch ?? INITIAL_LEADER_EPOCH;
     this.leaderEpochCache = new LeaderEpochFileCache(new LeaderEpochCheckpointFile(path.join(opts.dir, LEADER_EPOCH_CHECKPOINT_FILE)));
   }
 
@@ -177,6 +180,26 @@ export class UnifiedLog implements Flushable {
 
   get logEndOffset(): number {
     return this.nextOffset;
+  }
+
+  /** The partition's leader epoch, which new batches are stamped with. */
+  get leaderEpoch(): number {
+    return this.leaderEpoch_;
+  }
+
+  /**
+   * The partition's leader epoch rose (this node was elected again): later batches carry it, and it starts at the log
+   * end offset in the epoch cache, as Kafka's Partition.makeLeader assigns it.
+   */
+  becomeLeader(epoch: number): void {
+    if (epoch <= this.leaderEpoch_) return;
+    this.leaderEpoch_ = epoch;
+    this.leaderEpochCache.assign(epoch, this.nextOffset);
+  }
+
+  /** Kafka's UnifiedLog.endOffsetForEpoch (OffsetForLeaderEpoch): the epoch <= `epoch` found and where it ends. */
+  endOffsetForEpoch(epoch: number): { epoch: number; endOffset: number } {
+    return this.leaderEpochCache.endOffsetFor(epoch, this.nextOffset);
   }
 
   /** One node, no followers: everything appended is committed. */
@@ -279,9 +302,9 @@ export class UnifiedLog implements Flushable {
     this.loadProducerState(lostTxnIndexes);
     this.leaderEpochCache.truncateFromStart(this.logStartOffset_);
     this.leaderEpochCache.truncateFromEnd(this.nextOffset);
-    // A new epoch (KRaft's metadata log after a leader change) starts at the log end.
+    // A new epoch (KRaft's metadata log after a leader change, a partition taken over from Kafka) starts at the log end.
     const latestEpoch = this.leaderEpochCache.latestEpoch;
-    if (latestEpoch < this.leaderEpoch) this.leaderEpochCache.assign(this.leaderEpoch, latestEpoch < 0 ? this.logStartOffset_ : this.nextOffset);
+    if (latestEpoch < this.leaderEpoch_) this.leaderEpochCache.assign(this.leaderEpoch_, latestEpoch < 0 ? this.logStartOffset_ : this.nextOffset);
   }
 
   /** After a clean shutdown the active segment must end with a complete batch; if not, it is recovered. */
@@ -468,7 +491,7 @@ export class UnifiedLog implements Flushable {
       baseSequence: NO_SEQUENCE,
       isTransactional: true,
       isControl: true,
-      partitionLeaderEpoch: this.leaderEpoch,
+      partitionLeaderEpoch: this.leaderEpoch_,
     });
     const result = this.append(records, now, 'coordinator', transactionVersion, { commit, coordinatorEpoch });
     this.onTransactionMarker();
@@ -513,7 +536,7 @@ export class UnifiedLog implements Flushable {
     const appended: AppendedBatch[] = [];
     for (const batch of batches) {
       batch.setBaseOffset(offset);
-      batch.setPartitionLeaderEpoch(this.leaderEpoch);
+      batch.setPartitionLeaderEpoch(this.leaderEpoch_);
       if (logAppendTime) batch.setLogAppendTime(now);
       const ts = batch.maxTimestamp;
       if (ts > maxTimestamp) maxTimestamp = ts;
@@ -743,9 +766,12 @@ export class UnifiedLog implements Flushable {
    * ListOffsets: -2 earliest, -1 latest, -3 the record with the largest timestamp, -4 earliest local;
    * otherwise the first record with timestamp >= the given one. Null when there is none.
    */
-  fetchOffsetByTimestamp(timestamp: number, trace?: LookupTrace): { offset: number; timestamp: number } | null {
-    if (timestamp === EARLIEST_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) return { offset: this.logStartOffset_, timestamp: -1 };
-    if (timestamp === LATEST_TIMESTAMP) return { offset: this.nextOffset, timestamp: -1 };
+  fetchOffsetByTimestamp(timestamp: number, trace?: LookupTrace): TimestampAndOffset | null {
+    if (timestamp === EARLIEST_TIMESTAMP || timestamp === EARLIEST_LOCAL_TIMESTAMP) {
+      return { offset: this.logStartOffset_, timestamp: -1, leaderEpoch: this.leaderEpochCache.earliestEpochAt(this.logStartOffset_) };
+    }
+    // Kafka's Partition.fetchOffsetForTimestamp answers the latest offset with the partition's leader epoch.
+    if (timestamp === LATEST_TIMESTAMP) return { offset: this.nextOffset, timestamp: -1, leaderEpoch: this.leaderEpoch_ };
     if (timestamp === MAX_TIMESTAMP) return this.maxTimestampRecord();
     return this.segments.offsetForTimestamp(timestamp, this.logStartOffset_, trace);
   }
@@ -771,7 +797,7 @@ export class UnifiedLog implements Flushable {
     return out;
   }
 
-  private maxTimestampRecord(): { offset: number; timestamp: number } | null {
+  private maxTimestampRecord(): TimestampAndOffset | null {
     let best: LogSegment | null = null;
     for (const s of this.segments.values()) {
       if (s.size > 0 && (best === null || s.maxTimestampSoFar.timestamp > best.maxTimestampSoFar.timestamp)) best = s;
@@ -780,8 +806,9 @@ export class UnifiedLog implements Flushable {
     const max = best.maxTimestampSoFar;
     const batch = best.translateOffset(max.offset);
     if (batch === null) return null;
-    const record = decodeBatch(best.log.read(batch.position, batch.size)).records.find((r) => r.timestamp === max.timestamp);
-    return { offset: record?.offset ?? max.offset, timestamp: max.timestamp };
+    const decoded = decodeBatch(best.log.read(batch.position, batch.size));
+    const record = decoded.records.find((r) => r.timestamp === max.timestamp);
+    return { offset: record?.offset ?? max.offset, timestamp: max.timestamp, leaderEpoch: decoded.header.partitionLeaderEpoch };
   }
 
   // ---- retention ----

@@ -6,8 +6,12 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * p) - 1))]!;
 }
 
+/** The median; of an even count, the mean of the two middle values. */
 export function median(values: number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 0.5);
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 export function round(value: number, digits = 0): number {

@@ -922,12 +922,15 @@ export class GroupCoordinator {
     return E.NONE;
   }
 
-  /** Writes tombstones for the group and all its offsets, then forgets it. */
-  private async removeGroup(group: ClassicGroup): Promise<void> {
+  /**
+   * Writes tombstones for the group and all its offsets, then forgets it. `unused`: only if it has no
+   * offsets still, so that offsets committed while the tombstones were written (a marker's) keep the group.
+   */
+  private async removeGroup(group: ClassicGroup, unused = false): Promise<void> {
     const tombstones = this.offsetManager.tombstonesOf(group.groupId);
     tombstones.push({ key: groupMetadataKey(group.groupId), value: null });
     await this.offsetsTopic.append(this.partitionFor(group.groupId), tombstones);
-    if (this.groups.get(group.groupId) !== group || !group.is(GroupState.Empty)) return;
+    if (this.groups.get(group.groupId) !== group || !group.is(GroupState.Empty) || (unused && !this.removable(group.groupId))) return;
     group.transitionTo(GroupState.Dead, Date.now());
     this.groups.delete(group.groupId);
     this.offsetManager.forgetGroup(group.groupId);
@@ -955,13 +958,22 @@ export class GroupCoordinator {
     }
   }
 
+  /**
+   * An Empty group goes once it has no offsets: none committed, none waiting for their flush, none pending in a
+   * transaction (Kafka's OffsetMetadataManager.cleanupExpiredOffsets keeps a group with open transactions). A
+   * topic deleted or an offset expired meanwhile would otherwise drop a group its first commit is creating.
+   */
+  private removable(groupId: string): boolean {
+    return !this.offsetManager.hasOffsets(groupId) && !this.offsetManager.hasPendingOffsets(groupId);
+  }
+
   /** Writes tombstones for each group's selected offsets, then removes Empty groups that have none left. */
   private async cleanupGroupMetadata(select: (group: ClassicGroup) => TopicPartition[]): Promise<void> {
     if (!this.active || this.loading) return;
     for (const group of [...this.groups.values()]) {
       try {
         await this.offsetManager.remove(group.groupId, select(group));
-        if (group.is(GroupState.Empty) && !this.offsetManager.hasOffsets(group.groupId)) await this.removeGroup(group);
+        if (group.is(GroupState.Empty) && this.removable(group.groupId)) await this.removeGroup(group, true);
       } catch (err) {
         this.log?.warn({ err, group: group.groupId }, 'failed to remove group metadata');
       }

@@ -17,6 +17,8 @@ export class OffsetMetadataManager {
    * held here until the transaction's marker: COMMIT moves them to the store, ABORT drops them.
    */
   private readonly pendingTransactional = new Map<number, OffsetStore>();
+  /** Offset commits per group appended and not yet flushed: the group is in use though its store has none yet. */
+  private readonly committing = new Map<string, number>();
 
   constructor(
     private readonly config: GroupCoordinatorConfig,
@@ -31,6 +33,13 @@ export class OffsetMetadataManager {
 
   hasOffsets(groupId: string): boolean {
     return this.store.hasOffsets(groupId);
+  }
+
+  /** Whether offsets of the group are on their way: a commit waiting for its flush, or a transaction's awaiting its marker. */
+  hasPendingOffsets(groupId: string): boolean {
+    if (this.committing.has(groupId)) return true;
+    for (const store of this.pendingTransactional.values()) if (store.hasOffsets(groupId)) return true;
+    return false;
   }
 
   /** Tombstones for every offset of the group, for its deletion. */
@@ -121,11 +130,16 @@ export class OffsetMetadataManager {
     // transaction's abort) must find them, or they would stay pending after it.
     const pending = producer ? this.pendingStoreOf(producer.producerId) : null;
     if (pending) for (const [topic, partition, offset] of accepted) pending.put(groupId, topic, partition, offset);
+    this.committing.set(groupId, (this.committing.get(groupId) ?? 0) + 1);
     try {
       await this.append(groupId, records, producer);
     } catch (err) {
       if (pending) this.dropPending(producer!.producerId, groupId, accepted);
       return failed(err);
+    } finally {
+      const left = this.committing.get(groupId)! - 1;
+      if (left === 0) this.committing.delete(groupId);
+      else this.committing.set(groupId, left);
     }
     if (!pending) for (const [topic, partition, offset] of accepted) this.store.put(groupId, topic, partition, offset);
     return result;

@@ -9,10 +9,13 @@ import { FIRST_V2_FETCH_VERSION, readDownConverted, type DownConvertedRead } fro
 import { ZERO_UUID } from '../metadata/topic-registry.js';
 import { waitRemote, type Handler, type RequestContext } from './handler.js';
 import { AclOperation, authorizeTopic } from '../security/authorization.js';
+import { currentLeaderEpochError } from './partitions.js';
 
 const EMPTY_RECORDS = Buffer.alloc(0);
 const FIRST_SESSION_VERSION = 7;
 const FIRST_TOPIC_ID_VERSION = 13;
+/** Fetch v16 (KIP-951): a NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH partition names its current leader. */
+const FIRST_CURRENT_LEADER_VERSION = 16;
 /** Fetch v10 is the first a consumer sends knowing ZSTD batches (KIP-110). */
 const FIRST_ZSTD_FETCH_VERSION = 10;
 /** Kafka's IsolationLevel: READ_UNCOMMITTED 0, READ_COMMITTED 1. */
@@ -28,6 +31,7 @@ interface FetchTarget {
   partition: number;
   fetchOffset: number;
   partitionMaxBytes: number;
+  currentLeaderEpoch: number;
   session?: SessionPartition;
 }
 
@@ -55,6 +59,22 @@ function partitionData(partitionIndex: number, errorCode: number): PartitionData
   };
 }
 
+/**
+ * A partition refused for its client's leader epoch. From v16 (KIP-951) a fenced client learns the current leader and
+ * epoch at once, as Kafka 4.4 answers it (not for UNKNOWN_LEADER_EPOCH: this broker is the one behind then).
+ */
+function fencedOrUnknown(partitionIndex: number, errorCode: number, log: UnifiedLog, broker: Broker, version: number): PartitionData {
+  // A failed read: no aborted transactions list at all (Kafka's FetchPartitionData for a read error).
+  const data = { ...partitionData(partitionIndex, errorCode), abortedTransactions: null };
+  if (errorCode === ErrorCode.FENCED_LEADER_EPOCH && version >= FIRST_CURRENT_LEADER_VERSION) data.currentLeader = { leaderId: broker.nodeId, leaderEpoch: log.leaderEpoch };
+  return data;
+}
+
+function leaderEndpoint(broker: Broker, ctx: RequestContext): FetchResponse['nodeEndpoints'][number] {
+  const endpoint = broker.endpoints.find((e) => e.listenerName === ctx.listenerName) ?? broker.endpoints[0]!;
+  return { nodeId: broker.nodeId, host: endpoint.host, port: endpoint.port, rack: null };
+}
+
 function requestedTargets(request: FetchRequest, broker: Broker, version: number): FetchTarget[] {
   return request.topics.flatMap((t) => {
     const topic = version >= FIRST_TOPIC_ID_VERSION ? broker.topics.getById(t.topicId) : broker.topics.get(t.topic);
@@ -65,6 +85,7 @@ function requestedTargets(request: FetchRequest, broker: Broker, version: number
       partition: p.partition,
       fetchOffset: p.fetchOffset,
       partitionMaxBytes: p.partitionMaxBytes,
+      currentLeaderEpoch: p.currentLeaderEpoch,
     }));
   });
 }
@@ -91,16 +112,17 @@ function sessionTargets(ctx: SessionContext, request: FetchRequest, requested: F
     if (known) {
       known.fetchOffset = t.fetchOffset;
       known.partitionMaxBytes = t.partitionMaxBytes;
+      known.currentLeaderEpoch = t.currentLeaderEpoch;
     } else {
       session.partitions.set(key, {
-        topic: t.topic, topicId: t.topicId, partition: t.partition, fetchOffset: t.fetchOffset,
-        partitionMaxBytes: t.partitionMaxBytes, lastHighWatermark: -1, lastLogStartOffset: -1, lastStableOffset: -1,
+        topic: t.topic, topicId: t.topicId, partition: t.partition, fetchOffset: t.fetchOffset, partitionMaxBytes: t.partitionMaxBytes,
+        currentLeaderEpoch: t.currentLeaderEpoch, lastHighWatermark: -1, lastLogStartOffset: -1, lastStableOffset: -1,
       });
     }
   }
   const fromSession = [...session.partitions.values()].map((s) => ({
     topic: s.topic, requestedName: s.topic, topicId: s.topicId, partition: s.partition,
-    fetchOffset: s.fetchOffset, partitionMaxBytes: s.partitionMaxBytes, session: s,
+    fetchOffset: s.fetchOffset, partitionMaxBytes: s.partitionMaxBytes, currentLeaderEpoch: s.currentLeaderEpoch, session: s,
   }));
   return [...fromSession, ...unknown];
 }
@@ -121,11 +143,13 @@ function readAll(
       const unknownTopic = version >= FIRST_TOPIC_ID_VERSION ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
       return { target, data: partitionData(target.partition, target.topic ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : unknownTopic), bytes: 0 };
     }
+    if (log.isOffline) return { target, data: partitionData(target.partition, ErrorCode.KAFKA_STORAGE_ERROR), bytes: 0 };
+    const epochError = currentLeaderEpochError(target.currentLeaderEpoch, log);
+    if (epochError !== ErrorCode.NONE) return { target, data: fencedOrUnknown(target.partition, epochError, log, broker, version), bytes: 0 };
     // KafkaApis.maybeConvertFetchedData: a topic that recompresses to ZSTD is not served below Fetch v10 (KIP-110).
     if (version < FIRST_ZSTD_FETCH_VERSION && log.config.compressionType === 'zstd') {
       return { target, data: partitionData(target.partition, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE), bytes: 0 };
     }
-    if (log.isOffline) return { target, data: partitionData(target.partition, ErrorCode.KAFKA_STORAGE_ERROR), bytes: 0 };
     const data = partitionData(target.partition, ErrorCode.NONE);
     data.highWatermark = log.highWatermark;
     data.lastStableOffset = log.lastStableOffset;
@@ -243,6 +267,8 @@ export const handler: Handler<FetchRequest, FetchResponse> = {
       if (r.bytes > 0) broker.metrics?.bytesFetched(r.target.topic!, r.data.partitionIndex, r.bytes);
     }
     const sessionId = session.kind === 'full' || session.kind === 'incremental' ? (session.session?.id ?? 0) : 0;
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId, responses: groupByTopic(included), nodeEndpoints: [] };
+    // v16: the endpoint of each leader a partition named (this broker's, on the request's listener).
+    const nodeEndpoints = included.some((r) => r.data.currentLeader.leaderId >= 0) ? [leaderEndpoint(broker, ctx)] : [];
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId, responses: groupByTopic(included), nodeEndpoints };
   },
 };

@@ -4,6 +4,7 @@ import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
 import { AclOperation, authorizeTopic } from '../security/authorization.js';
+import { currentLeaderEpochError } from './partitions.js';
 
 /**
  * No tiered storage here: the earliest local offset is the earliest, and neither a latest tiered offset nor an
@@ -28,8 +29,9 @@ const CONSUMER_REPLICA_ID = -1;
 /** Kafka's IsolationLevel.READ_COMMITTED: offsets stop at the last stable offset. */
 const READ_COMMITTED = 1;
 
-function answer(partitionIndex: number, errorCode: number, offset = -1, timestamp = -1): ListOffsetsPartitionResponse {
-  return { partitionIndex, errorCode, oldStyleOffsets: offset >= 0 ? [offset] : [], timestamp, offset, leaderEpoch: offset >= 0 ? 0 : -1 };
+/** `leaderEpoch`: the epoch of the offset found (Kafka's TimestampAndOffset), -1 for none. */
+function answer(partitionIndex: number, errorCode: number, offset = -1, timestamp = -1, leaderEpoch = -1): ListOffsetsPartitionResponse {
+  return { partitionIndex, errorCode, oldStyleOffsets: offset >= 0 ? [offset] : [], timestamp, offset, leaderEpoch };
 }
 
 /**
@@ -62,14 +64,18 @@ export const handler: Handler<ListOffsetsRequest, ListOffsetsResponse> = {
           }
           const log = broker.getLog(t.name, p.partitionIndex);
           if (!log) return answer(p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+          const epochError = currentLeaderEpochError(p.currentLeaderEpoch, log);
+          if (epochError !== ErrorCode.NONE) return answer(p.partitionIndex, epochError);
           if (ctx.apiVersion === 0) return legacyAnswer(p.partitionIndex, log, p.timestamp, p.maxNumOffsets, request.replicaId === CONSUMER_REPLICA_ID);
           if (p.timestamp === LATEST_TIERED_TIMESTAMP || p.timestamp === EARLIEST_PENDING_UPLOAD_TIMESTAMP) return answer(p.partitionIndex, ErrorCode.NONE);
           const timestamp = p.timestamp === EARLIEST_LOCAL_TIMESTAMP ? EARLIEST_TIMESTAMP : p.timestamp;
-          if (request.isolationLevel === READ_COMMITTED && timestamp === LATEST_TIMESTAMP) return answer(p.partitionIndex, ErrorCode.NONE, log.lastStableOffset);
+          if (request.isolationLevel === READ_COMMITTED && timestamp === LATEST_TIMESTAMP) {
+            return answer(p.partitionIndex, ErrorCode.NONE, log.lastStableOffset, -1, log.leaderEpoch);
+          }
           let found = log.fetchOffsetByTimestamp(timestamp);
           // Kafka's UnifiedLog.fetchOffsetByTimestamp: a read_committed lookup finds nothing past the LSO.
           if (found && request.isolationLevel === READ_COMMITTED && timestamp >= 0 && found.offset >= log.lastStableOffset) found = null;
-          return found ? answer(p.partitionIndex, ErrorCode.NONE, found.offset, found.timestamp) : answer(p.partitionIndex, ErrorCode.NONE);
+          return found ? answer(p.partitionIndex, ErrorCode.NONE, found.offset, found.timestamp, found.leaderEpoch) : answer(p.partitionIndex, ErrorCode.NONE);
         }),
       })),
     };

@@ -1,8 +1,8 @@
 import type { OffsetForLeaderEpochRequest } from '../../protocol/generated/OffsetForLeaderEpochRequest.js';
 import type { EpochEndOffset, OffsetForLeaderEpochResponse } from '../../protocol/generated/OffsetForLeaderEpochResponse.js';
-import { LEADER_EPOCH } from '../../storage/unified-log.js';
 import { ErrorCode } from '../errors.js';
 import type { Handler } from './handler.js';
+import { currentLeaderEpochError } from './partitions.js';
 import { AclOperation, authorize, authorizeTopic, CLUSTER_NAME, ResourceType } from '../security/authorization.js';
 
 const UNDEFINED_EPOCH = -1;
@@ -26,14 +26,11 @@ export const handler: Handler<OffsetForLeaderEpochRequest, OffsetForLeaderEpochR
           }
           const log = ctx.broker.getLog(t.topic, p.partition);
           if (!log) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, partition: p.partition, leaderEpoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
-          // One broker, one leader epoch (0): the current epoch ends at the log end offset.
-          if (p.currentLeaderEpoch > LEADER_EPOCH) {
-            return { errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH, partition: p.partition, leaderEpoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
-          }
-          if (p.leaderEpoch > LEADER_EPOCH || p.leaderEpoch < 0) {
-            return { errorCode: ErrorCode.NONE, partition: p.partition, leaderEpoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
-          }
-          return { errorCode: ErrorCode.NONE, partition: p.partition, leaderEpoch: LEADER_EPOCH, endOffset: log.logEndOffset };
+          const errorCode = currentLeaderEpochError(p.currentLeaderEpoch, log);
+          if (errorCode !== ErrorCode.NONE) return { errorCode, partition: p.partition, leaderEpoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_EPOCH_OFFSET };
+          // Partition.lastOffsetForLeaderEpoch: the epoch cache's answer (an unknown epoch is -1, -1 without an error).
+          const { epoch, endOffset } = log.endOffsetForEpoch(p.leaderEpoch);
+          return { errorCode: ErrorCode.NONE, partition: p.partition, leaderEpoch: epoch, endOffset };
         }),
       })),
     };

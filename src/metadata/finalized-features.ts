@@ -29,8 +29,12 @@ export interface FeatureUpdateResult {
 /** Kafka's VersionRange.toString. */
 const range = (min: number, max: number) => (min === max ? `${min}` : `${min}-${max}`);
 
+/** Told of each level an update changes, once it is applied (as Kafka's metadata publishers are). */
+export type FeatureLevelListener = (feature: string, level: number) => void;
+
 export class FinalizedFeatures {
   private readonly levels = new Map<string, number>();
+  private readonly listeners: FeatureLevelListener[] = [];
 
   /** Its levels come from replay: as the metadata log's FeatureLevelRecords leave them. */
   constructor(
@@ -43,6 +47,10 @@ export class FinalizedFeatures {
     const { name, featureLevel } = readMetadataRecord<{ name: string; featureLevel: number }>('FeatureLevelRecord', r);
     if (featureLevel > 0) this.levels.set(name, featureLevel);
     else this.levels.delete(name);
+  }
+
+  onLevelChanged(listener: FeatureLevelListener): void {
+    this.listeners.push(listener);
   }
 
   /** The finalized level of `name`, 0 when not finalized. */
@@ -79,8 +87,13 @@ export class FinalizedFeatures {
     }
     if (validateOnly || records.length === 0) return { errorCode: ErrorCode.NONE, errorMessage: null };
     const persisted = this.metadataLog.append(records);
+    const before = new Map(this.levels);
     for (const r of records) this.replay(r);
     await persisted;
+    for (const u of updates) {
+      const level = this.level(u.feature);
+      if (level !== (before.get(u.feature) ?? 0)) for (const listener of this.listeners) listener(u.feature, level);
+    }
     return { errorCode: ErrorCode.NONE, errorMessage: null };
   }
 

@@ -2,6 +2,7 @@
 // TopicRecord, PartitionRecord, ConfigRecord (resource type TOPIC) and RemoveTopicRecord, and changed by appending
 // them, as a KRaft controller's ReplicationControlManager writes them for a topic on one broker.
 import { randomBytes } from 'node:crypto';
+import type { PartitionChangeRecord } from '../../protocol/generated/records/PartitionChangeRecord.js';
 import type { PartitionRecord } from '../../protocol/generated/records/PartitionRecord.js';
 import { KafkaError, ErrorCode } from '../errors.js';
 import type { ClusterMetadataLog } from './cluster-metadata-log.js';
@@ -77,12 +78,21 @@ export function topicCreationRecords(topic: TopicInfo, placement: Placement): Me
 
 const TOPIC = recordTypeOf('TopicRecord');
 const PARTITION = recordTypeOf('PartitionRecord');
+const PARTITION_CHANGE = recordTypeOf('PartitionChangeRecord');
+/** PartitionChangeRecord's leader when the leader did not change. */
+const NO_LEADER_CHANGE = -2;
+const NO_EPOCHS: readonly number[] = [];
 const CONFIG = recordTypeOf('ConfigRecord');
 const REMOVE_TOPIC = recordTypeOf('RemoveTopicRecord');
 
 export class TopicRegistry {
   private readonly byName = new Map<string, TopicInfo>();
   private readonly byId = new Map<string, TopicInfo>();
+  /**
+   * Topic id -> each partition's leader epoch, where the log raised it above 0 (a Kafka node's restarts, kafkite's
+   * election after a takeover): Kafka's PartitionRegistration, whose epoch each change naming a leader bumps.
+   */
+  private readonly epochsByTopicId = new Map<string, number[]>();
   /** The partitions the log left without a leader (a Kafka node's controlled shutdown), elected at registration. */
   readonly leaderless = new LeaderlessPartitions();
 
@@ -101,6 +111,10 @@ export class TopicRegistry {
       const p = readMetadataRecord<PartitionRecord>('PartitionRecord', r);
       const topic = this.byId.get(p.topicId);
       if (topic) topic.partitions = Math.max(topic.partitions, p.partitionId + 1);
+      this.setLeaderEpoch(p.topicId, p.partitionId, p.leaderEpoch);
+    } else if (r.type === PARTITION_CHANGE) {
+      const c = readMetadataRecord<PartitionChangeRecord>('PartitionChangeRecord', r);
+      if (c.leader !== NO_LEADER_CHANGE) this.setLeaderEpoch(c.topicId, c.partitionId, this.leaderEpochOf(c.topicId, c.partitionId) + 1);
     } else if (r.type === CONFIG) {
       const c = readMetadataRecord<{ resourceType: number; resourceName: string; name: string; value: string | null }>('ConfigRecord', r);
       const topic = c.resourceType === ResourceType.TOPIC ? this.byName.get(c.resourceName) : undefined;
@@ -109,8 +123,10 @@ export class TopicRegistry {
       else topic.configs[c.name] = c.value;
     } else if (r.type === REMOVE_TOPIC) {
       // A removed topic's configs go with it (Kafka's ConfigurationControlManager.deleteTopicConfigs writes no record).
-      const topic = this.byId.get(readMetadataRecord<{ topicId: string }>('RemoveTopicRecord', r).topicId);
+      const topicId = readMetadataRecord<{ topicId: string }>('RemoveTopicRecord', r).topicId;
+      const topic = this.byId.get(topicId);
       if (topic) this.unindex(topic);
+      this.epochsByTopicId.delete(topicId);
     }
   }
 
@@ -122,6 +138,28 @@ export class TopicRegistry {
   private unindex(topic: TopicInfo): void {
     this.byName.delete(topic.name);
     this.byId.delete(topic.topicId);
+  }
+
+  private setLeaderEpoch(topicId: string, partition: number, epoch: number): void {
+    let epochs = this.epochsByTopicId.get(topicId);
+    if (epoch === 0 && !epochs) return;
+    if (!epochs) this.epochsByTopicId.set(topicId, (epochs = []));
+    epochs[partition] = epoch;
+  }
+
+  private leaderEpochOf(topicId: string, partition: number): number {
+    return this.epochsByTopicId.get(topicId)?.[partition] ?? 0;
+  }
+
+  /** The partition's leader epoch in the metadata log (0 for an unknown topic). */
+  leaderEpoch(name: string, partition: number): number {
+    const topic = this.byName.get(name);
+    return topic ? this.leaderEpochOf(topic.topicId, partition) : 0;
+  }
+
+  /** Each partition's leader epoch by index, a missing one 0 (one lookup for a topic's many partitions). */
+  leaderEpochs(topic: TopicInfo): readonly number[] {
+    return this.epochsByTopicId.get(topic.topicId) ?? NO_EPOCHS;
   }
 
   get(name: string): TopicInfo | undefined {

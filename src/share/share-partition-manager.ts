@@ -91,6 +91,7 @@ export class SharePartitionManager {
       await sp.initialize({
         logStartOffset: log.logStartOffset,
         highWatermark: log.highWatermark,
+        leaderEpoch: log.leaderEpoch,
         offsetForTimestamp: (ts) => log.fetchOffsetByTimestamp(ts)?.offset,
       });
     } catch (err) {
@@ -141,6 +142,20 @@ export class SharePartitionManager {
   onGroupEmpty(groupId: string): void {
     for (const [key, sp] of this.partitions) {
       if (sp.key.groupId !== groupId) continue;
+      sp.close();
+      this.partitions.delete(key);
+    }
+  }
+
+  /**
+   * share.version went to 0 (Kafka's SharePartitionManager.onShareVersionToggle): every share session ends and
+   * every share partition leaves the cache. Their persisted state stays; what members had acquired is not
+   * persisted, so once share groups are back those records are available again.
+   */
+  onShareVersionToggle(enabled: boolean): void {
+    if (enabled) return;
+    this.sessions.removeAll();
+    for (const [key, sp] of this.partitions) {
       sp.close();
       this.partitions.delete(key);
     }

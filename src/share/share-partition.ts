@@ -38,6 +38,11 @@ export interface AcquiredRecords {
 export interface ShareLogView {
   readonly logStartOffset: number;
   readonly highWatermark: number;
+  /**
+   * The partition's leader epoch, which the state is read and written with (Kafka's SharePartition.leaderEpoch): the
+   * share coordinator fences an epoch older than one it has seen, as after a Kafka node wrote the state. 0 if omitted.
+   */
+  readonly leaderEpoch?: number;
   /** The first offset with a timestamp >= ts, or undefined when there is none. */
   offsetForTimestamp(ts: number): number | undefined;
 }
@@ -63,6 +68,7 @@ export class SharePartition {
   /** Sorted by first offset, not overlapping, all within [startOffset, endOffset]. */
   private batches: InFlightBatch[] = [];
   private stateEpoch = 0;
+  private leaderEpoch = 0;
   private startOffset_ = 0;
   private endOffset_ = -1;
   private initializing: Promise<void> | null = null;
@@ -109,7 +115,8 @@ export class SharePartition {
   }
 
   private async load(log: ShareLogView): Promise<void> {
-    const state = await this.persister.readState(this.key, 0);
+    this.leaderEpoch = log.leaderEpoch ?? 0;
+    const state = await this.persister.readState(this.key, this.leaderEpoch);
     // The group coordinator initializes the state before it assigns the partition to a member: until then a
     // share fetch gets nothing from it (Kafka 4.4 leaves such a partition out of the response).
     if (!state) throw new PersisterError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'share-partition state not initialized');
@@ -492,7 +499,7 @@ export class SharePartition {
     const stateBatches = this.stateBatches(start);
     const complete = stateBatches.reduce((n, b) => n + (b.deliveryState === PersistedDeliveryState.Available ? 0 : b.lastOffset - b.firstOffset + 1), 0);
     return this.persister.writeState(this.key, {
-      stateEpoch: this.stateEpoch, leaderEpoch: 0, startOffset: start, deliveryCompleteCount: complete, stateBatches,
+      stateEpoch: this.stateEpoch, leaderEpoch: this.leaderEpoch, startOffset: start, deliveryCompleteCount: complete, stateBatches,
     });
   }
 

@@ -87,6 +87,11 @@ export class ShareSessionCache {
     if (this.sessions.get(key) === session) this.sessions.delete(key);
   }
 
+  /** Removes every session (share groups were switched off). */
+  removeAll(): void {
+    this.sessions.clear();
+  }
+
   /** Removes and returns the sessions a connection opened. */
   removeConnection(connectionId: number): ShareSession[] {
     const gone = [...this.sessions.values()].filter((s) => s.connectionId === connectionId);

@@ -462,4 +462,55 @@ describe('commits wait for their flush', () => {
     expect((await committing)[0].partitions[0].errorCode).toBe(E.NONE);
     expect(stable()).toMatchObject({ committedOffset: 5, errorCode: E.NONE });
   });
+
+  it("a topic deleted while a transaction's offsets are pending keeps their group: its COMMIT marker's offsets stay", async () => {
+    await start();
+    expect((await txnCommit(5))[0].partitions[0].errorCode).toBe(E.NONE);
+    await coordinator.onTopicDeleted('other');
+    coordinator.onTransactionCompleted(7, coordinator.partitionFor('g'), true);
+    expect(stable()).toMatchObject({ committedOffset: 5, errorCode: E.NONE });
+    expect(coordinator.listGroups([], []).groups.map((g) => g.groupId)).toEqual(['g']);
+  });
+
+  it('a topic deleted while the first commit of a new group waits for its flush leaves the group alone', async () => {
+    const topic = await start();
+    const release = holdFlushes(topic);
+    const committing = coordinator.commitOffsets({
+      groupId: 'g', generationId: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1,
+      topics: [{ name: 't', partitions: [{ partitionIndex: 0, committedOffset: 9, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }],
+    });
+    await new Promise(setImmediate);
+    const deleting = coordinator.onTopicDeleted('other');
+    release();
+    await Promise.all([committing, deleting]);
+    // Only the commit was written: no tombstone for the group.
+    expect(topic.partitions.get(coordinator.partitionFor('g'))!.map((r) => r.value === null)).toEqual([false]);
+    expect(coordinator.listGroups([], []).groups.map((g) => g.groupId)).toEqual(['g']);
+    expect(stable().committedOffset).toBe(9);
+  });
+
+  it('a marker committing offsets while the group is being removed keeps the group and its offsets', async () => {
+    const topic = await start();
+    await coordinator.commitOffsets({
+      groupId: 'g', generationId: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1,
+      topics: [{ name: 'gone', partitions: [{ partitionIndex: 0, committedOffset: 1, committedLeaderEpoch: -1, commitTimestamp: -1, committedMetadata: null }] }],
+    });
+    // The offset tombstones of the deleted topic pass; the group's own tombstone is held.
+    const releaseOffsets = holdFlushes(topic);
+    const deleting = coordinator.onTopicDeleted('gone');
+    await new Promise(setImmediate);
+    const releaseGroup = holdFlushes(topic);
+    releaseOffsets();
+    const written = () => topic.partitions.get(coordinator.partitionFor('g'))!.length;
+    const before = written();
+    for (let i = 0; i < 100 && written() === before; i++) await new Promise(setImmediate);
+    expect(written()).toBe(before + 1);
+    const committing = txnCommit(5);
+    await new Promise(setImmediate);
+    coordinator.onTransactionCompleted(7, coordinator.partitionFor('g'), true);
+    releaseGroup();
+    await deleting;
+    expect((await committing)[0].partitions[0].errorCode).toBe(E.NONE);
+    expect(stable()).toMatchObject({ committedOffset: 5, errorCode: E.NONE });
+  });
 });

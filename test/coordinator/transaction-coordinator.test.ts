@@ -7,6 +7,7 @@ import { decodeTransactionLogValue, transactionLogKey, transactionLogValue } fro
 import type { TxnPartitions } from '../../src/coordinator/transaction/transaction-metadata.js';
 import { TransactionStateManager, type TransactionStateTopic } from '../../src/coordinator/transaction/transaction-state-manager.js';
 import { stateName, TransactionState } from '../../src/coordinator/transaction/transaction-state.js';
+import { transactionLogValueVersion } from '../../src/coordinator/transaction/transaction-version.js';
 
 class MemoryTransactionStateTopic implements TransactionStateTopic {
   readonly numPartitions = 3;
@@ -35,7 +36,7 @@ const CONFIG = { transactionMaxTimeoutMs: 900_000, abortTimedOutTransactionsInte
 
 async function open(topic: MemoryTransactionStateTopic, markers = new RecordingMarkers(), firstId = 100) {
   let next = firstId;
-  const coordinator = new TransactionCoordinator(CONFIG, new TransactionStateManager(topic, 1), markers, { nextId: () => next++ });
+  const coordinator = new TransactionCoordinator(CONFIG, new TransactionStateManager(topic, () => 1), markers, { nextId: () => next++ });
   await coordinator.startup();
   return { coordinator, markers };
 }
@@ -72,6 +73,18 @@ describe('TransactionLogKey/Value', () => {
 });
 
 describe('TransactionCoordinator', () => {
+  it('writes the TransactionLogValue version of the transaction.version finalized at the time of each write', async () => {
+    const topic = new MemoryTransactionStateTopic();
+    let level = 2;
+    const coordinator = new TransactionCoordinator(CONFIG, new TransactionStateManager(topic, () => transactionLogValueVersion(level)), new RecordingMarkers(), { nextId: () => 100 });
+    await coordinator.startup();
+    await coordinator.handleInitProducerId('tx', 60_000, null);
+    level = 0; // UpdateFeatures lowered it (Kafka's TransactionStateManager reads the level at each append)
+    await coordinator.handleAddPartitions('tx', 100, 0, new Map([['out', new Set([0])]]));
+    const versions = [...topic.partitions.values()].flat().map((r) => r.value!.readInt16BE(0));
+    expect(versions).toEqual([1, 0]);
+  });
+
   it('completes a transaction left in PrepareCommit at start-up: markers, then CompleteCommit', async () => {
     const topic = new MemoryTransactionStateTopic();
     const markers = new RecordingMarkers();
@@ -149,7 +162,7 @@ describe('TransactionCoordinator', () => {
       state: TransactionState.Ongoing, partitions: new Map([['out', new Set([0])]]), txnStartTimestamp: Date.now(), txnLastUpdateTimestamp: Date.now(),
       clientTransactionVersion: 2,
     };
-    await topic.append(new TransactionStateManager(topic, 1).partitionFor('tx'), [{ key: transactionLogKey('tx'), value: transactionLogValue(ongoing, 1) }]);
+    await topic.append(new TransactionStateManager(topic, () => 1).partitionFor('tx'), [{ key: transactionLogKey('tx'), value: transactionLogValue(ongoing, 1) }]);
     const { coordinator, markers } = await open(topic, new RecordingMarkers(), 200);
     expect(await coordinator.handleEndTransaction('tx', 100, 32766, true, 2)).toEqual({ errorCode: 0, producerId: 200, producerEpoch: 0 });
     // A retry (the old id and epoch) gets the same answer once the transaction is complete.

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { ErrorCode } from '../../src/errors.js';
 import { brokerForFile, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
-import { request } from '../reference/scenarios.js';
+import { batch, produce, request } from '../reference/scenarios.js';
 
 const broker = brokerForFile();
 
@@ -72,6 +72,35 @@ describe('UpdateFeatures and the finalized levels', () => {
       expect((await finalized(client)).levels['share.version']).toBe(1);
       const joined = await shareHeartbeat(client);
       expect({ errorCode: joined.errorCode, memberEpoch: joined.memberEpoch }).toEqual({ errorCode: 0, memberEpoch: 1 });
+    });
+  });
+
+  it('switching share.version off ends every share session and drops the share partitions: records a member held are available once it is back', async () => {
+    await withClient(async (client) => {
+      const created = await client.send(19, 7, request(19, { topics: [{ name: 'toggle', numPartitions: 1, replicationFactor: 1 }], timeoutMs: 5000 }));
+      const topicId = created.topics[0].topicId;
+      const join = (memberId: string) => client.send(76, 1, request(76, { groupId: 'toggled', memberId, memberEpoch: 0, subscribedTopicNames: ['toggle'] }));
+      const fetch = (memberId: string, shareSessionEpoch: number) => client.send(78, 1, request(78, {
+        groupId: 'toggled', memberId, shareSessionEpoch, maxWaitMs: 2000, minBytes: 1, maxBytes: 1 << 20, maxRecords: 100, batchSize: 100,
+        topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: [] }] }],
+      }));
+      const acquired = (res: { errorCode: number; responses: Array<{ partitions: Array<{ acquiredRecords: unknown[] }> }> }) =>
+        [res.errorCode, res.responses[0]?.partitions[0]?.acquiredRecords ?? []];
+      const m1 = 'BBBBBBBBBBBBBBBBBBBBBB';
+      const m2 = 'CCCCCCCCCCCCCCCCCCCCCC';
+      expect((await join(m1)).errorCode).toBe(0);
+      // The session opens and the share partition starts at the end of the empty log; then m1 acquires all ten records.
+      expect(acquired(await client.send(78, 1, request(78, { groupId: 'toggled', memberId: m1, shareSessionEpoch: 0, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, maxRecords: 100, batchSize: 100, topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: [] }] }] })))).toEqual([0, []]);
+      expect((await client.send(0, 9, produce('toggle', batch(Array.from({ length: 10 }, (_, i) => `v${i}`))))).responses[0].partitionResponses[0].errorCode).toBe(0);
+      expect(acquired(await fetch(m1, 1))).toEqual([0, [{ firstOffset: 0, lastOffset: 9, deliveryCount: 1 }]]);
+
+      expect((await update(client, 1, 'share.version', 0, { upgradeType: 2 })).errorCode).toBe(ErrorCode.NONE);
+      expect((await update(client, 1, 'share.version', 1, { upgradeType: 1 })).errorCode).toBe(ErrorCode.NONE);
+      // m1's session is gone (Kafka's SharePartitionManager.onShareVersionToggle): its next epoch is not found.
+      expect((await fetch(m1, 2)).errorCode).toBe(ErrorCode.SHARE_SESSION_NOT_FOUND);
+      // Its records were acquired, never persisted as such: a new member gets them at once, well within the 30 s lock.
+      expect((await join(m2)).errorCode).toBe(0);
+      expect(acquired(await fetch(m2, 0))).toEqual([0, [{ firstOffset: 0, lastOffset: 9, deliveryCount: 1 }]]);
     });
   });
 

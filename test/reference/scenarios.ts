@@ -189,6 +189,27 @@ export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
     },
   },
   {
+    // A new topic's leader epoch is 0 on Kafka too; a client naming a newer one is ahead of the broker (Kafka's
+    // Partition.checkCurrentLeaderEpoch: UNKNOWN_LEADER_EPOCH), an unknown epoch ends nowhere (LeaderEpochFileCache.endOffsetFor).
+    id: 'leader-epochs-new-topic',
+    api: 23,
+    async run(s) {
+      const topicId = await createTopic(s, 'epochs');
+      await s.setup(0, 9, produce('epochs', batch(['a', 'b'])));
+      for (const [currentLeaderEpoch, leaderEpoch] of [[-1, -1], [-1, 0], [-1, 1], [0, 0], [1, 0]]) {
+        await s.call(23, 4, request(23, { replicaId: -2, topics: [{ topic: 'epochs', partitions: [{ partition: 0, currentLeaderEpoch, leaderEpoch }] }] }),
+          { label: `current ${currentLeaderEpoch}, epoch ${leaderEpoch}` });
+      }
+      for (const currentLeaderEpoch of [0, 1]) {
+        await s.call(2, 9, request(2, { replicaId: -1, topics: [{ name: 'epochs', partitions: [{ partitionIndex: 0, currentLeaderEpoch, timestamp: -1 }] }] }),
+          { label: `list offsets, current ${currentLeaderEpoch}` });
+        const fetch = fetchRequest('epochs', topicId) as { topics: Array<{ partitions: Array<{ currentLeaderEpoch: number }> }> };
+        fetch.topics[0]!.partitions[0]!.currentLeaderEpoch = currentLeaderEpoch;
+        await s.call(1, 16, fetch, { label: `fetch, current ${currentLeaderEpoch}` });
+      }
+    },
+  },
+  {
     id: 'produce-unknown-topic',
     api: 0,
     run: async (s) => void (await s.call(0, 9, produce('no-such-topic', batch(['x'])))),

@@ -52,6 +52,13 @@ export const SHARE_FETCH_SCENARIOS: Scenario[] = [
       await s.setup(44, 1, request(44, {
         resources: [{ resourceType: 32, resourceName: group, configs: [{ name: 'share.renew.acknowledge.enable', configOperation: 0, value: 'false' }] }],
       }));
+      // Kafka applies a group config once its broker has the ConfigRecord from the metadata log, a moment after
+      // the answer (and later on a loaded machine): wait until DescribeConfigs shows it, as a share partition reads it.
+      const describeRenew = request(32, { resources: [{ resourceType: 32, resourceName: group, configurationKeys: ['share.renew.acknowledge.enable'] }], includeSynonyms: false, includeDocumentation: false });
+      for (let tries = 0; (await s.setup(32, 4, describeRenew)).results[0].configs[0]?.value !== 'false'; tries++) {
+        if (tries > 100) throw new Error(`${s.target.name}: share.renew.acknowledge.enable=false not applied`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
       await s.setup(0, 9, produce('share-renew', batch(['a', 'b', 'c', 'd', 'e'])));
       await s.setup(83, 0, request(83, { groupId: group, topics: [{ topicId, partitions: [{ partition: 0, stateEpoch: 1, startOffset: 0 }] }] }));
       await s.call(78, 2, request(78, {

@@ -32,7 +32,7 @@ function initialized(): MemoryPersister {
   return persister;
 }
 
-async function partition(over: Parameters<typeof config>[0] = {}, persister = initialized(), log = { logStartOffset: 0, highWatermark: 100 }) {
+async function partition(over: Parameters<typeof config>[0] = {}, persister = initialized(), log: { logStartOffset: number; highWatermark: number; leaderEpoch?: number } = { logStartOffset: 0, highWatermark: 100 }) {
   const sp = new SharePartition(KEY, persister, config(over), () => {}, () => clock);
   open.push(sp);
   await sp.initialize({ ...log, offsetForTimestamp: () => undefined });
@@ -350,6 +350,26 @@ describe('SharePartition', () => {
       expect(persister.writes.at(-1)!.state.startOffset).toBe(30);
       expect(sp.startOffset).toBe(30);
     });
+  });
+
+  it("reads and writes its state at the partition's leader epoch, which a share coordinator fences when older than one it saw", async () => {
+    // As Kafka's ShareCoordinatorShard: a Kafka node on the directory before wrote the state at its epoch, 8.
+    class FencingPersister extends MemoryPersister {
+      readonly seen: number[] = [];
+      override async readState(key: typeof KEY, leaderEpoch = -1) {
+        this.seen.push(leaderEpoch);
+        if (leaderEpoch < 8) throw new PersisterError(74, 'The leader epoch in the request is older than the epoch on the broker.');
+        return super.readState(key);
+      }
+    }
+    const fencing = new FencingPersister();
+    fencing.initializeOnRead = true;
+    const { sp, persister } = await partition({}, fencing, { logStartOffset: 0, highWatermark: 100, leaderEpoch: 9 });
+    sp.acquire('a', batches(0, 10), 10, 500, false);
+    expect(await sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [ACCEPT] }])).toBe(0);
+    expect(persister.writes.at(-1)!.state.leaderEpoch).toBe(9);
+    await expect(partition({}, fencing, { logStartOffset: 0, highWatermark: 100, leaderEpoch: 0 })).rejects.toMatchObject({ errorCode: 74 });
+    expect(fencing.seen).toEqual([9, 0]);
   });
 
   it('does not start on a state the group coordinator has not initialized (UNKNOWN_TOPIC_OR_PARTITION)', async () => {

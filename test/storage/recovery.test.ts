@@ -142,7 +142,7 @@ describe('index repair', () => {
     const original = fs.readFileSync(timeIndexFile);
     fs.rmSync(timeIndexFile);
     log = openLog(dir, config({ segmentBytes: 1200, indexIntervalBytes: 100 }), { recoveryPoint: 60, hadCleanShutdown: true });
-    expect(log.fetchOffsetByTimestamp(1003)).toEqual({ offset: 5, timestamp: 1003 });
+    expect(log.fetchOffsetByTimestamp(1003)).toEqual({ offset: 5, timestamp: 1003, leaderEpoch: 0 });
     expect(fs.readFileSync(timeIndexFile)).toEqual(original);
   });
 

@@ -170,13 +170,13 @@ describe('lookups', () => {
     log = openLog(dir, config({ indexIntervalBytes: 100, segmentBytes: 2000 }));
     for (let i = 0; i < 50; i++) log.appendAsLeader(batch(4, { timestamp: 1000 + i * 10 }), 0);
     // Records of batch i have timestamps 1000+10i .. 1000+10i+3, offsets 4i .. 4i+3.
-    expect(log.fetchOffsetByTimestamp(1000)).toEqual({ offset: 0, timestamp: 1000 });
-    expect(log.fetchOffsetByTimestamp(1252)).toEqual({ offset: 102, timestamp: 1252 });
-    expect(log.fetchOffsetByTimestamp(1255)).toEqual({ offset: 104, timestamp: 1260 });
+    expect(log.fetchOffsetByTimestamp(1000)).toEqual({ offset: 0, timestamp: 1000, leaderEpoch: 0 });
+    expect(log.fetchOffsetByTimestamp(1252)).toEqual({ offset: 102, timestamp: 1252, leaderEpoch: 0 });
+    expect(log.fetchOffsetByTimestamp(1255)).toEqual({ offset: 104, timestamp: 1260, leaderEpoch: 0 });
     expect(log.fetchOffsetByTimestamp(999_999)).toBeNull();
-    expect(log.fetchOffsetByTimestamp(-2)).toEqual({ offset: 0, timestamp: -1 });
-    expect(log.fetchOffsetByTimestamp(-1)).toEqual({ offset: 200, timestamp: -1 });
-    expect(log.fetchOffsetByTimestamp(-3)).toEqual({ offset: 199, timestamp: 1493 });
+    expect(log.fetchOffsetByTimestamp(-2)).toEqual({ offset: 0, timestamp: -1, leaderEpoch: 0 });
+    expect(log.fetchOffsetByTimestamp(-1)).toEqual({ offset: 200, timestamp: -1, leaderEpoch: 0 });
+    expect(log.fetchOffsetByTimestamp(-3)).toEqual({ offset: 199, timestamp: 1493, leaderEpoch: 0 });
   });
 
   it('reads any offset via index lookup in a multi-segment log', () => {

@@ -3,6 +3,7 @@
 import type { BrokerConfig } from '../../../config/broker-config.js';
 import type { Logger } from 'pino';
 import type { TopicRegistry } from '../../metadata/topic-registry.js';
+import type { FinalizedFeatures } from '../../metadata/finalized-features.js';
 import type { CoordinatorHost } from '../open-group-coordinator.js';
 import type { GroupCoordinator } from '../group-coordinator.js';
 import { ErrorCode, KafkaError } from '../../errors.js';
@@ -13,7 +14,7 @@ import {
   TransactionCoordinator, type ProducerIdGenerator, type TransactionConfig, type TransactionMetrics, type TransactionMarkerWriter, type TxnMarker,
 } from './transaction-coordinator.js';
 import type { TxnPartitions } from './transaction-metadata.js';
-import { FINALIZED_TRANSACTION_VERSION, transactionLogValueVersion } from './transaction-version.js';
+import { transactionLogValueVersion } from './transaction-version.js';
 import { TRANSACTION_STATE_TOPIC_NAME, TransactionStateManager, type Durability, type TransactionStateTopic } from './transaction-state-manager.js';
 
 /** What the transaction coordinator needs of the broker (which passes itself). */
@@ -23,6 +24,8 @@ export interface TransactionCoordinatorHost extends CoordinatorHost {
   readonly producerIds: ProducerIdGenerator;
   readonly purgatory: { notify(topic: string, partition: number): void };
   readonly groupCoordinator: Pick<GroupCoordinator, 'onTransactionCompleted'>;
+  /** The finalized transaction.version picks the TransactionLogValue version, as Kafka's TransactionStateManager. */
+  readonly features: Pick<FinalizedFeatures, 'level'>;
   /** Set while the admin HTTP runs. */
   readonly metrics?: TransactionMetrics;
 }
@@ -123,7 +126,7 @@ export async function openTransactionCoordinator(broker: TransactionCoordinatorH
     transactionConfigOf(broker.config),
     new TransactionStateManager(new LogTransactionStateTopic(internalTopicLogs(
       broker, TRANSACTION_STATE_TOPIC_NAME, () => broker.config.get('transaction.state.log.num.partitions') as number, () => transactionStateTopicConfigs(broker.config),
-    )), transactionLogValueVersion(FINALIZED_TRANSACTION_VERSION), log),
+    )), () => transactionLogValueVersion(broker.features.level('transaction.version')), log),
     new LocalMarkerWriter(broker),
     broker.producerIds,
     log,

@@ -31,8 +31,8 @@ export class TransactionStateManager {
 
   constructor(
     private readonly topic: TransactionStateTopic,
-    /** TransactionLogValue version to write (see transaction-version.ts). */
-    private readonly valueVersion: number,
+    /** TransactionLogValue version to write, read at each write: the finalized transaction.version may change (see transaction-version.ts). */
+    private readonly valueVersion: () => number,
     private readonly log?: Logger,
   ) {}
 
@@ -79,7 +79,7 @@ export class TransactionStateManager {
     const partition = this.partitionFor(metadata.transactionalId);
     const key = transactionLogKey(metadata.transactionalId);
     try {
-      await this.topic.append(partition, [{ key, value: transactionLogValue(transit, this.valueVersion) }], durability);
+      await this.topic.append(partition, [{ key, value: transactionLogValue(transit, this.valueVersion()) }], durability);
     } catch (err) {
       metadata.abortPendingTransition();
       this.log?.error({ err, transactionalId: metadata.transactionalId, partition }, 'failed to write transaction state');
