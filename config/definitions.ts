@@ -3,6 +3,7 @@ import type { BrokerConfigDef, TopicConfigDef } from './config-def.js';
 import { BROKER_CONFIG_DEFS, TOPIC_CONFIG_DEFS } from './definitions.generated.js';
 import { REMOVED_SHARE_GROUP_CONFIGS, SHARE_GROUP_CONFIG_DEFS } from './share-group-definitions.js';
 import { STREAMS_GROUP_CONFIG_DEFS } from './streams-group-definitions.js';
+import { CONSUMER_GROUP_CONFIG_DEFS } from './consumer-group-definitions.js';
 
 /** kafkite's own broker configs; known keys like Kafka's, never reported as unknown. */
 const KAFKITE_CONFIG_DEFS: readonly BrokerConfigDef[] = [
@@ -56,6 +57,7 @@ export const ALL_BROKER_CONFIG_DEFS: readonly BrokerConfigDef[] = [
   ...BROKER_CONFIG_DEFS.filter((d) => !SHARE_GROUP_NAMES.has(d.name) && !REMOVED_SHARE_GROUP_CONFIGS.has(d.name)),
   ...SHARE_GROUP_CONFIG_DEFS,
   ...STREAMS_GROUP_CONFIG_DEFS,
+  ...CONSUMER_GROUP_CONFIG_DEFS,
   ...KAFKITE_CONFIG_DEFS,
 ];
 export { TOPIC_CONFIG_DEFS };

@@ -43,6 +43,14 @@ function joinError(memberId: string, errorCode: number): JoinGroupResult {
   };
 }
 
+/** JoinGroup's answer to a member of the group's current generation; the leader gets the members' metadata. */
+function generationJoined(group: ClassicGroup, memberId: string, members: JoinGroupResultMember[]): JoinGroupResult {
+  return {
+    errorCode: E.NONE, generationId: group.generationId, protocolType: group.protocolType, protocolName: group.protocolName,
+    leader: group.leaderId ?? '', skipAssignment: false, memberId, members,
+  };
+}
+
 function syncError(errorCode: number): SyncGroupResult {
   return { errorCode, protocolType: null, protocolName: null, assignment: EMPTY };
 }
@@ -252,16 +260,7 @@ export class GroupCoordinator {
 
   private currentGeneration(group: ClassicGroup, member: ClassicGroupMember): JoinGroupResult {
     this.scheduleHeartbeat(group, member);
-    return {
-      errorCode: E.NONE,
-      generationId: group.generationId,
-      protocolType: group.protocolType,
-      protocolName: group.protocolName,
-      leader: group.leaderId ?? '',
-      skipAssignment: false,
-      memberId: member.memberId,
-      members: group.isLeader(member.memberId) ? this.memberMetadata(group) : [],
-    };
+    return generationJoined(group, member.memberId, group.isLeader(member.memberId) ? this.memberMetadata(group) : []);
   }
 
   private memberMetadata(group: ClassicGroup): JoinGroupResultMember[] {
@@ -434,17 +433,7 @@ export class GroupCoordinator {
     );
     const members = this.memberMetadata(group);
     for (const member of group.members.values()) {
-      const isLeader = group.isLeader(member.memberId);
-      this.completeJoin(member, {
-        errorCode: E.NONE,
-        generationId: group.generationId,
-        protocolType: group.protocolType,
-        protocolName: group.protocolName,
-        leader: group.leaderId ?? '',
-        skipAssignment: false,
-        memberId: member.memberId,
-        members: isLeader ? members : [],
-      });
+      this.completeJoin(member, generationJoined(group, member.memberId, group.isLeader(member.memberId) ? members : []));
       this.scheduleHeartbeat(group, member);
       group.pendingSyncMembers.add(member.memberId);
     }

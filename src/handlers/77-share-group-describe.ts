@@ -1,8 +1,7 @@
 import type { ShareGroupDescribeRequest } from '../../protocol/generated/ShareGroupDescribeRequest.js';
 import type { ShareGroupDescribeResponse } from '../../protocol/generated/ShareGroupDescribeResponse.js';
 import type { Handler } from './handler.js';
-import { AclOperation, AUTHORIZED_OPERATIONS_OMITTED, authorizedOperations, authorizeGroup, ResourceType } from '../security/authorization.js';
-import { ErrorCode } from '../errors.js';
+import { describeGroupsOfType } from './group-describe.js';
 import { GroupFeature, groupsEnabled, unsupportedVersion } from './group-features.js';
 
 export const handler: Handler<ShareGroupDescribeRequest, ShareGroupDescribeResponse> = {
@@ -12,20 +11,11 @@ export const handler: Handler<ShareGroupDescribeRequest, ShareGroupDescribeRespo
   maxVersion: 1,
   handle(request, ctx) {
     if (!groupsEnabled(ctx, GroupFeature.SHARE)) return unsupportedVersion(ctx, request);
-    // DESCRIBE on each group (KafkaApis.handleShareGroupDescribe); KIP-430 operations when asked for.
-    const allowed = request.groupIds.filter((g) => authorizeGroup(ctx, AclOperation.DESCRIBE, g));
-    const described = new Map(ctx.broker.groupCoordinator.shareGroupDescribe(allowed, ctx.broker.topics).map((g) => [g.groupId, g]));
-    const groups = request.groupIds.map((groupId) => {
-      const g = described.get(groupId);
-      if (!g) {
-        return {
-          errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: 'Group authorization failed.', groupId, groupState: '',
-          groupEpoch: -1, assignmentEpoch: -1, assignorName: '', members: [], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED,
-        };
-      }
-      const authorizedOps = request.includeAuthorizedOperations ? authorizedOperations(ctx, ResourceType.GROUP, groupId) : AUTHORIZED_OPERATIONS_OMITTED;
-      return { ...g, authorizedOperations: authorizedOps };
-    });
+    const groups = describeGroupsOfType(
+      ctx, request, (allowed) => ctx.broker.groupCoordinator.shareGroupDescribe(allowed, ctx.broker.topics),
+      (refused) => ({ ...refused, assignorName: '' }),
+      (g, authorizedOperations) => ({ ...g, authorizedOperations }),
+    );
     return { throttleTimeMs: 0, groups };
   },
 };

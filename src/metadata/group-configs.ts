@@ -1,6 +1,6 @@
 // Per-group configs (config resource type GROUP = 32, Kafka 4.0's GroupConfig): the consumer protocol's session
-// timeout and heartbeat interval, bounded by the broker's group.consumer.min/max.* settings, and Kafka 4.4's
-// share-group ones (GroupConfig.SHARE_*), bounded by group.share.min/max.*. Unset, each takes the broker's group.*
+// timeout, heartbeat interval and assignment interval (KIP-1263), bounded by the broker's group.consumer.min/max.*
+// settings, and Kafka 4.4's share-group ones (GroupConfig.SHARE_*), bounded by group.share.min/max.*. Unset, each takes the broker's group.*
 // value, or GroupConfig's default where no broker config stands behind it.
 import type { BrokerConfig } from '../../config/broker-config.js';
 import { ConfigSource, CONFIG_TYPE_IDS, type ConfigEntry } from '../../config/config-entry.js';
@@ -25,6 +25,9 @@ const GROUP_CONFIG_DEFS: readonly GroupConfigDef[] = [
     bounds: ['group.consumer.min.session.timeout.ms', 'group.consumer.max.session.timeout.ms'] },
   { name: 'consumer.heartbeat.interval.ms', type: 'int', brokerDefault: 'group.consumer.heartbeat.interval.ms',
     bounds: ['group.consumer.min.heartbeat.interval.ms', 'group.consumer.max.heartbeat.interval.ms'] },
+  { name: 'consumer.assignment.interval.ms', type: 'int', brokerDefault: 'group.consumer.assignment.interval.ms',
+    bounds: ['group.consumer.min.assignment.interval.ms', 'group.consumer.max.assignment.interval.ms'] },
+  { name: 'consumer.assignor.offload.enable', type: 'boolean', brokerDefault: 'group.consumer.assignor.offload.enable' },
   { name: 'share.session.timeout.ms', type: 'int', brokerDefault: 'group.share.session.timeout.ms',
     bounds: ['group.share.min.session.timeout.ms', 'group.share.max.session.timeout.ms'] },
   { name: 'share.heartbeat.interval.ms', type: 'int', brokerDefault: 'group.share.heartbeat.interval.ms',
@@ -138,6 +141,8 @@ export function describeGroupConfigs(configs: ReadonlyMap<string, string>, broke
 export interface ConsumerGroupTimeouts {
   readonly sessionTimeoutMs: number;
   readonly heartbeatIntervalMs: number;
+  /** Consumer groups only (consumer.assignment.interval.ms, KIP-1263); none: each new group epoch is assigned at once. */
+  readonly assignmentIntervalMs?: number;
 }
 
 /** What the share group coordinator reads at each heartbeat (share.session.timeout.ms, share.heartbeat.interval.ms). */
@@ -148,10 +153,12 @@ export function shareGroupTimeouts(configs: ReadonlyMap<string, string> | undefi
   };
 }
 
-export function consumerGroupTimeouts(configs: ReadonlyMap<string, string> | undefined, broker: BrokerConfig): ConsumerGroupTimeouts {
+/** What the consumer-protocol coordinator reads at each heartbeat: its timeouts and the KIP-1263 assignment interval. */
+export function consumerGroupTimeouts(configs: ReadonlyMap<string, string> | undefined, broker: BrokerConfig): Required<ConsumerGroupTimeouts> {
   return {
     sessionTimeoutMs: Number(configs?.get('consumer.session.timeout.ms') ?? broker.get('group.consumer.session.timeout.ms')),
     heartbeatIntervalMs: Number(configs?.get('consumer.heartbeat.interval.ms') ?? broker.get('group.consumer.heartbeat.interval.ms')),
+    assignmentIntervalMs: Number(configs?.get('consumer.assignment.interval.ms') ?? broker.get('group.consumer.assignment.interval.ms')),
   };
 }
 

@@ -1,6 +1,7 @@
 import { DEFAULT_GROUP_COORDINATOR_CONFIG, type GroupCoordinatorConfig } from '../../src/coordinator/coordinator-config.js';
 import { GroupCoordinator } from '../../src/coordinator/group-coordinator.js';
 import type { CoordinatorRecord, OffsetsTopic } from '../../src/coordinator/offsets-topic.js';
+import type { StreamsGroupSettings, StreamsHeartbeatRequest, StreamsHeartbeatResult } from '../../src/coordinator/streams/streams-group-coordinator.js';
 import type { JoinGroupRequest } from '../../src/coordinator/types.js';
 import type { TopicImageEntry, TopicsImage } from '../../src/coordinator/consumer/consumer-group-coordinator.js';
 
@@ -86,4 +87,36 @@ export class Topics implements TopicsImage {
   get(name: string) { return this.byName.get(name); }
   getById(topicId: string) { return [...this.byName.values()].find((t) => t.topicId === topicId); }
   all() { return this.byName.values(); }
+}
+
+/** Kafka 4.4's group.streams.* defaults, without the initial rebalance delay. */
+export const STREAMS_SETTINGS: StreamsGroupSettings = {
+  sessionTimeoutMs: 45_000, heartbeatIntervalMs: 5000, numStandbyReplicas: 0, initialRebalanceDelayMs: 0,
+  acceptableRecoveryLag: 10_000, taskOffsetIntervalMs: 60_000, maxSize: 100,
+};
+
+/**
+ * A StreamsGroupHeartbeat to group g as Kafka Streams sends it, for a topology of one sub-topology reading topic t: the
+ * full one on a join (epoch 0), then the tasks only when given (null: unchanged since it last sent them).
+ */
+export function streamsHeartbeat(
+  coordinator: GroupCoordinator, topics: TopicsImage, memberId: string, memberEpoch: number, activeTasks: StreamsHeartbeatRequest['activeTasks'],
+  rebalanceTimeoutMs = 60_000,
+): Promise<StreamsHeartbeatResult> {
+  const joining = memberEpoch === 0;
+  const others = activeTasks === null ? null : [];
+  return coordinator.streamsGroupHeartbeat({
+    groupId: 'g', memberId, memberEpoch, endpointInformationEpoch: -1, instanceId: null, rackId: null,
+    rebalanceTimeoutMs: joining ? rebalanceTimeoutMs : -1,
+    topology: joining ? {
+      epoch: 0,
+      subtopologies: [{
+        subtopologyId: '0', sourceTopics: ['t'], sourceTopicRegex: [], stateChangelogTopics: [], repartitionSinkTopics: [],
+        repartitionSourceTopics: [], copartitionGroups: [],
+      }],
+    } : null,
+    activeTasks, standbyTasks: others, warmupTasks: others, processId: joining ? `process-${memberId}` : null, userEndpoint: null,
+    clientTags: joining ? [] : null, taskOffsets: null, taskEndOffsets: null, shutdownApplication: false, clientId: memberId,
+    clientHost: '/127.0.0.1', apiVersion: 1,
+  }, topics);
 }

@@ -73,6 +73,20 @@ describe('ConsumerGroupHeartbeat', () => {
     expect(coordinator.consumerGroupDescribe(['g'], topics)[0]!.groupState).toBe('Stable');
   });
 
+  it("sends the assignment back only when the member's partitions changed, not for a new epoch alone (as Kafka)", async () => {
+    setup();
+    await start();
+    const a = await hb({});
+    await hb({ clientId: 'b' });
+    const beat = (epoch: number, owned: ReturnType<typeof owning>) =>
+      hb({ memberId: a.memberId!, memberEpoch: epoch, rebalanceTimeoutMs: -1, subscribedTopicNames: null, topicPartitions: owned });
+    const revoking = await beat(1, owning(a));
+    expect(revoking.memberEpoch).toBe(1);
+    expect(partitionsOf(revoking)).toHaveLength(2);
+    const acknowledged = await beat(1, owning(revoking));
+    expect(acknowledged).toMatchObject({ errorCode: E.NONE, memberEpoch: 2, assignment: null });
+  });
+
   it('fences wrong epochs and unknown members', async () => {
     setup();
     await start();
@@ -153,6 +167,44 @@ describe('ConsumerGroupHeartbeat', () => {
     expect(next.heartbeatIntervalMs).toBe(20);
     await sleep(150);
     expect(coordinator.consumerGroupDescribe(['g'], topics)[0]).toMatchObject({ groupState: 'Empty', members: [] });
+  });
+
+  it('computes at most one target per assignment interval (KIP-1263); members reconcile towards the last one meanwhile', async () => {
+    setup();
+    await start();
+    let intervalMs = 60_000;
+    coordinator.useConsumerGroupTimeouts(() => ({ sessionTimeoutMs: 60_000, heartbeatIntervalMs: 5000, assignmentIntervalMs: intervalMs }));
+    const a = await hb({});
+    expect(partitionsOf(a)).toEqual([0, 1, 2, 3]); // the group's first target is computed at once
+    const b = await hb({ clientId: 'b' });
+    // b joins at the last target's epoch, with nothing; a keeps everything.
+    expect(b).toMatchObject({ errorCode: E.NONE, memberEpoch: 1 });
+    expect(partitionsOf(b)).toEqual([]);
+    const a2 = await hb({ memberId: a.memberId!, memberEpoch: 1, topicPartitions: owning(a) });
+    expect(a2.memberEpoch).toBe(1);
+    expect(partitionsOf(a2)).toEqual([0, 1, 2, 3]);
+    expect(coordinator.consumerGroupDescribe(['g'], topics)[0]).toMatchObject({ groupState: 'Assigning', groupEpoch: 2, assignmentEpoch: 1 });
+
+    intervalMs = 0; // the interval has passed: the next heartbeat computes the target for both
+    const a3 = await hb({ memberId: a.memberId!, memberEpoch: 1, topicPartitions: owning(a) });
+    expect(partitionsOf(a3)).toHaveLength(2);
+    expect(coordinator.consumerGroupDescribe(['g'], topics)[0]).toMatchObject({ groupEpoch: 2, assignmentEpoch: 2 });
+  });
+
+  it('revokes the partitions of a topic the member no longer subscribes to while the target lags', async () => {
+    setup();
+    const U = topics.add('u', 2);
+    await start();
+    coordinator.useConsumerGroupTimeouts(() => ({ sessionTimeoutMs: 60_000, heartbeatIntervalMs: 5000, assignmentIntervalMs: 60_000 }));
+    const a = await hb({ subscribedTopicNames: ['t', 'u'] });
+    expect(owning(a).map((tp) => tp.topicId).sort()).toEqual([T, U].sort());
+    const a2 = await hb({ memberId: a.memberId!, memberEpoch: 1, subscribedTopicNames: ['t'], topicPartitions: owning(a) });
+    expect(a2.memberEpoch).toBe(1);
+    expect(owning(a2)).toEqual([{ topicId: T, partitions: [0, 1, 2, 3] }]);
+    const a3 = await hb({ memberId: a.memberId!, memberEpoch: 1, topicPartitions: owning(a2) });
+    expect(a3).toMatchObject({ errorCode: E.NONE, memberEpoch: 1 });
+    const [described] = coordinator.consumerGroupDescribe(['g'], topics);
+    expect(described!.members[0]!.assignment.topicPartitions).toEqual([{ topicId: T, topicName: 't', partitions: [0, 1, 2, 3] }]);
   });
 
   it('removes a member that does not revoke within its rebalance timeout', async () => {

@@ -3,10 +3,10 @@
 // offsets and the group itself surviving a broker restart.
 import { Admin, Producer, stringSerializers } from '@platformatic/kafka';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConsumerGroupDescribeResponse, DescribedGroup } from '../../protocol/generated/ConsumerGroupDescribeResponse.js';
+import type { DescribedGroup } from '../../protocol/generated/ConsumerGroupDescribeResponse.js';
 import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { describeConsumerGroup } from '../helpers/consumer-group-describe.js';
 import { startStreamingConsumer, type StreamingConsumer } from '../helpers/platformatic.js';
-import { WireClient } from '../../bench/lib/wire-client.js';
 
 const TOPIC = 'kip848-topic';
 const GROUP = 'kip848-group';
@@ -38,14 +38,8 @@ function until(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Pro
   });
 }
 
-async function describeGroup(): Promise<DescribedGroup> {
-  const client = await WireClient.connect(broker.port);
-  try {
-    const res = await client.send<ConsumerGroupDescribeResponse>(69, 0, { groupIds: [GROUP], includeAuthorizedOperations: false });
-    return res.groups[0]!;
-  } finally {
-    client.socket.destroy();
-  }
+function describeGroup(): Promise<DescribedGroup> {
+  return describeConsumerGroup(broker.port, GROUP);
 }
 
 /** Stable with `members` members, each reconciled to an even share of the partitions. */

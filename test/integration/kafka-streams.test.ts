@@ -5,15 +5,18 @@
 // from the input as stored (no update lost, none applied twice); the changelog topics Streams created are
 // compacted (DescribeConfigs), and the repartition topic was purged by DeleteRecords (its start offset moved).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, expect, it } from 'vitest';
+import { WireClient } from '../../bench/lib/wire-client.js';
+import type { DescribedGroup as ClassicGroup, DescribeGroupsResponse } from '../../protocol/generated/DescribeGroupsResponse.js';
+import type { DescribedGroup as StreamsGroup, StreamsGroupDescribeResponse } from '../../protocol/generated/StreamsGroupDescribeResponse.js';
 import { killAndRestart, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { compileJava, javaArgs, KafkaTools } from '../helpers/java.js';
-import { until } from '../helpers/poll.js';
+import { until as untilCondition } from '../helpers/poll.js';
 
 const APP = 'wordcount';
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa'];
@@ -24,13 +27,18 @@ const BASE_OVERRIDES = ['group.initial.rebalance.delay.ms=0', 'offsets.topic.num
 // and 6 s), so that an instance gone without leaving is noticed as soon.
 const STREAMS_OVERRIDES = [
   'group.streams.initial.rebalance.delay.ms=0', 'group.streams.min.heartbeat.interval.ms=500', 'group.streams.heartbeat.interval.ms=500',
-  'group.streams.min.session.timeout.ms=6000', 'group.streams.session.timeout.ms=6000',
+  'group.streams.min.session.timeout.ms=6000', 'group.streams.session.timeout.ms=6000', 'log.level=debug',
 ];
 type Protocol = 'classic' | 'streams';
 let OVERRIDES = BASE_OVERRIDES;
 let protocol: Protocol = 'classic';
 
 let broker: BrokerProcess;
+/** What the test did when (UTC), for the diagnostics. */
+let steps: string[] = [];
+const step = (what: string) => steps.push(`${new Date().toISOString().slice(11)} ${what}`);
+/** The log lines of each broker process of the current case (the killed ones too), oldest first. */
+let brokerLogs: Array<Array<Record<string, unknown>>> = [];
 const stateRoot = mkdtempSync(join(tmpdir(), 'kafkite-streams-'));
 const instances = new Map<string, StreamsInstance>();
 let tools: KafkaTools | undefined;
@@ -52,22 +60,107 @@ afterAll(async () => {
 interface StreamsInstance {
   child: ChildProcessWithoutNullStreams;
   states: string[];
+  /** When each state line came (UTC), for the diagnostics. */
+  times: string[];
+  /** The instance's membership log lines (MEMBERSHIP_LINE). */
+  membership: string[];
   exited: Promise<number | null>;
 }
 
+// The instances log their group membership at DEBUG (epochs, assignments received and ignored), heartbeat errors and
+// their rebalance listener at INFO, the rest at WARN, for the diagnostics.
+const LOG4J = join(stateRoot, 'log4j2.properties');
+writeFileSync(LOG4J, [
+  'appender.err.type = Console', 'appender.err.name = STDERR', 'appender.err.target = SYSTEM_ERR', 'appender.err.layout.type = PatternLayout',
+  'appender.err.layout.pattern = %d{HH:mm:ss.SSS} %-5p [%c{1}] %m%n', 'rootLogger.level = warn', 'rootLogger.appenderRef.err.ref = STDERR',
+  ...['org.apache.kafka.clients.consumer.internals.StreamsMembershipManager', 'org.apache.kafka.clients.consumer.internals.StreamsGroupHeartbeatRequestManager',
+    'org.apache.kafka.streams.processor.internals.DefaultStreamsRebalanceListener'].flatMap((logger, n) => [`logger.l${n}.name = ${logger}`, `logger.l${n}.level = ${n === 0 ? 'debug' : 'info'}`]),
+].join('\n'));
+const MEMBERSHIP_LINE = /StreamsMembershipManager|StreamsGroupHeartbeatRequestManager|DefaultStreamsRebalanceListener|stream thread failed/;
+
 function startInstance(name: string, classes: string): StreamsInstance {
-  const child = spawn('java', javaArgs('StreamsApp', [broker.bootstrap, APP, join(stateRoot, protocol, name), protocol], classes));
+  const args = javaArgs('StreamsApp', [broker.bootstrap, APP, join(stateRoot, protocol, name), protocol], classes);
+  // After the shared -Dlog4j2.configurationFile, so that this one wins.
+  args.splice(args.indexOf('-cp'), 0, `-Dlog4j2.configurationFile=${LOG4J}`);
+  const child = spawn('java', args);
   const states: string[] = [];
-  createInterface({ input: child.stdout }).on('line', (line) => states.push(line));
+  const times: string[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    states.push(line);
+    times.push(new Date().toISOString().slice(11));
+  });
+  const membership: string[] = [];
   let stderr = '';
-  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-10_000)));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
-    if (code !== 0) console.log(`streams instance ${name} exited ${code}: ${stderr}`);
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    stderr = `${stderr}${line}\n`.slice(-10_000);
+    if (MEMBERSHIP_LINE.test(line)) membership.push(line.slice(0, 600));
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => {
+    // An instance the test killed (SIGKILL after a failure) has nothing more to say than the diagnostics did.
+    if (code !== 0 && signal !== 'SIGKILL') console.log(`streams instance ${name} exited ${code}: ${stderr}`);
     resolve(code);
   }));
-  const instance = { child, states, exited };
+  const instance = { child, states, times, membership, exited };
   instances.set(name, instance);
   return instance;
+}
+
+/**
+ * `until`, and on a timeout what explains it: each instance's state lines and membership log, the brokers' group
+ * lines and the group as described (describeGroup).
+ */
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs?: number): Promise<void> {
+  try {
+    await untilCondition(check, what, timeoutMs);
+  } catch (err) {
+    console.log(await diagnostics());
+    throw err;
+  }
+}
+
+async function diagnostics(): Promise<string> {
+  const lines = [`test steps: ${steps.join(', ')}`, ...[...instances].map(([name, i]) => `instance ${name}: ${i.states.map((state, n) => `${i.times[n]} ${state}`).join(', ')}`)];
+  for (const [name, i] of instances) lines.push(`instance ${name} membership log (last 250 of ${i.membership.length}):`, ...i.membership.slice(-250));
+  const groupLines = brokerLogs.flatMap((logs, n) => logs
+    .filter((l) => 'group' in l || 'member' in l || /group|streams|member|assignment/i.test(String(l.msg)))
+    .map((l) => `broker#${n} ${JSON.stringify(l)}`));
+  lines.push(`broker group log (last 300 of ${groupLines.length}):`, ...groupLines.slice(-300));
+  try {
+    lines.push(`the group described: ${JSON.stringify(await describeGroup(), (_, v) => (typeof v === 'bigint' ? String(v) : v))}`);
+  } catch (err) {
+    lines.push(`describing the group failed: ${err}`);
+  }
+  return lines.join('\n');
+}
+
+async function ask<R>(apiKey: number, version: number, body: unknown): Promise<R> {
+  const client = await WireClient.connect(broker.port);
+  try {
+    return await client.send(apiKey, version, body);
+  } finally {
+    client.close();
+  }
+}
+
+/** The application's group: as StreamsGroupDescribe (89) gives it under streams, DescribeGroups (15) under classic. */
+async function describeGroup(): Promise<StreamsGroup | ClassicGroup> {
+  return protocol === 'streams'
+    ? (await ask<StreamsGroupDescribeResponse>(89, 0, { groupIds: [APP], includeAuthorizedOperations: false })).groups[0]!
+    : (await ask<DescribeGroupsResponse>(15, 5, { groups: [APP], includeAuthorizedOperations: false })).groups[0]!;
+}
+
+/**
+ * Whether the group has one member left, holding every task: under streams every task of both sub-topologies (two
+ * input partitions each) at the group's assignment epoch; under classic the group Stable (its tasks are in Kafka
+ * Streams' own assignment bytes).
+ */
+async function oneMemberHoldsAllTasks(): Promise<boolean> {
+  const group = await describeGroup().catch(() => undefined);
+  if (group?.members.length !== 1) return false;
+  if (!('assignmentEpoch' in group)) return group.groupState === 'Stable';
+  const member = group.members[0]!;
+  const held = member.assignment.activeTasks.flatMap((t) => t.partitions.map((p) => `${t.subtopologyId}_${p}`)).sort();
+  return member.memberEpoch === group.assignmentEpoch && JSON.stringify(held) === JSON.stringify(['0_0', '0_1', '1_0', '1_1']);
 }
 
 const kafka = () => new Kafka({ clientId: 'streams-test', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { initialRetryTime: 100, retries: 20 } });
@@ -91,6 +184,8 @@ it.each<Protocol>(['classic', 'streams'])('group.protocol=%s: a word count and a
   OVERRIDES = p === 'streams' ? [...BASE_OVERRIDES, ...STREAMS_OVERRIDES] : BASE_OVERRIDES;
   const started = performance.now();
   broker = await startBroker({ overrides: OVERRIDES });
+  brokerLogs = [broker.logs];
+  steps = [];
   const classes = compileJava('StreamsApp');
   const admin = kafka().admin();
   await admin.connect();
@@ -106,15 +201,27 @@ it.each<Protocol>(['classic', 'streams'])('group.protocol=%s: a word count and a
     await produceRound(round, base);
     // Soon enough that the round is still being processed (and its transactions open) when the broker dies.
     await new Promise((r) => setTimeout(r, 400));
-    if (round === 1 || round === 3 || round === 5) broker = await killAndRestart(broker, { overrides: OVERRIDES });
+    if (round === 1 || round === 3 || round === 5) {
+      step(`round ${round}: broker killed`);
+      broker = await killAndRestart(broker, { overrides: OVERRIDES });
+      brokerLogs.push(broker.logs);
+      step('broker restarted');
+    }
     if (round === 2) {
+      // KafkaStreams prints REBALANCING once for all the assignments that come while it rebalances (its setState
+      // ignores REBALANCING -> REBALANCING): when a is still rebalancing as b leaves (restoring the tasks it got when
+      // b joined, longer with the broker's restart), b's tasks come to a within that same REBALANCING.
+      const rebalancing = a.states.at(-1) === 'STATE REBALANCING';
       const seen = a.states.length;
+      step(`b stopped after a's state line ${seen}`);
       b.child.stdin.end();
       expect(await b.exited).toBe(0);
-      // b left the group: a rebalances and takes over b's tasks.
-      await until(() => a.states.slice(seen).includes('STATE REBALANCING') && a.states.at(-1) === 'STATE RUNNING', 'a to take over b\'s tasks');
+      // b left the group: the broker gives a every task, and a rebalances and runs them.
+      await until(async () => (rebalancing || a.states.slice(seen).includes('STATE REBALANCING')) && a.states.at(-1) === 'STATE RUNNING' &&
+        await oneMemberHoldsAllTasks(), 'a to take over b\'s tasks');
     }
     if (round === 4) {
+      step('b started again');
       b = startInstance('b', classes);
       await until(() => b.states.at(-1) === 'STATE RUNNING', 'b to rejoin');
     }

@@ -8,7 +8,7 @@ import { RecordState } from '../../src/share/in-flight-batch.js';
 import { readAndAcquire, type ShareReadRequest } from '../../src/share/share-fetch.js';
 import { SharePartition } from '../../src/share/share-partition.js';
 import { batch, config, openLog, tempDir } from '../storage/helpers.js';
-import { MergingMemoryPersister } from '../helpers/merging-memory-persister.js';
+import { MemoryPersister } from '../helpers/memory-persister.js';
 
 let dir: string;
 let log: UnifiedLog;
@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 async function sharePartition(): Promise<SharePartition> {
-  const persister = new MergingMemoryPersister();
+  const persister = new MemoryPersister();
   persister.initializeOnRead = true;
   const sp = new SharePartition({ groupId: 'g', topicId: 't', partition: 0 }, persister, {
     lockDurationMs: () => 30_000, deliveryCountLimit: () => 5, maxInFlightRecords: () => 200, autoOffsetReset: () => 'earliest',

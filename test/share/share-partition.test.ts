@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SharePartition, type SharePartitionConfig } from '../../src/share/share-partition.js';
 import { RecordState } from '../../src/share/in-flight-batch.js';
 import { PersisterError } from '../../src/share/persister.js';
-import { MergingMemoryPersister as MemoryPersister } from '../helpers/merging-memory-persister.js';
+import { MemoryPersister } from '../helpers/memory-persister.js';
 
 const KEY = { groupId: 'g', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partition: 0 };
 const ACCEPT = 1;

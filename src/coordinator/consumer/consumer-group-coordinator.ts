@@ -25,12 +25,9 @@ import { FencedMemberEpochError, reconcile, type OwnedTopicPartitions } from './
 import { ErrorCode as E } from '../../errors.js';
 import { GroupState, type ClassicGroup } from '../classic/classic-group.js';
 import type { OffsetMetadataManager } from '../offset-metadata-manager.js';
-import {
-  appendGroupRecords, deleteEmptyGroup, listModernGroups, scheduleRebalanceTimeout, scheduleSessionTimeout,
-} from '../modern-groups.js';
+import { describedGroup, ModernGroupCoordinator, type RevokingMember } from '../modern-groups.js';
 import type { CoordinatorRecord, OffsetsTopic } from '../offsets-topic.js';
 import { groupMetadataKey } from '../records.js';
-import type { ListedGroup } from '../types.js';
 
 /** The broker's topics as the coordinator needs them (the TopicRegistry fits). */
 export interface TopicsImage {
@@ -149,11 +146,10 @@ export function subscribedTopicsMetadata(names: Iterable<string>, topics: Topics
   return metadata;
 }
 
-/** A group's session timeout and heartbeat interval (its group configs, else the broker's). */
-export type ConsumerGroupTimeoutsOf = (groupId: string) => { sessionTimeoutMs: number; heartbeatIntervalMs: number };
+/** A group's session timeout, heartbeat interval and assignment interval (its group configs, else the broker's; no assignment interval: none). */
+export type ConsumerGroupTimeoutsOf = (groupId: string) => { sessionTimeoutMs: number; heartbeatIntervalMs: number; assignmentIntervalMs?: number };
 
-export class ConsumerGroupCoordinator {
-  private readonly groups = new Map<string, ConsumerGroup>();
+export class ConsumerGroupCoordinator extends ModernGroupCoordinator<ConsumerGroup, ConsumerGroupMember> {
   private readonly assignors: ReadonlyMap<string, PartitionAssignor>;
   /** Read at each heartbeat, so an altered group config applies at the member's next heartbeat (as in Kafka). */
   timeoutsOf: ConsumerGroupTimeoutsOf = () => ({
@@ -162,12 +158,13 @@ export class ConsumerGroupCoordinator {
 
   constructor(
     private readonly config: GroupCoordinatorConfig,
-    private readonly offsetsTopic: OffsetsTopic,
+    offsetsTopic: OffsetsTopic,
     private readonly offsetManager: OffsetMetadataManager,
     /** The classic groups: a group id belongs to one protocol at a time. */
     private readonly classicGroups: Map<string, ClassicGroup>,
-    private readonly log?: Logger,
+    log?: Logger,
   ) {
+    super(CONSUMER_GROUP_TYPE, replayConsumerGroups, offsetsTopic, log);
     this.assignors = new Map(config.consumerGroupAssignors.map((name) => {
       const assignor = ASSIGNORS.get(name);
       if (!assignor) throw new UnknownAssignorError(`group.consumer.assignors: unknown assignor ${name}`);
@@ -175,55 +172,29 @@ export class ConsumerGroupCoordinator {
     }));
   }
 
-  has(groupId: string): boolean {
-    return this.groups.has(groupId);
+  protected override sessionTimeoutMs(groupId: string): number {
+    return this.timeoutsOf(groupId).sessionTimeoutMs;
   }
 
-  groupIds(): IterableIterator<string> {
-    return this.groups.keys();
-  }
-
-  // ---- lifecycle ----
-
-  /** Rebuilds the groups from __consumer_offsets; members get a fresh session to come back in. */
-  load(records: ReadonlyArray<CoordinatorRecord>): void {
-    for (const [groupId, group] of replayConsumerGroups(records)) {
-      this.groups.set(groupId, group);
-      for (const member of group.members.values()) {
-        this.scheduleSessionTimeout(group, member);
-        if (member.state === MemberState.UnrevokedPartitions) this.scheduleRebalanceTimeout(group, member);
-      }
-    }
-  }
-
-  shutdown(): void {
-    for (const group of this.groups.values()) for (const member of group.members.values()) member.clearTimers();
-    this.groups.clear();
+  /** A member that does not revoke its partitions within its rebalance timeout is fenced. */
+  protected override revoking(member: ConsumerGroupMember): member is ConsumerGroupMember & RevokingMember {
+    return member.state === MemberState.UnrevokedPartitions;
   }
 
   // ---- ConsumerGroupHeartbeat ----
 
-  async heartbeat(req: ConsumerGroupHeartbeatRequest, topics: TopicsImage): Promise<ConsumerGroupHeartbeatResult> {
-    const records: CoordinatorRecord[] = [];
-    let result: ConsumerGroupHeartbeatResult;
-    try {
+  heartbeat(req: ConsumerGroupHeartbeatRequest, topics: TopicsImage): Promise<ConsumerGroupHeartbeatResult> {
+    return this.heartbeatFrame(req.groupId, (records) => {
       this.validateHeartbeat(req);
-      result = req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH
+      return req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH
         ? this.leave(req, records)
         : this.memberHeartbeat(req, topics, records);
-    } catch (err) {
+    }, (err) => {
       if (err instanceof ConsumerGroupError) return errorResult(err.errorCode, err.message);
       if (err instanceof FencedMemberEpochError) return errorResult(E.FENCED_MEMBER_EPOCH, err.message);
       if (err instanceof InvalidRegularExpressionError) return errorResult(E.INVALID_REGULAR_EXPRESSION, err.message);
-      throw err;
-    }
-    try {
-      await this.append(req.groupId, records);
-    } catch (err) {
-      this.log?.warn({ err, group: req.groupId }, 'failed to persist consumer group heartbeat');
-      return errorResult(E.COORDINATOR_NOT_AVAILABLE);
-    }
-    return result;
+      return undefined;
+    }, errorResult(E.COORDINATOR_NOT_AVAILABLE));
   }
 
   private validateHeartbeat(req: ConsumerGroupHeartbeatRequest): void {
@@ -288,16 +259,19 @@ export class ConsumerGroupCoordinator {
     }
     if (bumpGroupEpoch) this.bumpGroupEpoch(group, records);
 
-    // 2. A new group epoch gets a new target assignment.
-    if (group.groupEpoch > group.assignmentEpoch) this.updateTargetAssignment(group, records);
+    // 2. A new group epoch gets a new target assignment, at most one per assignment interval (KIP-1263).
+    if (group.groupEpoch > group.assignmentEpoch && this.canComputeNextTargetAssignment(group)) this.updateTargetAssignment(group, records);
 
     // 3. The member moves towards its target as far as revocations allow.
     this.reconcileMember(group, member, req.topicPartitions, records);
     this.scheduleSessionTimeout(group, member);
 
-    // Like Kafka, the assignment goes back on a join, on a full request (a client resyncing) or when it changed.
-    const isFullRequest = joining || (req.rebalanceTimeoutMs !== -1 && req.subscribedTopicNames !== null && req.topicPartitions !== null);
-    const changed = previous.memberEpoch !== member.memberEpoch || !assignmentsEqual(previous.assignedPartitions, member.assignedPartitions);
+    // As Kafka's consumerGroupHeartbeat, the assignment goes back on a join, on a full request (a client resyncing) or
+    // when the member's partitions changed; a new epoch alone goes back without it (a member waiting for partitions
+    // another still holds moves to the target's epoch with none).
+    const isFullRequest = joining ||
+      (req.rebalanceTimeoutMs !== -1 && (req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null) && req.topicPartitions !== null);
+    const changed = !assignmentsEqual(previous.assignedPartitions, member.assignedPartitions);
     return {
       errorCode: E.NONE,
       errorMessage: null,
@@ -369,7 +343,7 @@ export class ConsumerGroupCoordinator {
   /** A static member's new incarnation takes over the old one's assignment, epoch and target, without a rebalance. */
   private replaceStaticMember(group: ConsumerGroup, old: ConsumerGroupMember, memberId: string, records: CoordinatorRecord[]): ConsumerGroupMember {
     const target = group.targetAssignment.get(old.memberId);
-    this.removeMemberRecords(group.groupId, old.memberId, records);
+    records.push(...this.memberTombstones(group.groupId, old.memberId));
     group.removeMember(old.memberId);
     old.clearTimers();
     const member = new ConsumerGroupMember(memberId);
@@ -432,10 +406,21 @@ export class ConsumerGroupCoordinator {
     return subscribedTopicsMetadata(group.subscribedTopicNames(), topics);
   }
 
-  private bumpGroupEpoch(group: ConsumerGroup, records: CoordinatorRecord[]): void {
+  protected override bumpGroupEpoch(group: ConsumerGroup, records: CoordinatorRecord[]): void {
     group.groupEpoch++;
     records.push(groupEpochRecord(group.groupId, group.groupEpoch, group.metadataHash));
     this.log?.info({ group: group.groupId, groupEpoch: group.groupEpoch }, 'bumped consumer group epoch');
+  }
+
+  /**
+   * Kafka 4.4's GroupMetadataManager.canComputeNextTargetAssignment (KIP-1263 batching): a new target only once
+   * consumer.assignment.interval.ms has passed since the last one (none yet, or an interval of 0: at once). Until
+   * then members reconcile towards the last target, so members joining together are assigned in one run, and a
+   * member's partitions are not revoked for each joiner, as on Kafka; the next heartbeat after the interval computes it.
+   */
+  private canComputeNextTargetAssignment(group: ConsumerGroup): boolean {
+    const intervalMs = this.timeoutsOf(group.groupId).assignmentIntervalMs ?? 0;
+    return group.assignmentTimestamp === 0 || intervalMs === 0 || Date.now() >= group.assignmentTimestamp + intervalMs;
   }
 
   /** Kafka's TargetAssignmentBuilder: runs the group's assignor, records the members whose target changed. */
@@ -453,14 +438,8 @@ export class ConsumerGroupCoordinator {
     }
     const topicsById = new Map([...group.subscriptionMetadata.values()].map((t) => [t.topicId, t]));
     const target = assignor.assign({ members, topics: topicsById });
-    for (const [memberId, assignment] of target) {
-      const current = group.targetAssignment.get(memberId);
-      if (current && assignmentsEqual(current, assignment)) continue;
-      group.targetAssignment.set(memberId, assignment);
-      records.push(targetAssignmentRecord(group.groupId, memberId, assignment));
-    }
-    group.assignmentEpoch = group.groupEpoch;
-    records.push(targetAssignmentEpochRecord(group.groupId, group.assignmentEpoch));
+    group.assignmentTimestamp = Date.now();
+    this.recordTargetAssignment(group, target, assignmentsEqual, targetAssignmentRecord, records);
     this.log?.info({ group: group.groupId, assignmentEpoch: group.assignmentEpoch, assignor: assignor.name }, 'computed new target assignment');
   }
 
@@ -525,10 +504,8 @@ export class ConsumerGroupCoordinator {
     };
   }
 
-  /** Removes the member; the next heartbeat of the group, if any, computes the target assignment without it. */
-  private removeMemberAndBumpEpoch(group: ConsumerGroup, member: ConsumerGroupMember, records: CoordinatorRecord[]): void {
-    member.clearTimers();
-    this.removeMemberRecords(group.groupId, member.memberId, records);
+  /** The member goes with its partitions, the regexes only it subscribed to, and the topics only it used. */
+  protected override removeMember(group: ConsumerGroup, member: ConsumerGroupMember): void {
     group.removeMember(member.memberId);
     const stillSubscribed = group.subscribedRegexes();
     group.resolvedRegexes = new Map([...group.resolvedRegexes].filter(([regex]) => stillSubscribed.has(regex)));
@@ -538,43 +515,16 @@ export class ConsumerGroupCoordinator {
       group.subscriptionMetadata = metadata;
       group.metadataHash = metadataHash(metadata.values());
     }
-    this.bumpGroupEpoch(group, records);
-    // The last member gone: no assignment to compute, so the assignment epoch catches up with the group's (an
-    // empty group's epochs match, KAFKA-20442 in Kafka 4.4; kafka-consumer-groups --describe --state shows both).
-    if (group.isEmpty()) {
-      group.assignmentEpoch = group.groupEpoch;
-      records.push(targetAssignmentEpochRecord(group.groupId, group.assignmentEpoch));
-    }
   }
 
-  private removeMemberRecords(groupId: string, memberId: string, records: CoordinatorRecord[]): void {
-    records.push(
-      tombstone(T.CurrentMemberAssignment, groupId, memberId),
-      tombstone(T.TargetAssignmentMember, groupId, memberId),
-      tombstone(T.MemberMetadata, groupId, memberId),
-    );
+  protected override memberTombstones(groupId: string, memberId: string): CoordinatorRecord[] {
+    return [T.CurrentMemberAssignment, T.TargetAssignmentMember, T.MemberMetadata].map((type) => tombstone(type, groupId, memberId));
   }
 
-  private scheduleSessionTimeout(group: ConsumerGroup, member: ConsumerGroupMember): void {
-    scheduleSessionTimeout(member, this.timeoutsOf(group.groupId).sessionTimeoutMs, () => {
-      this.log?.info({ group: group.groupId, member: member.memberId }, 'consumer group member session expired');
-      this.fenceMember(group, member);
-    });
-  }
-
-  /** A member that does not revoke its partitions within its rebalance timeout is removed. */
-  private scheduleRebalanceTimeout(group: ConsumerGroup, member: ConsumerGroupMember): void {
-    scheduleRebalanceTimeout(member, () => member.state === MemberState.UnrevokedPartitions, () => {
-      this.log?.info({ group: group.groupId, member: member.memberId }, 'member did not revoke its partitions within the rebalance timeout');
-      this.fenceMember(group, member);
-    });
-  }
-
-  private fenceMember(group: ConsumerGroup, member: ConsumerGroupMember): void {
-    if (this.groups.get(group.groupId) !== group || group.members.get(member.memberId) !== member) return;
-    const records: CoordinatorRecord[] = [];
-    this.removeMemberAndBumpEpoch(group, member, records);
-    this.append(group.groupId, records).catch((err) => this.log?.warn({ err, group: group.groupId }, 'failed to persist member removal'));
+  protected override assignmentEpochRecord(group: ConsumerGroup): CoordinatorRecord {
+    // An emptied group's next member is assigned at once, as a new group's (Kafka's KAFKA-20442 does so for streams).
+    if (group.isEmpty()) group.assignmentTimestamp = 0;
+    return targetAssignmentEpochRecord(group.groupId, group.assignmentEpoch, group.assignmentTimestamp);
   }
 
   // ---- ConsumerGroupDescribe ----
@@ -592,12 +542,7 @@ export class ConsumerGroupCoordinator {
       topicPartitions: toTopicPartitions(assignment).map((tp) => ({ ...tp, topicName: topics.getById(tp.topicId)?.name ?? '' })),
     });
     return {
-      errorCode: E.NONE,
-      errorMessage: null,
-      groupId,
-      groupState: group.state,
-      groupEpoch: group.groupEpoch,
-      assignmentEpoch: group.assignmentEpoch,
+      ...describedGroup(group),
       assignorName: group.preferredAssignor([...this.assignors.keys()]),
       members: [...group.members.values()].map((m) => ({
         memberId: m.memberId,
@@ -627,36 +572,19 @@ export class ConsumerGroupCoordinator {
     return memberEpoch === member.memberEpoch ? E.NONE : E.STALE_MEMBER_EPOCH;
   }
 
-  /** OffsetFetch v9+ may name a member: it must exist and be at its current epoch. */
-  validateOffsetFetch(groupId: string, memberId: string | null, memberEpoch: number): number {
-    const group = this.groups.get(groupId);
-    if (!group || (memberId === null && memberEpoch < 0)) return E.NONE;
-    const member = memberId === null ? undefined : group.members.get(memberId);
-    if (!member) return E.UNKNOWN_MEMBER_ID;
-    return memberEpoch === member.memberEpoch ? E.NONE : E.STALE_MEMBER_EPOCH;
-  }
-
   /** Topics members subscribe to: their committed offsets cannot be deleted. */
   subscribedTopics(groupId: string): Set<string> {
     return this.groups.get(groupId)?.subscribedTopicNames() ?? new Set();
   }
 
-  listGroups(states: ReadonlySet<string>): ListedGroup[] {
-    return listModernGroups(this.groups.values(), states, CONSUMER_GROUP_TYPE);
-  }
-
   /** DeleteGroups: an empty consumer group goes with its offsets. */
   deleteGroup(groupId: string): Promise<number> {
-    return deleteEmptyGroup(this.groups, groupId, (group) => [
+    return this.deleteEmptyGroup(groupId, (group) => [
       ...[...group.targetAssignment.keys()].map((memberId) => tombstone(T.TargetAssignmentMember, groupId, memberId)),
       tombstone(T.TargetAssignmentMetadata, groupId),
       tombstone(T.PartitionMetadata, groupId),
       tombstone(T.Metadata, groupId),
-    ], this.offsetManager, this.offsetsTopic, this.log);
-  }
-
-  private append(groupId: string, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
-    return appendGroupRecords(this.offsetsTopic, groupId, records);
+    ], this.offsetManager);
   }
 }
 

@@ -115,9 +115,9 @@ export function memberMetadataRecord(groupId: string, memberId: string, m: Membe
   return record(consumerGroupKey(ConsumerGroupRecordType.MemberMetadata, groupId, memberId), writeConsumerGroupMemberMetadataValue, { ...m, classicMemberMetadata: null });
 }
 
-export function targetAssignmentEpochRecord(groupId: string, assignmentEpoch: number): CoordinatorRecord {
-  // AssignmentTimestamp (tagged) left at its default, 0.
-  return record(consumerGroupKey(ConsumerGroupRecordType.TargetAssignmentMetadata, groupId), writeConsumerGroupTargetAssignmentMetadataValue, { assignmentEpoch, assignmentTimestamp: 0 });
+/** AssignmentTimestamp (tagged, KIP-1263): when the target was computed, 0 for none (the next is computed at once). */
+export function targetAssignmentEpochRecord(groupId: string, assignmentEpoch: number, assignmentTimestamp: number): CoordinatorRecord {
+  return record(consumerGroupKey(ConsumerGroupRecordType.TargetAssignmentMetadata, groupId), writeConsumerGroupTargetAssignmentMetadataValue, { assignmentEpoch, assignmentTimestamp });
 }
 
 export function targetAssignmentRecord(groupId: string, memberId: string, assignment: Assignment): CoordinatorRecord {

@@ -23,6 +23,8 @@ class PartitionOwnershipError extends Error {
 export class ConsumerGroup {
   groupEpoch = 0;
   assignmentEpoch = 0;
+  /** When the target assignment was last computed (ms since the epoch; 0: never, or the group emptied since). Not reloaded. */
+  assignmentTimestamp = 0;
   readonly members = new Map<string, ConsumerGroupMember>();
   /** instance id → member id of static members. */
   readonly staticMembers = new Map<string, string>();

@@ -28,7 +28,11 @@ export interface ReconcileInput {
 export function reconcile(member: MemberAssignmentState, input: ReconcileInput): MemberAssignmentState {
   switch (member.state) {
     case MemberState.Stable:
-      return member.memberEpoch === input.targetEpoch ? member : computeNextAssignment(member, member.memberEpoch, input);
+      // The target can lag the subscription (KIP-1263 batching): the partitions of topics the member no longer
+      // subscribes to are revoked at once, at its epoch (Kafka 4.4's CurrentAssignmentBuilder, hasSubscriptionChanged).
+      return member.memberEpoch === input.targetEpoch && !holdsUnsubscribed(member.assignedPartitions, input.subscribedTopicIds)
+        ? member
+        : computeNextAssignment(member, member.memberEpoch, input);
     case MemberState.UnrevokedPartitions:
       return ownsAnyOf(input.ownedTopicPartitions, member.partitionsPendingRevocation)
         ? member
@@ -42,6 +46,11 @@ export function reconcile(member: MemberAssignmentState, input: ReconcileInput):
       }
       return computeNextAssignment(member, input.targetEpoch, input);
   }
+}
+
+function holdsUnsubscribed(assigned: Assignment, subscribedTopicIds: ReadonlySet<string>): boolean {
+  for (const [topicId, partitions] of assigned) if (partitions.size > 0 && !subscribedTopicIds.has(topicId)) return true;
+  return false;
 }
 
 /** Whether the member still reports any of `partitions`; not knowing counts as yes. */

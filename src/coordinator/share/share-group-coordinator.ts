@@ -11,8 +11,8 @@ import {
   sameNames, subscribedTopicsMetadata, toTopicPartitions, type ConsumerGroupTimeoutsOf, type TopicsImage,
 } from '../consumer/consumer-group-coordinator.js';
 import { metadataHash } from '../metadata-hash.js';
-import { partitionFor, type CoordinatorRecord, type OffsetsTopic } from '../offsets-topic.js';
-import type { ListedGroup } from '../types.js';
+import { describedGroup, ModernGroupCoordinator } from '../modern-groups.js';
+import type { CoordinatorRecord, OffsetsTopic } from '../offsets-topic.js';
 import { ErrorCode as E } from '../../errors.js';
 import { PersisterError, type Persister } from '../../share/persister.js';
 import { ShareGroup, SHARE_GROUP_TYPE, type InitializedTopic } from './share-group.js';
@@ -51,8 +51,7 @@ function errorResult(errorCode: number, errorMessage: string | null = null): Sha
 }
 
 
-export class ShareGroupCoordinator {
-  private readonly groups = new Map<string, ShareGroup>();
+export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, ShareGroupMember> {
   /** Each group's requests run one after another: a heartbeat may wait for the Persister in the middle. */
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly listeners: ShareGroupListener[] = [];
@@ -61,14 +60,12 @@ export class ShareGroupCoordinator {
 
   constructor(
     private readonly config: ShareGroupCoordinatorConfig,
-    private readonly offsetsTopic: OffsetsTopic,
+    offsetsTopic: OffsetsTopic,
     /** Whether the id belongs to a classic or consumer group: a group id has one type at a time. */
     private readonly isOtherGroup: (groupId: string) => boolean,
-    private readonly log?: Logger,
-  ) {}
-
-  has(groupId: string): boolean {
-    return this.groups.has(groupId);
+    log?: Logger,
+  ) {
+    super(SHARE_GROUP_TYPE, replayShareGroups, offsetsTopic, log);
   }
 
   addListener(listener: ShareGroupListener): void {
@@ -81,19 +78,13 @@ export class ShareGroupCoordinator {
     return new Map([...group?.initializedTopics ?? []].map(([topicId, t]) => [topicId, new Set(t.partitions)]));
   }
 
-  // ---- lifecycle ----
-
-  /** Rebuilds the groups from __consumer_offsets; members get a fresh session to come back in. */
-  load(records: ReadonlyArray<CoordinatorRecord>): void {
-    for (const [groupId, group] of replayShareGroups(records)) {
-      this.groups.set(groupId, group);
-      for (const member of group.members.values()) this.scheduleSessionTimeout(group, member);
-    }
+  protected override sessionTimeoutMs(groupId: string): number {
+    return this.config.timeoutsOf(groupId).sessionTimeoutMs;
   }
 
-  shutdown(): void {
-    for (const group of this.groups.values()) for (const member of group.members.values()) member.clearTimers();
-    this.groups.clear();
+  /** An expired member is fenced in turn with the group's requests. */
+  protected override expire(group: ShareGroup, member: ShareGroupMember, reason: string): void {
+    void this.serialized(group.groupId, () => this.fenceMember(group, member, reason));
   }
 
   private serialized<R>(groupId: string, run: () => Promise<R>): Promise<R> {
@@ -110,24 +101,11 @@ export class ShareGroupCoordinator {
   // ---- ShareGroupHeartbeat ----
 
   heartbeat(req: ShareGroupHeartbeatRequest, topics: TopicsImage): Promise<ShareGroupHeartbeatResult> {
-    return this.serialized(req.groupId, async () => {
-      const records: CoordinatorRecord[] = [];
-      let result: ShareGroupHeartbeatResult;
-      try {
-        validateHeartbeat(req);
-        result = req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH ? this.leave(req, records) : await this.memberHeartbeat(req, topics, records);
-      } catch (err) {
-        if (err instanceof ShareGroupError) return errorResult(err.errorCode, err.errorMessage);
-        throw err;
-      }
-      try {
-        await this.append(req.groupId, records);
-      } catch (err) {
-        this.log?.warn({ err, group: req.groupId }, 'failed to persist share group heartbeat');
-        return errorResult(E.COORDINATOR_NOT_AVAILABLE);
-      }
-      return result;
-    });
+    return this.serialized(req.groupId, () => this.heartbeatFrame(req.groupId, (records) => {
+      validateHeartbeat(req);
+      return req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH ? this.leave(req, records) : this.memberHeartbeat(req, topics, records);
+    }, (err) => (err instanceof ShareGroupError ? errorResult(err.errorCode, err.errorMessage) : undefined),
+    errorResult(E.COORDINATOR_NOT_AVAILABLE)));
   }
 
   private async memberHeartbeat(req: ShareGroupHeartbeatRequest, topics: TopicsImage, records: CoordinatorRecord[]): Promise<ShareGroupHeartbeatResult> {
@@ -253,7 +231,7 @@ export class ShareGroupCoordinator {
     this.bumpGroupEpoch(group, records);
   }
 
-  private bumpGroupEpoch(group: ShareGroup, records: CoordinatorRecord[]): void {
+  protected override bumpGroupEpoch(group: ShareGroup, records: CoordinatorRecord[]): void {
     group.groupEpoch++;
     records.push(shareGroupEpochRecord(group.groupId, group.groupEpoch, group.metadataHash));
     this.log?.info({ group: group.groupId, groupEpoch: group.groupEpoch }, 'bumped share group epoch');
@@ -271,15 +249,12 @@ export class ShareGroupCoordinator {
       subscribedTopicIds: new Set(m.subscribedTopicNames.flatMap((n) => topicIdOf.get(n) ?? [])),
       assignment: group.targetAssignment.get(m.memberId) ?? new Map(),
     }]));
-    for (const [memberId, assignment] of assignShareGroup({ members, partitions })) {
-      const current = group.targetAssignment.get(memberId);
-      if (current && assignmentsEqual(current, assignment)) continue;
-      group.targetAssignment.set(memberId, assignment);
-      records.push(shareTargetAssignmentRecord(group.groupId, memberId, assignment));
-    }
-    group.assignmentEpoch = group.groupEpoch;
-    records.push(shareTargetAssignmentEpochRecord(group.groupId, group.assignmentEpoch, Date.now()));
+    this.recordTargetAssignment(group, assignShareGroup({ members, partitions }), assignmentsEqual, shareTargetAssignmentRecord, records);
     this.log?.info({ group: group.groupId, assignmentEpoch: group.assignmentEpoch }, 'computed new share group target assignment');
+  }
+
+  protected override assignmentEpochRecord(group: ShareGroup): CoordinatorRecord {
+    return shareTargetAssignmentEpochRecord(group.groupId, group.assignmentEpoch, Date.now());
   }
 
   // ---- leaving and expiry ----
@@ -293,43 +268,21 @@ export class ShareGroupCoordinator {
     return { errorCode: E.NONE, errorMessage: null, memberId: req.memberId, memberEpoch: LEAVE_GROUP_MEMBER_EPOCH, heartbeatIntervalMs: 0, assignment: null };
   }
 
-  /** Kafka's shareGroupFenceMember: the member's records go, the group epoch is bumped, the listeners hear of it. */
-  private removeMemberAndBumpEpoch(group: ShareGroup, member: ShareGroupMember, records: CoordinatorRecord[]): void {
-    member.clearTimers();
-    records.push(
-      shareTombstone(T.CurrentMemberAssignment, group.groupId, member.memberId),
-      shareTombstone(T.TargetAssignmentMember, group.groupId, member.memberId),
-      shareTombstone(T.MemberMetadata, group.groupId, member.memberId),
-    );
+  protected override memberTombstones(groupId: string, memberId: string): CoordinatorRecord[] {
+    return [T.CurrentMemberAssignment, T.TargetAssignmentMember, T.MemberMetadata].map((type) => shareTombstone(type, groupId, memberId));
+  }
+
+  /** The member goes, and the listeners hear of it (Kafka's shareGroupFenceMember). */
+  protected override removeMember(group: ShareGroup, member: ShareGroupMember): void {
     group.members.delete(member.memberId);
     group.targetAssignment.delete(member.memberId);
-    this.bumpGroupEpoch(group, records);
-    // The last member gone: no assignment to compute, so the assignment epoch catches up (as for consumer groups).
-    if (group.isEmpty()) {
-      group.assignmentEpoch = group.groupEpoch;
-      records.push(shareTargetAssignmentEpochRecord(group.groupId, group.assignmentEpoch, Date.now()));
-    }
     for (const l of this.listeners) {
       l.onMemberLeave(group.groupId, member.memberId);
       if (group.isEmpty()) l.onGroupEmpty(group.groupId);
     }
   }
 
-  private scheduleSessionTimeout(group: ShareGroup, member: ShareGroupMember): void {
-    clearTimeout(member.sessionTimer);
-    member.sessionTimer = setTimeout(() => {
-      void this.serialized(group.groupId, async () => {
-        if (this.groups.get(group.groupId) !== group || group.members.get(member.memberId) !== member) return;
-        this.log?.info({ group: group.groupId, member: member.memberId }, 'share group member session expired');
-        const records: CoordinatorRecord[] = [];
-        this.removeMemberAndBumpEpoch(group, member, records);
-        await this.append(group.groupId, records).catch((err) => this.log?.warn({ err, group: group.groupId }, 'failed to persist member removal'));
-      });
-    }, this.config.timeoutsOf(group.groupId).sessionTimeoutMs);
-    member.sessionTimer.unref();
-  }
-
-  // ---- ShareGroupDescribe, ListGroups, DeleteGroups ----
+  // ---- ShareGroupDescribe, DeleteGroups ----
 
   describe(groupId: string, topics: TopicsImage): DescribedShareGroup {
     const group = this.groups.get(groupId);
@@ -338,12 +291,7 @@ export class ShareGroupCoordinator {
       return { errorCode: E.GROUP_ID_NOT_FOUND, errorMessage: message, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [] };
     }
     return {
-      errorCode: E.NONE,
-      errorMessage: null,
-      groupId,
-      groupState: group.state,
-      groupEpoch: group.groupEpoch,
-      assignmentEpoch: group.assignmentEpoch,
+      ...describedGroup(group),
       assignorName: SIMPLE_ASSIGNOR_NAME,
       members: [...group.members.values()].map((m) => ({
         memberId: m.memberId,
@@ -357,12 +305,6 @@ export class ShareGroupCoordinator {
         },
       })),
     };
-  }
-
-  listGroups(states: ReadonlySet<string>): ListedGroup[] {
-    return [...this.groups.values()]
-      .filter((g) => states.size === 0 || states.has(g.state.toLowerCase()))
-      .map((g) => ({ groupId: g.groupId, protocolType: SHARE_GROUP_TYPE, groupState: g.state, groupType: SHARE_GROUP_TYPE }));
   }
 
   /** DeleteGroups: an empty share group goes with its share-partition state (Persister.deleteState). */
@@ -434,11 +376,6 @@ export class ShareGroupCoordinator {
         await this.append(group.groupId, [shareStatePartitionMetadataRecord(group.groupId, group.initializedTopics)]).catch(warn);
       });
     }
-  }
-
-  private async append(groupId: string, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
-    if (records.length === 0) return;
-    await this.offsetsTopic.append(partitionFor(groupId, this.offsetsTopic.numPartitions), records);
   }
 }
 

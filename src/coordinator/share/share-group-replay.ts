@@ -1,5 +1,7 @@
-// Rebuilding share groups from their __consumer_offsets records at start-up (GroupMetadataManager.replay of the
-// ShareGroup* records), in log order: the last record per key wins, tombstones delete.
+// Rebuilding share groups from their __consumer_offsets records at start-up (the shared modern-group replay, with the
+// share group's own StatePartitionMetadata record).
+import type { Assignment } from '../consumer/assignors/assignor.js';
+import { replayModernGroups, type ModernGroupRecords } from '../modern-group-replay.js';
 import type { CoordinatorRecord } from '../offsets-topic.js';
 import { ShareGroup } from './share-group.js';
 import { ShareGroupMember } from './share-group-member.js';
@@ -8,48 +10,26 @@ import {
   decodeShareTargetAssignment, decodeShareTargetAssignmentEpoch, ShareGroupRecordType as T,
 } from './share-group-records.js';
 
-export function replayShareGroups(records: Iterable<CoordinatorRecord>): Map<string, ShareGroup> {
-  const groups = new Map<string, ShareGroup>();
-  for (const record of records) {
-    const key = decodeShareGroupKey(record.key);
-    if (!key) continue;
-    let group = groups.get(key.groupId);
-    if (!group) {
-      if (record.value === null) continue;
-      groups.set(key.groupId, (group = new ShareGroup(key.groupId)));
-    }
-    const value = record.value;
-    const memberId = key.memberId!;
-    switch (key.type) {
-      case T.Metadata:
-        if (value === null) groups.delete(key.groupId);
-        else ({ epoch: group.groupEpoch, metadataHash: group.metadataHash } = decodeShareGroupEpoch(value));
-        break;
-      case T.TargetAssignmentMetadata:
-        group.assignmentEpoch = value === null ? 0 : decodeShareTargetAssignmentEpoch(value);
-        break;
-      case T.TargetAssignmentMember:
-        if (value === null) group.targetAssignment.delete(memberId);
-        else group.targetAssignment.set(memberId, decodeShareTargetAssignment(value));
-        break;
-      case T.MemberMetadata:
-        if (value === null) group.members.delete(memberId);
-        else Object.assign(memberOf(group, memberId), decodeShareMemberMetadata(value));
-        break;
-      case T.CurrentMemberAssignment:
-        if (value !== null) Object.assign(memberOf(group, memberId), decodeShareCurrentAssignment(value));
-        break;
-      case T.StatePartitionMetadata:
-        group.initializedTopics.clear();
-        if (value !== null) for (const [topicId, t] of decodeShareStatePartitionMetadata(value)) group.initializedTopics.set(topicId, t);
-        break;
-    }
-  }
-  return groups;
-}
+const SHARE_GROUP_RECORDS: ModernGroupRecords<ShareGroup, ShareGroupMember, Assignment> = {
+  types: T,
+  decodeKey: decodeShareGroupKey,
+  newGroup: (groupId) => new ShareGroup(groupId),
+  newMember: (memberId) => new ShareGroupMember(memberId),
+  replayMetadata(group, value) {
+    ({ epoch: group.groupEpoch, metadataHash: group.metadataHash } = decodeShareGroupEpoch(value));
+  },
+  decodeAssignmentEpoch: decodeShareTargetAssignmentEpoch,
+  decodeTargetAssignment: decodeShareTargetAssignment,
+  replayMemberMetadata: (member, value) => Object.assign(member, decodeShareMemberMetadata(value)),
+  replayCurrentAssignment: (member, value) => Object.assign(member, decodeShareCurrentAssignment(value)),
+  replayOther(group, type, value) {
+    if (type !== T.StatePartitionMetadata) return;
+    group.initializedTopics.clear();
+    if (value !== null) for (const [topicId, t] of decodeShareStatePartitionMetadata(value)) group.initializedTopics.set(topicId, t);
+  },
+  addMember: (group, member) => group.members.set(member.memberId, member),
+};
 
-function memberOf(group: ShareGroup, memberId: string): ShareGroupMember {
-  let member = group.members.get(memberId);
-  if (!member) group.members.set(memberId, (member = new ShareGroupMember(memberId)));
-  return member;
+export function replayShareGroups(records: Iterable<CoordinatorRecord>): Map<string, ShareGroup> {
+  return replayModernGroups(records, SHARE_GROUP_RECORDS);
 }

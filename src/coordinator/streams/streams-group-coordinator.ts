@@ -12,12 +12,9 @@ import { GroupState, type ClassicGroup } from '../classic/classic-group.js';
 import type { TopicsImage } from '../consumer/consumer-group-coordinator.js';
 import { metadataHash } from '../metadata-hash.js';
 import type { OffsetMetadataManager } from '../offset-metadata-manager.js';
-import {
-  appendGroupRecords, deleteEmptyGroup, listModernGroups, scheduleRebalanceTimeout, scheduleSessionTimeout,
-} from '../modern-groups.js';
+import { describedGroup, ModernGroupCoordinator, type RevokingMember } from '../modern-groups.js';
 import type { CoordinatorRecord, OffsetsTopic } from '../offsets-topic.js';
 import { groupMetadataKey } from '../records.js';
-import type { ListedGroup } from '../types.js';
 import { reconcile } from './current-assignment-builder.js';
 import { StreamsGroup, STREAMS_GROUP_TYPE } from './streams-group.js';
 import {
@@ -82,60 +79,56 @@ function notStreamsGroup(groupId: string): StreamsGroupError {
   return new StreamsGroupError(E.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a streams group.`);
 }
 
-export class StreamsGroupCoordinator {
-  private readonly groups = new Map<string, StreamsGroup>();
+export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup, StreamsGroupMember> {
   settingsOf: StreamsGroupSettingsOf = () => DEFAULT_STREAMS_GROUP_SETTINGS;
 
   constructor(
-    private readonly offsetsTopic: OffsetsTopic,
+    offsetsTopic: OffsetsTopic,
     private readonly offsetManager: OffsetMetadataManager,
     /** The other protocols' groups: a group id belongs to one type at a time. */
     private readonly classicGroups: Map<string, ClassicGroup>,
     private readonly isConsumerGroup: (groupId: string) => boolean,
-    private readonly log?: Logger,
-  ) {}
-
-  has(groupId: string): boolean {
-    return this.groups.has(groupId);
+    log?: Logger,
+  ) {
+    super(STREAMS_GROUP_TYPE, replayStreamsGroups, offsetsTopic, log);
   }
 
-  groupIds(): IterableIterator<string> {
-    return this.groups.keys();
+  protected override sessionTimeoutMs(groupId: string): number {
+    return this.settingsOf(groupId).sessionTimeoutMs;
   }
 
-  load(records: ReadonlyArray<CoordinatorRecord>): void {
-    for (const [groupId, group] of replayStreamsGroups(records)) {
-      this.groups.set(groupId, group);
-      for (const member of group.members.values()) this.scheduleSessionTimeout(group, member);
+  /** A member that does not revoke its tasks within its rebalance timeout is fenced. */
+  protected override revoking(member: StreamsGroupMember): member is StreamsGroupMember & RevokingMember {
+    return member.state === StreamsMemberState.UnrevokedTasks;
+  }
+
+  override load(records: ReadonlyArray<CoordinatorRecord>): void {
+    super.load(records);
+    if (!this.log?.isLevelEnabled('debug')) return;
+    for (const group of this.groups.values()) {
+      for (const member of group.members.values()) {
+        this.log.debug({
+          group: group.groupId, member: member.memberId, ...memberSummary(member), rebalanceTimeoutMs: member.rebalanceTimeoutMs,
+          groupEpoch: group.groupEpoch, assignmentEpoch: group.assignmentEpoch,
+        }, 'streams group member loaded');
+      }
     }
-  }
-
-  shutdown(): void {
-    for (const group of this.groups.values()) for (const member of group.members.values()) member.clearTimers();
-    this.groups.clear();
   }
 
   // ---- StreamsGroupHeartbeat ----
 
-  async heartbeat(req: StreamsHeartbeatRequest, topics: TopicsImage): Promise<StreamsHeartbeatResult> {
-    const records: CoordinatorRecord[] = [];
-    let result: StreamsHeartbeatResult;
-    try {
+  heartbeat(req: StreamsHeartbeatRequest, topics: TopicsImage): Promise<StreamsHeartbeatResult> {
+    return this.heartbeatFrame(req.groupId, (records) => {
       validateHeartbeat(req);
-      result = req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH
+      return req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH
         ? this.leave(req, records)
         : this.memberHeartbeat(req, topics, records);
-    } catch (err) {
-      if (err instanceof StreamsGroupError) return streamsErrorResult(err.errorCode, err.message);
-      throw err;
-    }
-    try {
-      await this.append(req.groupId, records);
-    } catch (err) {
-      this.log?.warn({ err, group: req.groupId }, 'failed to persist streams group heartbeat');
-      return streamsErrorResult(E.COORDINATOR_NOT_AVAILABLE, null);
-    }
-    return result;
+    }, (err) => {
+      if (!(err instanceof StreamsGroupError)) return undefined;
+      this.log?.debug({ group: req.groupId, member: req.memberId, requestEpoch: req.memberEpoch, errorCode: err.errorCode }, 'streams group heartbeat refused');
+      return streamsErrorResult(err.errorCode, err.message);
+    },
+    streamsErrorResult(E.COORDINATOR_NOT_AVAILABLE, null));
   }
 
   private memberHeartbeat(req: StreamsHeartbeatRequest, topics: TopicsImage, records: CoordinatorRecord[]): StreamsHeartbeatResult {
@@ -228,11 +221,23 @@ export class StreamsGroupCoordinator {
       records.push(currentAssignmentRecord(group.groupId, member.memberId, next));
       if (member.userEndpoint !== null) group.endpointInformationEpoch++;
       if (member.state === StreamsMemberState.UnrevokedTasks) this.scheduleRebalanceTimeout(group, member);
+      if (this.log?.isLevelEnabled('debug')) {
+        this.log.debug({
+          group: group.groupId, member: member.memberId, requestEpoch: req.memberEpoch, ...memberSummary(member),
+          groupEpoch: group.groupEpoch, assignmentEpoch: group.assignmentEpoch,
+        }, 'streams group member reconciled');
+      }
     }
     this.scheduleSessionTimeout(group, member);
     if (group.shutdownRequested) statuses.push({ statusCode: StreamsStatus.SHUTDOWN_APPLICATION, statusDetail: 'A KafkaStreams instance encountered a fatal error and requested a shutdown for the entire application.' });
 
-    const changed = joining || before.epoch !== member.memberEpoch || !tuplesEqual(before.assigned, member.assigned);
+    // A member reporting other tasks than it was given (outside a revocation, where it still reports those it gives
+    // up) missed the answer that gave them, e.g. the broker died between writing the assignment and answering: it gets
+    // them again. Kafka 4.4's streamsGroupHeartbeat sends tasks only on a join or a change, which leaves such a member
+    // idle while the group counts its tasks as held; its consumerGroupHeartbeat answers a full request with the
+    // assignment for this reason (isFullRequest).
+    const missedAssignment = owned !== null && member.state !== StreamsMemberState.UnrevokedTasks && !tuplesEqual(owned, member.assigned);
+    const changed = joining || missedAssignment || before.epoch !== member.memberEpoch || !tuplesEqual(before.assigned, member.assigned);
     const endpointsChanged = req.endpointInformationEpoch !== group.endpointInformationEpoch;
     return {
       errorCode: E.NONE,
@@ -291,7 +296,7 @@ export class StreamsGroupCoordinator {
     return created;
   }
 
-  private bumpGroupEpoch(group: StreamsGroup, records: CoordinatorRecord[]): void {
+  protected override bumpGroupEpoch(group: StreamsGroup, records: CoordinatorRecord[]): void {
     group.groupEpoch++;
     records.push(groupMetadataRecord(group.groupId, {
       epoch: group.groupEpoch, metadataHash: group.metadataHash, validatedTopologyEpoch: group.validatedTopologyEpoch,
@@ -311,15 +316,16 @@ export class StreamsGroupCoordinator {
       subtopologies,
       numStandbyReplicas,
     });
-    for (const [memberId, tasks] of target) {
-      const current = group.targetAssignment.get(memberId);
-      if (current && tuplesEqual(current, tasks)) continue;
-      group.targetAssignment.set(memberId, tasks);
-      records.push(targetAssignmentRecord(group.groupId, memberId, tasks));
-    }
-    group.assignmentEpoch = group.groupEpoch;
-    records.push(targetAssignmentEpochRecord(group.groupId, group.assignmentEpoch));
+    this.recordTargetAssignment(group, target, tuplesEqual, targetAssignmentRecord, records);
     this.log?.info({ group: group.groupId, assignmentEpoch: group.assignmentEpoch, assignor: STICKY_ASSIGNOR }, 'computed new streams target assignment');
+    if (this.log?.isLevelEnabled('debug')) {
+      const active = Object.fromEntries([...group.targetAssignment].map(([id, t]) => [id, listOf(t.active)]));
+      this.log.debug({ group: group.groupId, assignmentEpoch: group.assignmentEpoch, active }, 'streams target assignment');
+    }
+  }
+
+  protected override assignmentEpochRecord(group: StreamsGroup): CoordinatorRecord {
+    return targetAssignmentEpochRecord(group.groupId, group.assignmentEpoch);
   }
 
   // ---- leaving and expiry ----
@@ -334,45 +340,16 @@ export class StreamsGroupCoordinator {
     return { ...streamsErrorResult(E.NONE, null), memberId: req.memberId, memberEpoch: req.memberEpoch };
   }
 
-  private removeMemberAndBumpEpoch(group: StreamsGroup, member: StreamsGroupMember, records: CoordinatorRecord[]): void {
-    member.clearTimers();
-    records.push(
-      streamsTombstone(T.CurrentMemberAssignment, group.groupId, member.memberId),
-      streamsTombstone(T.TargetAssignmentMember, group.groupId, member.memberId),
-      streamsTombstone(T.MemberMetadata, group.groupId, member.memberId),
-    );
+  protected override memberTombstones(groupId: string, memberId: string): CoordinatorRecord[] {
+    return [T.CurrentMemberAssignment, T.TargetAssignmentMember, T.MemberMetadata].map((type) => streamsTombstone(type, groupId, memberId));
+  }
+
+  /** The member goes; its endpoint with it, and a shutdown request with the last member. */
+  protected override removeMember(group: StreamsGroup, member: StreamsGroupMember): void {
     group.members.delete(member.memberId);
     group.targetAssignment.delete(member.memberId);
     if (member.userEndpoint !== null) group.endpointInformationEpoch++;
-    this.bumpGroupEpoch(group, records);
-    if (group.isEmpty()) {
-      // Nothing to assign: the epochs meet, as for consumer groups.
-      group.assignmentEpoch = group.groupEpoch;
-      group.shutdownRequested = false;
-      records.push(targetAssignmentEpochRecord(group.groupId, group.assignmentEpoch));
-    }
-  }
-
-  private scheduleSessionTimeout(group: StreamsGroup, member: StreamsGroupMember): void {
-    scheduleSessionTimeout(member, this.settingsOf(group.groupId).sessionTimeoutMs, () => {
-      this.log?.info({ group: group.groupId, member: member.memberId }, 'streams group member session expired');
-      this.fenceMember(group, member);
-    });
-  }
-
-  /** A member that does not revoke its tasks within its rebalance timeout is removed. */
-  private scheduleRebalanceTimeout(group: StreamsGroup, member: StreamsGroupMember): void {
-    scheduleRebalanceTimeout(member, () => member.state === StreamsMemberState.UnrevokedTasks, () => {
-      this.log?.info({ group: group.groupId, member: member.memberId }, 'member did not revoke its tasks within the rebalance timeout');
-      this.fenceMember(group, member);
-    });
-  }
-
-  private fenceMember(group: StreamsGroup, member: StreamsGroupMember): void {
-    if (this.groups.get(group.groupId) !== group || group.members.get(member.memberId) !== member) return;
-    const records: CoordinatorRecord[] = [];
-    this.removeMemberAndBumpEpoch(group, member, records);
-    this.append(group.groupId, records).catch((err) => this.log?.warn({ err, group: group.groupId }, 'failed to persist member removal'));
+    if (group.isEmpty()) group.shutdownRequested = false;
   }
 
   // ---- StreamsGroupDescribe ----
@@ -390,12 +367,7 @@ export class StreamsGroupCoordinator {
     const configured = group.configuredTopology;
     const describeTasks = (t: TasksTuple) => ({ activeTasks: listOf(t.active), standbyTasks: listOf(t.standby), warmupTasks: listOf(t.warmup) });
     return {
-      errorCode: E.NONE,
-      errorMessage: null,
-      groupId,
-      groupState: group.state,
-      groupEpoch: group.groupEpoch,
-      assignmentEpoch: group.assignmentEpoch,
+      ...describedGroup(group),
       topology: group.topology === null ? null : {
         epoch: group.topology.epoch,
         // As the member sent it until the topology is configured, then with the partition counts (as Kafka 4.4 describes it).
@@ -461,35 +433,19 @@ export class StreamsGroupCoordinator {
     };
   }
 
-  validateOffsetFetch(groupId: string, memberId: string | null, memberEpoch: number): number {
-    const group = this.groups.get(groupId);
-    if (!group || (memberId === null && memberEpoch < 0)) return E.NONE;
-    const member = memberId === null ? undefined : group.members.get(memberId);
-    if (!member) return E.UNKNOWN_MEMBER_ID;
-    return memberEpoch === member.memberEpoch ? E.NONE : E.STALE_MEMBER_EPOCH;
-  }
-
   subscribedTopics(groupId: string): Set<string> {
     const group = this.groups.get(groupId);
     return group && !group.isEmpty() ? group.subscribedTopics() : new Set();
   }
 
-  listGroups(states: ReadonlySet<string>): ListedGroup[] {
-    return listModernGroups(this.groups.values(), states, STREAMS_GROUP_TYPE);
-  }
-
   /** DeleteGroups: an empty streams group goes with its offsets and records. */
   deleteGroup(groupId: string): Promise<number> {
-    return deleteEmptyGroup(this.groups, groupId, (group) => [
+    return this.deleteEmptyGroup(groupId, (group) => [
       ...[...group.targetAssignment.keys()].map((memberId) => streamsTombstone(T.TargetAssignmentMember, groupId, memberId)),
       streamsTombstone(T.TargetAssignmentMetadata, groupId),
       streamsTombstone(T.Topology, groupId),
       streamsTombstone(T.Metadata, groupId),
-    ], this.offsetManager, this.offsetsTopic, this.log);
-  }
-
-  private append(groupId: string, records: ReadonlyArray<CoordinatorRecord>): Promise<void> {
-    return appendGroupRecords(this.offsetsTopic, groupId, records);
+    ], this.offsetManager);
   }
 }
 
@@ -512,6 +468,14 @@ function validateHeartbeat(req: StreamsHeartbeatRequest): void {
     throw invalid('MemberEpoch is invalid.');
   }
   if (req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH && req.instanceId === null) throw invalid('InstanceId can\'t be null.');
+}
+
+/** Where a member is in its reconciliation, for the logs. */
+function memberSummary(member: StreamsGroupMember): Record<string, unknown> {
+  return {
+    memberEpoch: member.memberEpoch, previousMemberEpoch: member.previousMemberEpoch, state: StreamsMemberState[member.state],
+    active: listOf(member.assigned.active), pendingRevocation: listOf(member.pendingRevocation.active),
+  };
 }
 
 /** Kafka's throwIfMemberEpochIsInvalid: a lower epoch is accepted only as a retry of the previous one holding nothing new. */

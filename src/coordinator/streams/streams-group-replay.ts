@@ -1,5 +1,6 @@
-// Rebuilding streams groups from their __consumer_offsets records at start-up, in log order: the last record
-// per key wins, tombstones delete (Kafka's GroupMetadataManager.replay for the StreamsGroup* records).
+// Rebuilding streams groups from their __consumer_offsets records at start-up (the shared modern-group replay, with
+// the streams group's own Topology record).
+import { replayModernGroups, type ModernGroupRecords } from '../modern-group-replay.js';
 import type { CoordinatorRecord } from '../offsets-topic.js';
 import { StreamsGroup } from './streams-group.js';
 import { StreamsGroupMember } from './streams-group-member.js';
@@ -7,46 +8,26 @@ import {
   StreamsGroupRecordType as T, decodeAssignmentEpoch, decodeCurrentAssignment, decodeGroupMetadata, decodeMemberMetadata,
   decodeStreamsGroupKey, decodeTargetAssignment, decodeTopology,
 } from './streams-group-records.js';
+import type { TasksTuple } from './tasks-tuple.js';
+
+const STREAMS_GROUP_RECORDS: ModernGroupRecords<StreamsGroup, StreamsGroupMember, TasksTuple> = {
+  types: T,
+  decodeKey: decodeStreamsGroupKey,
+  newGroup: (groupId) => new StreamsGroup(groupId),
+  newMember: (memberId) => new StreamsGroupMember(memberId),
+  replayMetadata(group, value) {
+    ({ epoch: group.groupEpoch, metadataHash: group.metadataHash, validatedTopologyEpoch: group.validatedTopologyEpoch } = decodeGroupMetadata(value));
+  },
+  decodeAssignmentEpoch,
+  decodeTargetAssignment,
+  replayMemberMetadata: (member, value) => Object.assign(member, decodeMemberMetadata(value)),
+  replayCurrentAssignment: (member, value) => Object.assign(member, decodeCurrentAssignment(value)),
+  replayOther(group, type, value) {
+    if (type === T.Topology) group.topology = value === null ? null : decodeTopology(value);
+  },
+  addMember: (group, member) => group.members.set(member.memberId, member),
+};
 
 export function replayStreamsGroups(records: Iterable<CoordinatorRecord>): Map<string, StreamsGroup> {
-  const groups = new Map<string, StreamsGroup>();
-  for (const record of records) {
-    const key = decodeStreamsGroupKey(record.key);
-    if (!key) continue;
-    let group = groups.get(key.groupId);
-    if (!group) {
-      if (record.value === null) continue;
-      groups.set(key.groupId, (group = new StreamsGroup(key.groupId)));
-    }
-    const value = record.value;
-    const member = () => {
-      let m = group.members.get(key.memberId!);
-      if (!m) group.members.set(key.memberId!, (m = new StreamsGroupMember(key.memberId!)));
-      return m;
-    };
-    switch (key.type) {
-      case T.Metadata:
-        if (value === null) groups.delete(key.groupId);
-        else ({ epoch: group.groupEpoch, metadataHash: group.metadataHash, validatedTopologyEpoch: group.validatedTopologyEpoch } = decodeGroupMetadata(value));
-        break;
-      case T.Topology:
-        group.topology = value === null ? null : decodeTopology(value);
-        break;
-      case T.TargetAssignmentMetadata:
-        group.assignmentEpoch = value === null ? 0 : decodeAssignmentEpoch(value);
-        break;
-      case T.TargetAssignmentMember:
-        if (value === null) group.targetAssignment.delete(key.memberId!);
-        else group.targetAssignment.set(key.memberId!, decodeTargetAssignment(value));
-        break;
-      case T.MemberMetadata:
-        if (value === null) group.members.delete(key.memberId!);
-        else Object.assign(member(), decodeMemberMetadata(value));
-        break;
-      case T.CurrentMemberAssignment:
-        if (value !== null) Object.assign(member(), decodeCurrentAssignment(value));
-        break;
-    }
-  }
-  return groups;
+  return replayModernGroups(records, STREAMS_GROUP_RECORDS);
 }
