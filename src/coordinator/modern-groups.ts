@@ -131,7 +131,7 @@ export abstract class ModernGroupCoordinator<G extends ModernGroup<M>, M extends
     try {
       await this.append(groupId, records);
     } catch (err) {
-      this.log?.warn({ err, group: groupId }, `failed to persist  group heartbeat`);
+      this.log?.warn({ err, group: groupId }, `failed to persist ${this.groupType} group heartbeat`);
       return unavailable;
     }
     return result;
