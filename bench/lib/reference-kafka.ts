@@ -121,6 +121,12 @@ export class ReferenceKafka {
     }
   }
 
+  /** SIGKILL (no shutdown hooks run, as at a crash) and wait for exit. */
+  async kill(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+
   /** Removes the log dir, properties and log file (after stop). */
   cleanup(): void {
     rmSync(this.dir, { recursive: true, force: true });

@@ -7,6 +7,7 @@ import { ApiKey } from '../../protocol/generated/index.js';
 import { encodeBatch } from '../../protocol/records/record-batch.js';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { compileJava, javaArgs } from './java.js';
+import { until } from './poll.js';
 
 interface ShareEvent {
   recv?: number;
@@ -122,6 +123,7 @@ export async function prepareShareTopic(port: number, topic: string, group: stri
   try {
     const created = await admin.send(ApiKey.CreateTopics, 7, { topics: [{ name: topic, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
     expect(created.topics[0].errorCode).toBe(0);
+    await untilLeading(port, [topic]);
     // share.auto.offset.reset is a GROUP config, latest by default.
     const altered = await admin.send(ApiKey.IncrementalAlterConfigs, 1, {
       resources: [{
@@ -137,6 +139,23 @@ export async function prepareShareTopic(port: number, topic: string, group: stri
   }
 }
 
+/**
+ * Resolves once Metadata names a leader for every partition of `topics`: Kafka elects them after answering
+ * CreateTopics, and again once a restarted node is unfenced (KRaft's ReplicationControlManager).
+ */
+export async function untilLeading(port: number, topics: string[], timeoutMs = 60_000): Promise<void> {
+  const client = await WireClient.connect(port);
+  try {
+    await until(async () => {
+      const res = await client.send(ApiKey.Metadata, 12, { topics: topics.map((name) => ({ topicId: '0'.repeat(32), name })), allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+      const found = res.topics as Array<{ errorCode: number; partitions: Array<{ errorCode: number; leaderId: number }> }>;
+      return found.every((t) => t.errorCode === 0 && t.partitions.length > 0 && t.partitions.every((p) => p.errorCode === 0 && p.leaderId >= 0));
+    }, `leaders for ${topics.join(', ')}`, timeoutMs);
+  } finally {
+    client.close();
+  }
+}
+
 /** Produces values from..to-1, ten to a batch, batch b (value / 10) on partition b % partitions. */
 export async function produceValues(client: WireClient, topic: string, partitions: number, from: number, to: number, timestampOf = (_v: number) => Date.now()): Promise<void> {
   for (let b = from / 10; b < to / 10; b++) {
@@ -146,19 +165,31 @@ export async function produceValues(client: WireClient, topic: string, partition
   }
 }
 
-/** The share group's start offset of each partition of `topic` (DescribeShareGroupOffsets), by partition. */
-export async function shareStartOffsets(port: number, group: string, topic: string, partitions: number): Promise<number[]> {
+interface ShareOffsets {
+  partitionIndex: number;
+  startOffset: number;
+  leaderEpoch: number;
+  lag: number;
+}
+
+/** The share group's offsets of each partition of `topic` (DescribeShareGroupOffsets v1, with its lag), by partition. */
+export async function shareGroupOffsets(port: number, group: string, topic: string, partitions: number): Promise<ShareOffsets[]> {
   const client = await WireClient.connect(port);
   try {
-    const res = await client.send(ApiKey.DescribeShareGroupOffsets, 0, {
+    const res = await client.send(ApiKey.DescribeShareGroupOffsets, 1, {
       groups: [{ groupId: group, topics: [{ topicName: topic, partitions: Array.from({ length: partitions }, (_, p) => p) }] }],
     });
-    const parts = res.groups[0].topics[0].partitions as Array<{ partitionIndex: number; startOffset: number; errorCode: number }>;
+    const parts = res.groups[0].topics[0].partitions as Array<ShareOffsets & { errorCode: number }>;
     expect(parts.every((p) => p.errorCode === 0), JSON.stringify(res)).toBe(true);
-    return [...parts].sort((a, b) => a.partitionIndex - b.partitionIndex).map((p) => p.startOffset);
+    return [...parts].sort((a, b) => a.partitionIndex - b.partitionIndex).map(({ partitionIndex, startOffset, leaderEpoch, lag }) => ({ partitionIndex, startOffset, leaderEpoch, lag }));
   } finally {
     client.close();
   }
+}
+
+/** The share group's start offset of each partition of `topic`, by partition. */
+export async function shareStartOffsets(port: number, group: string, topic: string, partitions: number): Promise<number[]> {
+  return (await shareGroupOffsets(port, group, topic, partitions)).map((p) => p.startOffset);
 }
 
 /** The partitions each member of the share group holds (ShareGroupDescribe), one sorted list per member. */
