@@ -514,9 +514,13 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
   }
 }
 
-/** Kafka's GroupCoordinatorService.throwIfStreamsGroupHeartbeatRequestIsInvalid. */
+/** Kafka's GroupCoordinatorService.throwIfStreamsGroupHeartbeatRequestIsUsingUnsupportedFeatures and throwIfStreamsGroupHeartbeatRequestIsInvalid. */
 function validateHeartbeat(req: StreamsHeartbeatRequest): void {
   const invalid = (message: string) => new StreamsGroupError(E.INVALID_REQUEST, message);
+  // Kafka 4.4 refuses regex source topics before any other check (GroupCoordinatorService.
+  // throwIfStreamsGroupHeartbeatRequestIsUsingUnsupportedFeatures); its Kafka Streams never sends them (StreamThread:
+  // "Pattern subscription is not yet supported with the Streams rebalance protocol").
+  if (req.topology?.subtopologies.some((s) => s.sourceTopicRegex.length > 0)) throw invalid('Regular expressions for source topics are not supported yet.');
   if (req.memberId === '') throw invalid('MemberId can\'t be empty.');
   if (req.groupId === '') throw invalid('GroupId can\'t be empty.');
   if (req.instanceId === '') throw invalid('InstanceId can\'t be empty.');
