@@ -266,7 +266,7 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
       if (existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
         throw new StreamsGroupError(
           E.UNRELEASED_INSTANCE_ID,
-          `Static member ${req.memberId} with instance id ${instanceId} cannot join the group because the instance id is owned by member ${existing.memberId}.`,
+          `Static member ${req.memberId} with instance id ${instanceId} cannot join the group because the instance id is owned by ${existing.memberId} member.`,
         );
       }
       return this.replaceStaticMember(group, existing, req.memberId, records);
@@ -566,7 +566,7 @@ function throwIfStaticMemberIsUnknownOrFenced(existing: StreamsGroupMember | und
   if (existing.memberId !== req.memberId) {
     throw new StreamsGroupError(
       E.FENCED_INSTANCE_ID,
-      `Static member ${req.memberId} with instance id ${instanceId} is fenced by existing member ${existing.memberId}.`,
+      `Static member ${req.memberId} with instance id ${instanceId} was fenced by member ${existing.memberId}.`,
     );
   }
 }
