@@ -272,8 +272,8 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
       return this.replaceStaticMember(group, existing, req.memberId, records);
     }
     throwIfStaticMemberIsUnknownOrFenced(existing, req, instanceId);
-    throwIfMemberEpochIsInvalid(existing!, req);
-    return existing!;
+    throwIfMemberEpochIsInvalid(existing, req);
+    return existing;
   }
 
   /**
@@ -375,19 +375,17 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
   private leave(req: StreamsHeartbeatRequest, records: CoordinatorRecord[]): StreamsHeartbeatResult {
     const group = this.groups.get(req.groupId);
     if (!group) throw this.isConsumerGroup(req.groupId) || this.classicGroups.has(req.groupId) ? notStreamsGroup(req.groupId) : new StreamsGroupError(E.GROUP_ID_NOT_FOUND, `Streams group ${req.groupId} not found.`);
-    let member: StreamsGroupMember | undefined;
+    const member = req.instanceId === null ? group.members.get(req.memberId) : group.staticMember(req.instanceId);
     if (req.instanceId === null) {
-      member = group.members.get(req.memberId);
       if (!member) throw unknownMember(group, req.memberId);
     } else {
-      member = group.staticMember(req.instanceId);
       throwIfStaticMemberIsUnknownOrFenced(member, req, req.instanceId);
     }
     if (req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
-      this.staticMemberLeave(group, member!, records);
+      this.staticMemberLeave(group, member, records);
     } else {
-      this.log?.info({ group: group.groupId, member: member!.memberId, instance: req.instanceId }, 'member left the streams group');
-      this.removeMemberAndBumpEpoch(group, member!, records);
+      this.log?.info({ group: group.groupId, member: member.memberId, instance: req.instanceId }, 'member left the streams group');
+      this.removeMemberAndBumpEpoch(group, member, records);
     }
     return { ...streamsErrorResult(E.NONE, null), memberId: req.memberId, memberEpoch: req.memberEpoch };
   }
@@ -561,7 +559,9 @@ function dynamicMember(group: StreamsGroup, req: StreamsHeartbeatRequest): Strea
 }
 
 /** Kafka's throwIfStaticMemberIsUnknown and throwIfInstanceIdIsFenced. */
-function throwIfStaticMemberIsUnknownOrFenced(existing: StreamsGroupMember | undefined, req: StreamsHeartbeatRequest, instanceId: string): void {
+function throwIfStaticMemberIsUnknownOrFenced(
+  existing: StreamsGroupMember | undefined, req: StreamsHeartbeatRequest, instanceId: string,
+): asserts existing is StreamsGroupMember {
   if (!existing) throw new StreamsGroupError(E.UNKNOWN_MEMBER_ID, `Instance id ${instanceId} is unknown.`);
   if (existing.memberId !== req.memberId) {
     throw new StreamsGroupError(
