@@ -101,12 +101,12 @@ export const STREAMS_SETTINGS: StreamsGroupSettings = {
  */
 export function streamsHeartbeat(
   coordinator: GroupCoordinator, topics: TopicsImage, memberId: string, memberEpoch: number, activeTasks: StreamsHeartbeatRequest['activeTasks'],
-  rebalanceTimeoutMs = 60_000,
+  rebalanceTimeoutMs = 60_000, instanceId: string | null = null,
 ): Promise<StreamsHeartbeatResult> {
   const joining = memberEpoch === 0;
   const others = activeTasks === null ? null : [];
   return coordinator.streamsGroupHeartbeat({
-    groupId: 'g', memberId, memberEpoch, endpointInformationEpoch: -1, instanceId: null, rackId: null,
+    groupId: 'g', memberId, memberEpoch, endpointInformationEpoch: -1, instanceId, rackId: null,
     rebalanceTimeoutMs: joining ? rebalanceTimeoutMs : -1,
     topology: joining ? {
       epoch: 0,
@@ -115,7 +115,7 @@ export function streamsHeartbeat(
         repartitionSourceTopics: [], copartitionGroups: [],
       }],
     } : null,
-    activeTasks, standbyTasks: others, warmupTasks: others, processId: joining ? `process-${memberId}` : null, userEndpoint: null,
+    activeTasks, standbyTasks: others, warmupTasks: others, processId: joining ? `process-${instanceId ?? memberId}` : null, userEndpoint: null,
     clientTags: joining ? [] : null, taskOffsets: null, taskEndOffsets: null, shutdownApplication: false, clientId: memberId,
     clientHost: '/127.0.0.1', apiVersion: 1,
   }, topics);

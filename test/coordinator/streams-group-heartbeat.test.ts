@@ -45,3 +45,32 @@ describe('a streams member that missed the answer giving it tasks', () => {
     expect(coordinator.streamsGroupDescribe(['g'])[0]!.members.find((m) => m.memberId === 'b')!.assignment.activeTasks).toEqual(given);
   });
 });
+
+describe('a topology with a regex source topic', () => {
+  it('is refused as Kafka 4.4 refuses it (INVALID_REQUEST), and no group is created', async () => {
+    ({ coordinator } = await startCoordinator({}, new MemoryOffsetsTopic()));
+    coordinator.useStreamsGroupSettings(() => STREAMS_SETTINGS);
+    const joined = await heartbeat('a', 0, []);
+    const request = { groupId: 'g2', memberId: 'r', memberEpoch: 0, ...regexJoin };
+    const refused = await coordinator.streamsGroupHeartbeat(request, topics);
+    expect(refused).toMatchObject({ errorCode: E.INVALID_REQUEST, errorMessage: 'Regular expressions for source topics are not supported yet.', activeTasks: null });
+    expect(coordinator.streamsGroupDescribe(['g2'])[0]!.errorCode).toBe(E.GROUP_ID_NOT_FOUND);
+    // Checked before the member's other fields, as Kafka does: an existing group's member gets the same error.
+    expect((await coordinator.streamsGroupHeartbeat({ ...request, groupId: 'g', memberId: '' }, topics)).errorCode).toBe(E.INVALID_REQUEST);
+    expect(coordinator.streamsGroupDescribe(['g'])[0]!.members.map((m) => m.memberEpoch)).toEqual([joined.memberEpoch]);
+  });
+});
+
+/** A join as a client would send `builder.stream(Pattern.compile("t.*"))` if it sent its regex (Kafka Streams 4.4 does not). */
+const regexJoin = {
+  endpointInformationEpoch: -1, instanceId: null, rackId: null, rebalanceTimeoutMs: 60_000,
+  topology: {
+    epoch: 0,
+    subtopologies: [{
+      subtopologyId: '0', sourceTopics: [], sourceTopicRegex: ['t.*'], stateChangelogTopics: [], repartitionSinkTopics: [],
+      repartitionSourceTopics: [], copartitionGroups: [],
+    }],
+  },
+  activeTasks: [], standbyTasks: [], warmupTasks: [], processId: 'p', userEndpoint: null, clientTags: [], taskOffsets: null,
+  taskEndOffsets: null, shutdownApplication: false, clientId: 'c', clientHost: '/127.0.0.1', apiVersion: 1,
+};

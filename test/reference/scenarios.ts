@@ -419,6 +419,37 @@ export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
     },
   },
   {
+    // KIP-1071 static members (GroupMetadataManager's static streams member checks) and a regex source topic (refused
+    // by GroupCoordinatorService as unsupported): a second member with a held instance id, a leave by the wrong member
+    // or an unknown instance id, a static leave (epoch -2) keeping the member, and the instance id's next member.
+    id: 'streams-group-static-members',
+    api: 88,
+    async run(s) {
+      await createTopic(s, 'streams-static-in');
+      const heartbeat = (memberId: string, instanceId: string, memberEpoch: number, source: 'name' | 'regex' = 'name') => request(88, {
+        groupId: 'streams-static', memberId, memberEpoch, instanceId, endpointInformationEpoch: 0, rebalanceTimeoutMs: memberEpoch === 0 ? 30_000 : -1,
+        topology: memberEpoch !== 0 ? null : {
+          epoch: 0,
+          subtopologies: [{
+            subtopologyId: '0', sourceTopics: source === 'name' ? ['streams-static-in'] : [], sourceTopicRegex: source === 'regex' ? ['streams-static-.*'] : [],
+            stateChangelogTopics: [], repartitionSinkTopics: [], repartitionSourceTopics: [], copartitionGroups: [],
+          }],
+        },
+        activeTasks: memberEpoch === 0 ? [] : null, standbyTasks: memberEpoch === 0 ? [] : null, warmupTasks: memberEpoch === 0 ? [] : null,
+        processId: memberEpoch === 0 ? 'process-1' : null, clientTags: memberEpoch === 0 ? [] : null,
+      });
+      await s.call(88, 1, heartbeat('static-member-0', 'i0', 0, 'regex'), { label: 'regex source topic' });
+      await s.setup(88, 1, heartbeat('static-member-1', 'i1', 0));
+      await s.call(88, 1, heartbeat('static-member-2', 'i1', 0), { label: 'instance id held' });
+      await s.call(88, 1, heartbeat('static-member-2', 'i1', -2), { label: 'static leave by another member' });
+      await s.call(88, 1, heartbeat('static-member-3', 'i3', -2), { label: 'static leave of an unknown instance id' });
+      await s.call(88, 1, heartbeat('static-member-1', 'i1', -2), { label: 'static leave' });
+      await s.call(89, 1, request(89, { groupIds: ['streams-static'] }), { label: 'describe with the member away' });
+      await s.call(88, 1, heartbeat('static-member-4', 'i1', 0), { label: 'the instance id rejoins' });
+      await s.call(89, 1, request(89, { groupIds: ['streams-static'] }), { label: 'describe after the rejoin' });
+    },
+  },
+  {
     // KIP-932: the share group's errors and a share group id met by the other group APIs (GroupMetadataManager and
     // GroupCoordinatorService's checks), with Kafka's messages. The join itself is set up unrecorded: Kafka assigns
     // a partition once its share-partition state is initialized, asynchronously, kafkite before it answers.

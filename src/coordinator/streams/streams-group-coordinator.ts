@@ -135,17 +135,11 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
     const settings = this.settingsOf(req.groupId);
     const joining = req.memberEpoch === 0;
     const group = this.getOrMaybeCreateGroup(req.groupId, joining, records, settings);
-    let member = group.members.get(req.memberId);
-    if (!member) {
-      if (!joining) throw new StreamsGroupError(E.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${group.groupId}.`);
-      if (group.members.size >= settings.maxSize) {
-        throw new StreamsGroupError(E.GROUP_MAX_SIZE_REACHED, `The streams group has reached its maximum capacity of ${settings.maxSize} members.`);
-      }
-      member = new StreamsGroupMember(req.memberId);
-    } else if (!joining) {
-      throwIfMemberEpochIsInvalid(member, req);
-    }
+    const member = req.instanceId === null ? dynamicMember(group, req) : this.staticMember(group, req, req.instanceId, records);
     const isNew = !group.members.has(member.memberId);
+    if (isNew && group.members.size >= settings.maxSize) {
+      throw new StreamsGroupError(E.GROUP_MAX_SIZE_REACHED, `The streams group has reached its maximum capacity of ${settings.maxSize} members.`);
+    }
     let bumpGroupEpoch = isNew;
 
     // 1. The topology: set by the first member, replaced by a newer one when the group is otherwise empty.
@@ -171,9 +165,11 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
     };
     if (isNew || !sameMetadata(metadata, member.metadata())) {
       if (JSON.stringify(metadata.userEndpoint) !== JSON.stringify(member.userEndpoint)) group.endpointInformationEpoch++;
+      // Kafka's hasEpochRelevantMemberConfigChanged: only these move the group epoch (a static member rejoining with
+      // a new client host or rebalance timeout gets its tasks back without a rebalance).
+      if (isNew || epochRelevantChange(member, metadata)) bumpGroupEpoch = true;
       Object.assign(member, metadata);
       records.push(memberMetadataRecord(group.groupId, member.memberId, metadata));
-      bumpGroupEpoch = true;
     }
     if (isNew) group.members.set(member.memberId, member);
     if (group.topology !== null && member.topologyEpoch !== group.topology.epoch) {
@@ -259,6 +255,52 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
     };
   }
 
+  /**
+   * Kafka's getOrMaybeCreateStaticStreamsGroupMember: a static member joins once its instance id is free or released
+   * (left with epoch -2), replacing the released member; otherwise its member id must be the instance id's.
+   */
+  private staticMember(group: StreamsGroup, req: StreamsHeartbeatRequest, instanceId: string, records: CoordinatorRecord[]): StreamsGroupMember {
+    const existing = group.staticMember(instanceId);
+    if (req.memberEpoch === 0) {
+      if (!existing) return new StreamsGroupMember(req.memberId);
+      if (existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+        throw new StreamsGroupError(
+          E.UNRELEASED_INSTANCE_ID,
+          `Static member ${req.memberId} with instance id ${instanceId} cannot join the group because the instance id is owned by ${existing.memberId} member.`,
+        );
+      }
+      return this.replaceStaticMember(group, existing, req.memberId, records);
+    }
+    throwIfStaticMemberIsUnknownOrFenced(existing, req, instanceId);
+    throwIfMemberEpochIsInvalid(existing, req);
+    return existing;
+  }
+
+  /**
+   * Kafka's replaceStreamsMember: the new incarnation takes over the released member's tasks and target at epoch 0,
+   * then reconciles to the assignment epoch without a new assignment (the group epoch stays).
+   */
+  private replaceStaticMember(group: StreamsGroup, old: StreamsGroupMember, memberId: string, records: CoordinatorRecord[]): StreamsGroupMember {
+    old.clearTimers();
+    records.push(...this.memberTombstones(group.groupId, old.memberId));
+    const target = group.targetAssignment.get(old.memberId) ?? emptyTasks();
+    group.members.delete(old.memberId);
+    group.targetAssignment.delete(old.memberId);
+    const member = new StreamsGroupMember(memberId);
+    Object.assign(member, old.metadata(), {
+      memberEpoch: 0, previousMemberEpoch: 0, state: old.state, assigned: old.assigned, pendingRevocation: old.pendingRevocation,
+      activeTaskEpochs: old.activeTaskEpochs,
+    });
+    group.members.set(memberId, member);
+    group.targetAssignment.set(memberId, target);
+    records.push(
+      memberMetadataRecord(group.groupId, memberId, member.metadata()), targetAssignmentRecord(group.groupId, memberId, target),
+      currentAssignmentRecord(group.groupId, memberId, member),
+    );
+    this.log?.info({ group: group.groupId, member: memberId, replaced: old.memberId, instance: old.instanceId }, 'static member rejoined the streams group');
+    return member;
+  }
+
   /** Kafka's EndpointToPartitionsManager: each member with an endpoint, with the input partitions of its tasks. */
   private partitionsByUserEndpoint(group: StreamsGroup): StreamsHeartbeatResult['partitionsByUserEndpoint'] {
     const configured = group.configuredTopology;
@@ -333,11 +375,32 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
   private leave(req: StreamsHeartbeatRequest, records: CoordinatorRecord[]): StreamsHeartbeatResult {
     const group = this.groups.get(req.groupId);
     if (!group) throw this.isConsumerGroup(req.groupId) || this.classicGroups.has(req.groupId) ? notStreamsGroup(req.groupId) : new StreamsGroupError(E.GROUP_ID_NOT_FOUND, `Streams group ${req.groupId} not found.`);
-    const member = group.members.get(req.memberId);
-    if (!member) throw new StreamsGroupError(E.UNKNOWN_MEMBER_ID, `Member ${req.memberId} is not a member of group ${group.groupId}.`);
-    this.log?.info({ group: group.groupId, member: member.memberId }, 'member left the streams group');
-    this.removeMemberAndBumpEpoch(group, member, records);
+    const member = req.instanceId === null ? group.members.get(req.memberId) : group.staticMember(req.instanceId);
+    if (req.instanceId === null) {
+      if (!member) throw unknownMember(group, req.memberId);
+    } else {
+      throwIfStaticMemberIsUnknownOrFenced(member, req, req.instanceId);
+    }
+    if (req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+      this.staticMemberLeave(group, member, records);
+    } else {
+      this.log?.info({ group: group.groupId, member: member.memberId, instance: req.instanceId }, 'member left the streams group');
+      this.removeMemberAndBumpEpoch(group, member, records);
+    }
     return { ...streamsErrorResult(E.NONE, null), memberId: req.memberId, memberEpoch: req.memberEpoch };
+  }
+
+  /**
+   * Kafka's streamsGroupStaticMemberGroupLeave: a static member away for a restart keeps its tasks (nothing pending
+   * revocation, the active tasks' epochs reset to 0) at epoch -2 until it rejoins or its session times out.
+   */
+  private staticMemberLeave(group: StreamsGroup, member: StreamsGroupMember, records: CoordinatorRecord[]): void {
+    this.log?.info({ group: group.groupId, member: member.memberId, instance: member.instanceId }, 'static member temporarily left the streams group');
+    clearTimeout(member.rebalanceTimer);
+    member.memberEpoch = LEAVE_GROUP_STATIC_MEMBER_EPOCH;
+    member.pendingRevocation = emptyTasks();
+    member.activeTaskEpochs = new Map([...member.assigned.active].map(([s, partitions]) => [s, new Map([...partitions].map((p) => [p, 0]))]));
+    records.push(currentAssignmentRecord(group.groupId, member.memberId, member));
   }
 
   protected override memberTombstones(groupId: string, memberId: string): CoordinatorRecord[] {
@@ -449,9 +512,13 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
   }
 }
 
-/** Kafka's GroupCoordinatorService.throwIfStreamsGroupHeartbeatRequestIsInvalid. */
+/** Kafka's GroupCoordinatorService.throwIfStreamsGroupHeartbeatRequestIsUsingUnsupportedFeatures and throwIfStreamsGroupHeartbeatRequestIsInvalid. */
 function validateHeartbeat(req: StreamsHeartbeatRequest): void {
   const invalid = (message: string) => new StreamsGroupError(E.INVALID_REQUEST, message);
+  // Kafka 4.4 refuses regex source topics before any other check (GroupCoordinatorService.
+  // throwIfStreamsGroupHeartbeatRequestIsUsingUnsupportedFeatures); its Kafka Streams never sends them (StreamThread:
+  // "Pattern subscription is not yet supported with the Streams rebalance protocol").
+  if (req.topology?.subtopologies.some((s) => s.sourceTopicRegex.length > 0)) throw invalid('Regular expressions for source topics are not supported yet.');
   if (req.memberId === '') throw invalid('MemberId can\'t be empty.');
   if (req.groupId === '') throw invalid('GroupId can\'t be empty.');
   if (req.instanceId === '') throw invalid('InstanceId can\'t be empty.');
@@ -476,6 +543,38 @@ function memberSummary(member: StreamsGroupMember): Record<string, unknown> {
     memberEpoch: member.memberEpoch, previousMemberEpoch: member.previousMemberEpoch, state: StreamsMemberState[member.state],
     active: listOf(member.assigned.active), pendingRevocation: listOf(member.pendingRevocation.active),
   };
+}
+
+function unknownMember(group: StreamsGroup, memberId: string): StreamsGroupError {
+  return new StreamsGroupError(E.UNKNOWN_MEMBER_ID, `Member ${memberId} is not a member of group ${group.groupId}.`);
+}
+
+/** Kafka's getOrMaybeCreateDynamicStreamsGroupMember: a member without an instance id. */
+function dynamicMember(group: StreamsGroup, req: StreamsHeartbeatRequest): StreamsGroupMember {
+  const member = group.members.get(req.memberId);
+  if (req.memberEpoch === 0) return member ?? new StreamsGroupMember(req.memberId);
+  if (!member) throw unknownMember(group, req.memberId);
+  throwIfMemberEpochIsInvalid(member, req);
+  return member;
+}
+
+/** Kafka's throwIfStaticMemberIsUnknown and throwIfInstanceIdIsFenced. */
+function throwIfStaticMemberIsUnknownOrFenced(
+  existing: StreamsGroupMember | undefined, req: StreamsHeartbeatRequest, instanceId: string,
+): asserts existing is StreamsGroupMember {
+  if (!existing) throw new StreamsGroupError(E.UNKNOWN_MEMBER_ID, `Instance id ${instanceId} is unknown.`);
+  if (existing.memberId !== req.memberId) {
+    throw new StreamsGroupError(
+      E.FENCED_INSTANCE_ID,
+      `Static member ${req.memberId} with instance id ${instanceId} was fenced by member ${existing.memberId}.`,
+    );
+  }
+}
+
+/** Kafka's hasEpochRelevantMemberConfigChanged. */
+function epochRelevantChange(member: StreamsGroupMember, next: StreamsMemberMetadata): boolean {
+  return member.topologyEpoch !== next.topologyEpoch || member.rackId !== next.rackId || member.processId !== next.processId ||
+    JSON.stringify(member.clientTags) !== JSON.stringify(next.clientTags);
 }
 
 /** Kafka's throwIfMemberEpochIsInvalid: a lower epoch is accepted only as a retry of the previous one holding nothing new. */

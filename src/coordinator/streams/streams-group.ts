@@ -50,6 +50,13 @@ export class StreamsGroup {
     return this.members.size === 0;
   }
 
+  /** The static member with this instance id (`group.instance.id`), if any. */
+  staticMember(instanceId: string | null): StreamsGroupMember | undefined {
+    if (instanceId === null) return undefined;
+    for (const m of this.members.values()) if (m.instanceId === instanceId) return m;
+    return undefined;
+  }
+
   /** The member, other than `except`, that holds the active task (assigned or pending revocation). */
   activeOwner(subtopologyId: string, partition: number, except: string): StreamsGroupMember | undefined {
     for (const m of this.members.values()) {

@@ -1,8 +1,9 @@
 // One Kafka Streams 4.4 instance for test/integration/kafka-streams.test.ts, under group.protocol=classic and
 // exactly_once_v2: a word count (store word-counts) and a windowed count per word (store windowed-counts, 10 s
 // tumbling windows on the records' own timestamps), both behind one repartition topic (words). Arguments:
-// bootstrap, application id, state dir. Prints "STATE <state>" on each transition; closes (leaving the group)
-// when stdin ends.
+// bootstrap, application id, state dir, then optionally the group protocol and a group.instance.id. Prints
+// "STATE <state>" on each transition; when stdin ends, closes leaving the group, or, as a static member (an instance
+// id given), without leaving it (it keeps its tasks until it comes back or its session times out), and prints CLOSED.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.time.Duration;
@@ -40,6 +41,8 @@ public class StreamsApp {
       props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 6000);
       props.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 500);
     }
+    String instanceId = args.length > 4 ? args[4] : null;
+    if (instanceId != null) props.put(StreamsConfig.consumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), instanceId);
     props.put(StreamsConfig.RETRY_BACKOFF_MS_CONFIG, 200);
     props.put("reconnect.backoff.max.ms", 500);
 
@@ -70,7 +73,9 @@ public class StreamsApp {
     streams.start();
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
     while (in.readLine() != null) {}
-    streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP).withTimeout(Duration.ofSeconds(30)));
+    CloseOptions.GroupMembershipOperation onClose = instanceId == null
+        ? CloseOptions.GroupMembershipOperation.LEAVE_GROUP : CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP;
+    streams.close(CloseOptions.groupMembershipOperation(onClose).withTimeout(Duration.ofSeconds(30)));
     System.out.println("CLOSED");
     System.out.flush();
   }
