@@ -7,7 +7,7 @@ import type { BrokerConfig } from '../../config/broker-config.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
 import { ErrorCode } from '../errors.js';
 import { groupConfigValue } from '../metadata/group-configs.js';
-import type { Persister } from './persister.js';
+import { PersisterError, persisterErrorCode, type Persister } from './persister.js';
 import { SharePartition, type AcknowledgementBatch, type SharePartitionConfig } from './share-partition.js';
 import { ShareSessionCache, type ShareSession } from './share-session-cache.js';
 
@@ -98,7 +98,9 @@ export class SharePartitionManager {
       this.partitions.delete(key);
       sp.close();
       this.broker.log.warn({ groupId, topic: topic.name, partition, error: (err as Error).message }, 'share partition initialization failed');
-      return (err as { errorCode?: number }).errorCode ?? ErrorCode.COORDINATOR_NOT_AVAILABLE;
+      // A refused read answers as a refused write does (SharePartition.maybeInitialize's fetchPersisterError):
+      // a fenced leader or state epoch is NOT_LEADER_OR_FOLLOWER.
+      return err instanceof PersisterError ? persisterErrorCode(err) : ErrorCode.COORDINATOR_NOT_AVAILABLE;
     }
     if (loadStart !== undefined) this.broker.metrics?.shareGroups.partitionLoadTime(performance.now() - loadStart);
     return sp;
