@@ -63,7 +63,12 @@ export const handler: Handler<ShareFetchRequest, ShareFetchResponse> = {
     const targets = [...session.partitions.values()];
     const reads = new Map<string, { data: PartitionData; read?: ShareRead }>();
     const readCommitted = manager.readCommitted(groupId);
+    // TopicPartitionsAcquireTimeMs: from the request (or the last attempt) to each attempt at acquiring (DelayedShareFetch).
+    let acquireStart = performance.now();
     const readOnce = async (): Promise<number> => {
+      const now = performance.now();
+      if (targets.length > 0 && !request.isRenewAck) broker.metrics?.shareGroups.topicPartitionsAcquireTime(groupId, now - acquireStart);
+      acquireStart = now;
       let bytesLeft = request.maxBytes;
       let recordsLeft = request.maxRecords;
       let acquired = 0;
@@ -100,6 +105,14 @@ export const handler: Handler<ShareFetchRequest, ShareFetchResponse> = {
       if (await ready()) acquired = await readOnce();
     }
 
+    // Kafka's SharePartitionManager.processShareFetch and ShareFetch.addErroneousToResponse: once per topic fetched.
+    if (!request.isRenewAck) {
+      manager.recordRequest('fetch', targets.map((t) => {
+        const errorCode = reads.get(ShareSession.partitionKey(t.topicId, t.partition))?.data.errorCode ?? ErrorCode.NONE;
+        // An uninitialized share partition is left out of the answer below, not answered in error.
+        return { topicId: t.topicId, errorCode: errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION && broker.topics.getById(t.topicId) ? ErrorCode.NONE : errorCode };
+      }));
+    }
     const answered: Array<{ topicId: string; data: PartitionData }> = [];
     for (const target of targets) {
       const key = ShareSession.partitionKey(target.topicId, target.partition);

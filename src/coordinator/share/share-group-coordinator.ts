@@ -59,6 +59,8 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
   private readonly listeners: ShareGroupListener[] = [];
   /** Set by the share coordinator when it starts (Kafka's GroupCoordinatorService takes it at construction). */
   persister: Persister | undefined;
+  /** Heartbeats that bumped their group's epoch (Kafka's ShareGroupRebalances sensor: share-group-rebalance-count). */
+  rebalances = 0;
 
   constructor(
     private readonly config: ShareGroupCoordinatorConfig,
@@ -127,6 +129,7 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
     }
     const previousEpoch = member.memberEpoch;
     const previousAssignment = member.assignedPartitions;
+    const previousGroupEpoch = group.groupEpoch;
 
     // 1. The subscription; a change in it, or in the subscribed topics' metadata, bumps the group epoch.
     let bumpGroupEpoch = this.updateMember(group, member, req, isNew, records);
@@ -140,6 +143,8 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
     // 2. Newly subscribed partitions get their share-partition state before anyone is assigned them.
     await this.initializeStates(group, records);
 
+    // Once per heartbeat, however many bumps: Kafka's shareGroupHeartbeat bumps (and records a rebalance) once.
+    if (group.groupEpoch > previousGroupEpoch) this.rebalances++;
     // 3. A new group epoch gets a new target assignment; the member takes its target at once (nothing to revoke).
     if (group.groupEpoch > group.assignmentEpoch) this.updateTargetAssignment(group, records);
     const target = group.targetAssignment.get(member.memberId) ?? new Map();
