@@ -45,7 +45,9 @@ export class BrokerConfig {
    */
   constructor(props: Readonly<Record<string, string>> | ReadonlyMap<string, string> = {}, private readonly cwd = process.cwd()) {
     const entries = props instanceof Map ? [...props] : Object.entries(props);
-    this.props = new Map(entries.filter(([name]) => brokerConfigDef(name) !== undefined));
+    // An empty advertised.listeners, which Kafka 4.4's ValidList refuses, counts as unset (each listener advertises
+    // itself): kafkite's test and bench harness clear config/server.properties' value with `advertised.listeners=`.
+    this.props = new Map(entries.filter(([name, value]) => brokerConfigDef(name) !== undefined && !(name === 'advertised.listeners' && value.trim() === '')));
     this.listenerProps = new Map(entries.filter(([name]) => name.startsWith('listener.name.')));
     this.recomputeValues();
     this.topics = new TopicConfigResolver((name) => this.layers(name));

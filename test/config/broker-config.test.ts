@@ -274,6 +274,8 @@ describe('listeners', () => {
 
   it('advertises localhost for an empty host and keeps explicit advertised listeners', () => {
     expect(load('listeners=PLAINTEXT://:0').advertisedListeners[0]!.host).toBe('localhost');
+    // An empty advertised.listeners (Kafka 4.4 refuses it) counts as unset.
+    expect(load('listeners=PLAINTEXT://:9093', 'advertised.listeners= ').advertisedListeners).toMatchObject([{ name: 'PLAINTEXT', host: 'localhost', port: 9093 }]);
     const config = load('listeners=PLAINTEXT://:9092', 'advertised.listeners=PLAINTEXT://broker.example:19092');
     expect(config.advertisedListeners).toEqual([{ name: 'PLAINTEXT', host: 'broker.example', port: 19092, securityProtocol: 'PLAINTEXT' }]);
   });
