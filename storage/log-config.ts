@@ -57,7 +57,7 @@ export const DEFAULT_LOG_CONFIG: Readonly<LogConfig> = Object.freeze<LogConfig>(
   fileDeleteDelayMs: 60000,
   messageTimestampType: 'CreateTime',
   messageTimestampBeforeMaxMs: Number.MAX_SAFE_INTEGER,
-  messageTimestampAfterMaxMs: 3_600_000, // an hour since Kafka 4.0 (KIP-1030)
+  messageTimestampAfterMaxMs: Number.MAX_SAFE_INTEGER,
   preallocate: false,
   messageDownconversionEnable: true,
   compressionType: 'producer',
