@@ -309,7 +309,7 @@ export interface LoadedConfig {
   config: BrokerConfig;
   /** Keys no Kafka or kafkite config has; ignored, as Kafka does, and worth a warning. */
   unknownKeys: string[];
-  /** Keys accepted without effect on a single node (replication factors, controller quorum, zookeeper.*, …). */
+  /** Kafka's keys accepted without effect on a single node (replication factors, controller quorum, …). */
   inertKeys: string[];
   /** Every key and value as given (file, env, overrides merged). */
   properties: ReadonlyMap<string, string>;
@@ -338,8 +338,9 @@ export function loadBrokerConfig(opts: LoadOptions): LoadedConfig {
   const keys = [...props.keys()];
   return {
     config: new BrokerConfig(props),
-    unknownKeys: keys.filter((key) => !brokerConfigDef(key) && !isInertKey(key) && !key.startsWith('listener.name.')),
-    inertKeys: keys.filter(isInertKey),
+    // Keys Kafka 4.4 does not define (ZooKeeper's among them) are unknown, as Kafka warns of them.
+    unknownKeys: keys.filter((key) => !brokerConfigDef(key) && !key.startsWith('listener.name.')),
+    inertKeys: keys.filter((key) => brokerConfigDef(key) !== undefined && isInertKey(key)),
     properties: props,
   };
 }

@@ -171,9 +171,8 @@ describe('loadBrokerConfig', () => {
         'log.level=debug',
       ],
     });
-    expect(unknownKeys).toEqual(['no.such.config', 'retention.ms']);
+    expect(unknownKeys).toEqual(['no.such.config', 'retention.ms', 'zookeeper.connect']);
     expect(inertKeys).toEqual([
-      'zookeeper.connect',
       'offsets.topic.replication.factor',
       'num.io.threads',
       'controller.quorum.voters',
