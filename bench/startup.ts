@@ -5,7 +5,7 @@
 //
 //   npx tsc -p . && node dist/bench/startup.js
 //
-// The data is written through the broker itself with a small segment.bytes: every ~17 KB batch
+// The data is written through the broker itself with a small internal.segment.bytes: every ~17 KB batch
 // rolls a new segment.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
