@@ -50,7 +50,7 @@ export function fillCurrentLeaders(
     if (data.errorCode !== ErrorCode.NOT_LEADER_OR_FOLLOWER && data.errorCode !== ErrorCode.FENCED_LEADER_EPOCH) continue;
     const topic = ctx.broker.topics.getById(topicId);
     const offline = !topic || ctx.broker.isPartitionOffline(topic.name, data.partitionIndex);
-    data.currentLeader = offline ? { leaderId: -1, leaderEpoch: -1 } : { leaderId: ctx.broker.nodeId, leaderEpoch: ctx.broker.topics.leaderEpochs(topic)[data.partitionIndex] ?? 0 };
+    data.currentLeader = offline ? { leaderId: -1, leaderEpoch: -1 } : { leaderId: ctx.broker.nodeId, leaderEpoch: ctx.broker.topics.leaderEpochs(topic.name)[data.partitionIndex] ?? 0 };
     named ||= !offline;
   }
   return named ? [leaderEndpoint(ctx.broker, ctx)] : [];
