@@ -4,6 +4,7 @@
 import { readdir } from 'node:fs/promises';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { BucketHistogram, type HistogramSeries } from './bucket-histogram.js';
+import { scrapedCounter } from './scraped-counter.js';
 import type { DiskSpaceStatus } from '../../storage/disk-space-monitor.js';
 import { segmentFiles } from '../../storage/file-handle-cache.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
@@ -358,15 +359,4 @@ export class KafkiteMetrics implements BrokerMetrics {
       },
     });
   }
-}
-
-/** A prom-client Counter whose series are read from `series` at each scrape, and only then; a series still at 0 is left out, as prom-client leaves out one never incremented. */
-function scrapedCounter<L extends string>(
-  name: string, help: string, labelNames: L[], registers: Registry[], series: () => Array<{ labels: Record<L, string>; value: number }>,
-): void {
-  const collect = function (this: Counter<L>): void {
-    this.reset();
-    for (const { labels, value } of series()) if (value > 0) this.labels(labels).inc(value);
-  };
-  new Counter({ name, help, labelNames, registers, collect });
 }

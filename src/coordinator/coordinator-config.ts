@@ -19,6 +19,7 @@ export interface GroupCoordinatorConfig {
   shareGroupHeartbeatIntervalMs: number;
   shareGroupSessionTimeoutMs: number;
   shareGroupMaxSize: number;
+  shareGroupInitializeRetryIntervalMs: number;
 }
 
 export const DEFAULT_GROUP_COORDINATOR_CONFIG: Readonly<GroupCoordinatorConfig> = Object.freeze({
@@ -36,6 +37,7 @@ export const DEFAULT_GROUP_COORDINATOR_CONFIG: Readonly<GroupCoordinatorConfig> 
   shareGroupHeartbeatIntervalMs: 5000,
   shareGroupSessionTimeoutMs: 45000,
   shareGroupMaxSize: 200,
+  shareGroupInitializeRetryIntervalMs: 30000,
 });
 
 /** Kafka accepts an assignor's class name or its short name (UniformAssignor → "uniform"). */
@@ -60,6 +62,7 @@ export function groupCoordinatorConfigOf(config: BrokerConfig): GroupCoordinator
     shareGroupHeartbeatIntervalMs: config.get('group.share.heartbeat.interval.ms') as number,
     shareGroupSessionTimeoutMs: config.get('group.share.session.timeout.ms') as number,
     shareGroupMaxSize: config.get('group.share.max.size') as number,
+    shareGroupInitializeRetryIntervalMs: config.get('group.share.initialize.retry.interval.ms') as number,
   };
 }
 

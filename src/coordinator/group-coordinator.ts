@@ -80,7 +80,7 @@ export class GroupCoordinator {
     this.offsetManager = new OffsetMetadataManager(config, offsetsTopic, log);
     this.consumerGroups = new ConsumerGroupCoordinator(config, offsetsTopic, this.offsetManager, this.groups, log);
     this.shareGroups = new ShareGroupCoordinator(
-      { maxSize: config.shareGroupMaxSize, timeoutsOf: (groupId) => this.shareGroupTimeoutsOf(groupId) },
+      { maxSize: config.shareGroupMaxSize, initializeRetryIntervalMs: config.shareGroupInitializeRetryIntervalMs, timeoutsOf: (groupId) => this.shareGroupTimeoutsOf(groupId) },
       offsetsTopic,
       (groupId) => this.groups.has(groupId) || this.consumerGroups.has(groupId) || this.streamsGroups.has(groupId),
       log,

@@ -9,7 +9,7 @@ import { FIRST_V2_FETCH_VERSION, readDownConverted, type DownConvertedRead } fro
 import { ZERO_UUID } from '../metadata/topic-registry.js';
 import { waitRemote, type Handler, type RequestContext } from './handler.js';
 import { AclOperation, authorizeTopic } from '../security/authorization.js';
-import { currentLeaderEpochError } from './partitions.js';
+import { currentLeaderEpochError, leaderEndpoint } from './partitions.js';
 
 const EMPTY_RECORDS = Buffer.alloc(0);
 const FIRST_SESSION_VERSION = 7;
@@ -68,11 +68,6 @@ function fencedOrUnknown(partitionIndex: number, errorCode: number, log: Unified
   const data = { ...partitionData(partitionIndex, errorCode), abortedTransactions: null };
   if (errorCode === ErrorCode.FENCED_LEADER_EPOCH && version >= FIRST_CURRENT_LEADER_VERSION) data.currentLeader = { leaderId: broker.nodeId, leaderEpoch: log.leaderEpoch };
   return data;
-}
-
-function leaderEndpoint(broker: Broker, ctx: RequestContext): FetchResponse['nodeEndpoints'][number] {
-  const endpoint = broker.endpoints.find((e) => e.listenerName === ctx.listenerName) ?? broker.endpoints[0]!;
-  return { nodeId: broker.nodeId, host: endpoint.host, port: endpoint.port, rack: null };
 }
 
 function requestedTargets(request: FetchRequest, broker: Broker, version: number): FetchTarget[] {

@@ -8,7 +8,7 @@ import { fetchableBytes, readAndAcquire, type ShareRead } from '../share/share-f
 import { acknowledgeAll, type PartitionAcknowledgements } from '../share/share-partition-manager.js';
 import { ShareSession, type ShareSessionPartition } from '../share/share-session-cache.js';
 import { waitRemote, type Handler, type RequestContext } from './handler.js';
-import { acknowledgeErrorMessage, deniedTopicIds, shareRequestError } from './share-requests.js';
+import { acknowledgeErrorMessage, deniedTopicIds, fillCurrentLeaders, shareRequestError } from './share-requests.js';
 
 const EMPTY = Buffer.alloc(0);
 /** ShareAcquireMode: 0 batch_optimized, 1 record_limit (KIP-1206). */
@@ -21,7 +21,7 @@ function topLevel(errorCode: number, lockMs = 0): ShareFetchResponse {
 function partitionData(partitionIndex: number, errorCode: number, acknowledgeErrorCode: number = ErrorCode.NONE): PartitionData {
   return {
     partitionIndex, errorCode, errorMessage: null, acknowledgeErrorCode, acknowledgeErrorMessage: acknowledgeErrorMessage(acknowledgeErrorCode),
-    // The message's defaults, which Kafka 4.4 leaves in place unless the partition has moved (never, on one node).
+    // The message's defaults, which Kafka 4.4 leaves in place unless the partition answers a leadership error.
     currentLeader: { leaderId: 0, leaderEpoch: 0 }, records: EMPTY, acquiredRecords: [],
   };
 }
@@ -57,13 +57,18 @@ export const handler: Handler<ShareFetchRequest, ShareFetchResponse> = {
     if (context.kind === 'close') {
       manager.sessions.remove(session);
       await manager.releaseSession(session, true);
-      return { ...topLevel(ErrorCode.NONE, lockMs), responses: group(acks.map((a) => ({ topicId: a.topicId, data: partitionData(a.partition, ErrorCode.NONE, ackResults.get(`${a.topicId}:${a.partition}`) ?? ErrorCode.TOPIC_AUTHORIZATION_FAILED) }))) };
+      return answer(ctx, lockMs, acks.map((a) => ({ topicId: a.topicId, data: partitionData(a.partition, ErrorCode.NONE, ackResults.get(`${a.topicId}:${a.partition}`) ?? ErrorCode.TOPIC_AUTHORIZATION_FAILED) })));
     }
 
     const targets = [...session.partitions.values()];
     const reads = new Map<string, { data: PartitionData; read?: ShareRead }>();
     const readCommitted = manager.readCommitted(groupId);
+    // TopicPartitionsAcquireTimeMs: from the request (or the last attempt) to each attempt at acquiring (DelayedShareFetch).
+    let acquireStart = performance.now();
     const readOnce = async (): Promise<number> => {
+      const now = performance.now();
+      if (targets.length > 0 && !request.isRenewAck) broker.metrics?.shareGroups.topicPartitionsAcquireTime(groupId, now - acquireStart);
+      acquireStart = now;
       let bytesLeft = request.maxBytes;
       let recordsLeft = request.maxRecords;
       let acquired = 0;
@@ -100,6 +105,14 @@ export const handler: Handler<ShareFetchRequest, ShareFetchResponse> = {
       if (await ready()) acquired = await readOnce();
     }
 
+    // Kafka's SharePartitionManager.processShareFetch and ShareFetch.addErroneousToResponse: once per topic fetched.
+    if (!request.isRenewAck) {
+      manager.recordRequest('fetch', targets.map((t) => {
+        const errorCode = reads.get(ShareSession.partitionKey(t.topicId, t.partition))?.data.errorCode ?? ErrorCode.NONE;
+        // An uninitialized share partition is left out of the answer below, not answered in error.
+        return { topicId: t.topicId, errorCode: errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION && broker.topics.getById(t.topicId) ? ErrorCode.NONE : errorCode };
+      }));
+    }
     const answered: Array<{ topicId: string; data: PartitionData }> = [];
     for (const target of targets) {
       const key = ShareSession.partitionKey(target.topicId, target.partition);
@@ -118,9 +131,14 @@ export const handler: Handler<ShareFetchRequest, ShareFetchResponse> = {
       const key = ShareSession.partitionKey(a.topicId, a.partition);
       if (!session.partitions.has(key)) answered.push({ topicId: a.topicId, data: partitionData(a.partition, ErrorCode.NONE, ackResults.get(key) ?? ErrorCode.TOPIC_AUTHORIZATION_FAILED) });
     }
-    return { ...topLevel(ErrorCode.NONE, lockMs), responses: group(answered) };
+    return answer(ctx, lockMs, answered);
   },
 };
+
+function answer(ctx: RequestContext, lockMs: number, parts: ReadonlyArray<{ topicId: string; data: PartitionData }>): ShareFetchResponse {
+  const nodeEndpoints = fillCurrentLeaders(ctx, parts);
+  return { ...topLevel(ErrorCode.NONE, lockMs), responses: group(parts), nodeEndpoints };
+}
 
 /** Bytes the session's partitions could hand out, up to `upTo`; a partition in error counts as enough (answered at once). */
 async function fetchable(ctx: RequestContext, targets: readonly ShareSessionPartition[], groupId: string, readCommitted: boolean, upTo: number): Promise<number> {

@@ -7,7 +7,7 @@ import { ErrorCode } from '../errors.js';
 import { acknowledgeAll } from '../share/share-partition-manager.js';
 import { INITIAL_SHARE_SESSION_EPOCH } from '../share/share-session-cache.js';
 import type { Handler } from './handler.js';
-import { acknowledgeErrorMessage, deniedTopicIds, shareRequestError } from './share-requests.js';
+import { acknowledgeErrorMessage, deniedTopicIds, fillCurrentLeaders, shareRequestError } from './share-requests.js';
 
 function topLevel(errorCode: number, lockMs = 0): ShareAcknowledgeResponse {
   return { throttleTimeMs: 0, errorCode, errorMessage: null, acquisitionLockTimeoutMs: lockMs, responses: [], nodeEndpoints: [] };
@@ -47,6 +47,7 @@ export const handler: Handler<ShareAcknowledgeRequest, ShareAcknowledgeResponse>
         return { partitionIndex: p.partitionIndex, errorCode, errorMessage: acknowledgeErrorMessage(errorCode), currentLeader: { leaderId: 0, leaderEpoch: 0 } };
       }),
     }));
-    return { ...topLevel(ErrorCode.NONE, lockMs), responses };
+    const nodeEndpoints = fillCurrentLeaders(ctx, responses.flatMap((t) => t.partitions.map((data) => ({ topicId: t.topicId, data }))));
+    return { ...topLevel(ErrorCode.NONE, lockMs), responses, nodeEndpoints };
   },
 };

@@ -5,6 +5,7 @@ import type { UnifiedLog } from '../../storage/unified-log.js';
 import type { Broker } from '../broker.js';
 import { ErrorCode } from '../errors.js';
 import type { TopicInfo } from '../metadata/topic-registry.js';
+import type { RequestContext } from './handler.js';
 
 /** Each partition of the topic: this broker leads every one, unless its log dir is offline. */
 export function partitionsOf(topic: TopicInfo, broker: Broker): MetadataResponsePartition[] {
@@ -32,4 +33,10 @@ export function partitionsOf(topic: TopicInfo, broker: Broker): MetadataResponse
 export function currentLeaderEpochError(requested: number, log: UnifiedLog): number {
   if (requested < 0 || requested === log.leaderEpoch) return ErrorCode.NONE;
   return requested < log.leaderEpoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH;
+}
+
+/** This broker as the leader a response names (KIP-951's NodeEndpoints): its endpoint on the request's listener. */
+export function leaderEndpoint(broker: Broker, ctx: RequestContext): { nodeId: number; host: string; port: number; rack: string | null } {
+  const endpoint = broker.endpoints.find((e) => e.listenerName === ctx.listenerName) ?? broker.endpoints[0]!;
+  return { nodeId: broker.nodeId, host: endpoint.host, port: endpoint.port, rack: null };
 }

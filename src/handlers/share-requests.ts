@@ -4,6 +4,7 @@ import { ErrorCode } from '../errors.js';
 import { AclOperation, authorizeGroup, authorizeTopic } from '../security/authorization.js';
 import { GroupFeature, groupsEnabled } from './group-features.js';
 import type { RequestContext } from './handler.js';
+import { leaderEndpoint } from './partitions.js';
 
 /** The top-level error of a share request from this group and member, or NONE. */
 export function shareRequestError(ctx: RequestContext, groupId: string, memberId: string): number {
@@ -28,4 +29,29 @@ export function acknowledgeErrorMessage(errorCode: number): string | null {
   if (errorCode === ErrorCode.NONE) return null;
   if (errorCode === ErrorCode.INVALID_RECORD_STATE) return 'The record state is invalid. The acknowledgement of delivery could not be completed.';
   return `The acknowledgement failed with error code ${errorCode}.`;
+}
+
+interface LeaderIdAndEpoch {
+  leaderId: number;
+  leaderEpoch: number;
+}
+
+/**
+ * KafkaApis.processShareFetchResponse / processShareAcknowledgeResponse: a partition answered NOT_LEADER_OR_FOLLOWER
+ * or FENCED_LEADER_EPOCH names its current leader and leader epoch (getCurrentLeader: this node, the partition's
+ * epoch from the metadata log), and the response carries that leader's endpoint. Other partitions keep the message's
+ * default {0, 0}, as Kafka's do. Returns the node endpoints the response carries.
+ */
+export function fillCurrentLeaders(
+  ctx: RequestContext, partitions: ReadonlyArray<{ topicId: string; data: { partitionIndex: number; errorCode: number; currentLeader: LeaderIdAndEpoch } }>,
+): Array<ReturnType<typeof leaderEndpoint>> {
+  let named = false;
+  for (const { topicId, data } of partitions) {
+    if (data.errorCode !== ErrorCode.NOT_LEADER_OR_FOLLOWER && data.errorCode !== ErrorCode.FENCED_LEADER_EPOCH) continue;
+    const topic = ctx.broker.topics.getById(topicId);
+    const offline = !topic || ctx.broker.isPartitionOffline(topic.name, data.partitionIndex);
+    data.currentLeader = offline ? { leaderId: -1, leaderEpoch: -1 } : { leaderId: ctx.broker.nodeId, leaderEpoch: ctx.broker.topics.leaderEpochs(topic.name)[data.partitionIndex] ?? 0 };
+    named ||= !offline;
+  }
+  return named ? [leaderEndpoint(ctx.broker, ctx)] : [];
 }

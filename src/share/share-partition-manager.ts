@@ -7,7 +7,7 @@ import type { BrokerConfig } from '../../config/broker-config.js';
 import type { UnifiedLog } from '../../storage/unified-log.js';
 import { ErrorCode } from '../errors.js';
 import { groupConfigValue } from '../metadata/group-configs.js';
-import type { Persister } from './persister.js';
+import { PersisterError, persisterErrorCode, type Persister } from './persister.js';
 import { SharePartition, type AcknowledgementBatch, type SharePartitionConfig } from './share-partition.js';
 import { ShareSessionCache, type ShareSession } from './share-session-cache.js';
 
@@ -28,7 +28,16 @@ export interface ShareGroupMetricsSink {
   recordAcknowledgement(acknowledgeTypes: readonly number[]): void;
   /** How long a share partition's state took to load (Kafka's PartitionLoadTimeMs). */
   partitionLoadTime(millis: number): void;
+  /**
+   * One ShareFetch's or one acknowledgement's topics, and those of them a partition failed in (Kafka's BrokerTopicStats
+   * Total/FailedShareFetchRequestsPerSec and Total/FailedShareAcknowledgementRequestsPerSec, once per topic and request).
+   */
+  shareRequest(kind: ShareRequestKind, topics: ReadonlySet<string>, failedTopics: ReadonlySet<string>): void;
+  /** How long a share fetch waited before acquiring from its partitions (Kafka's TopicPartitionsAcquireTimeMs{group}). */
+  topicPartitionsAcquireTime(groupId: string, millis: number): void;
 }
+
+export type ShareRequestKind = 'fetch' | 'acknowledgement';
 
 export class SharePartitionManager {
   /** The share-partition state store; set at start-up by whoever implements it (the share coordinator). */
@@ -98,7 +107,9 @@ export class SharePartitionManager {
       this.partitions.delete(key);
       sp.close();
       this.broker.log.warn({ groupId, topic: topic.name, partition, error: (err as Error).message }, 'share partition initialization failed');
-      return (err as { errorCode?: number }).errorCode ?? ErrorCode.COORDINATOR_NOT_AVAILABLE;
+      // A refused read answers as a refused write does (SharePartition.maybeInitialize's fetchPersisterError):
+      // a fenced leader or state epoch is NOT_LEADER_OR_FOLLOWER.
+      return err instanceof PersisterError ? persisterErrorCode(err) : ErrorCode.COORDINATOR_NOT_AVAILABLE;
     }
     if (loadStart !== undefined) this.broker.metrics?.shareGroups.partitionLoadTime(performance.now() - loadStart);
     return sp;
@@ -116,6 +127,21 @@ export class SharePartitionManager {
     // Kafka's SharePartitionManager records each applied batch's types in ShareGroupMetrics.
     if (code === ErrorCode.NONE) for (const b of batches) this.broker.metrics?.shareGroups.recordAcknowledgement(b.acknowledgeTypes);
     return code;
+  }
+
+  /** Counts a request's topics, and those with a partition in error, in the per-topic share request metrics. */
+  recordRequest(kind: ShareRequestKind, partitions: ReadonlyArray<{ topicId: string; errorCode: number }>): void {
+    const sink = this.broker.metrics?.shareGroups;
+    if (!sink || partitions.length === 0) return;
+    const topics = new Set<string>();
+    const failed = new Set<string>();
+    for (const p of partitions) {
+      const name = this.broker.topics.getById(p.topicId)?.name;
+      if (name === undefined) continue;
+      topics.add(name);
+      if (p.errorCode !== ErrorCode.NONE) failed.add(name);
+    }
+    sink.shareRequest(kind, topics, failed);
   }
 
   /** Releases what the member acquired on the session's partitions (its session closed or its connection dropped). */
@@ -181,5 +207,6 @@ export async function acknowledgeAll(
   manager: SharePartitionManager, groupId: string, memberId: string, acks: readonly PartitionAcknowledgements[],
 ): Promise<Map<string, number>> {
   const results = await Promise.all(acks.map((a) => manager.acknowledge(groupId, memberId, a.topicId, a.partition, a.batches)));
+  manager.recordRequest('acknowledgement', acks.map((a, i) => ({ topicId: a.topicId, errorCode: results[i]! })));
   return new Map(acks.map((a, i) => [`${a.topicId}:${a.partition}`, results[i]!]));
 }

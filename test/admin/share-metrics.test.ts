@@ -1,7 +1,9 @@
 // Kafka's share-group metrics on /metrics (KIP-932), moved by real share activity over TCP: a member joining
 // and leaving a share group changes group-count{protocol="share"} and share-group-count{state}; a share
 // session loading, acquiring and acknowledging records moves PartitionLoadTimeMs, InFlightMessageCount and
-// RecordAcknowledgementsPerSec{ackType} and AcquisitionLockTimeoutPerSec.
+// RecordAcknowledgementsPerSec{ackType} and AcquisitionLockTimeoutPerSec; joins, fetches and a refused acknowledgement
+// move share-group-rebalance-count, TopicPartitionsAcquireTimeMs{group} and the per-topic Total/Failed ShareFetch
+// and ShareAcknowledgement request counts (share-consumer-java checks them under a real KafkaShareConsumer).
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
@@ -87,5 +89,47 @@ describe('share-group metrics', () => {
     expect(await metric(timeouts)).toBe(0);
     expect(await fetch()).toEqual([{ firstOffset: 1, lastOffset: 1, deliveryCount: 2 }]);
     await expect.poll(() => metric(timeouts), { timeout: 10_000, interval: 200 }).toBe(1);
+  });
+
+  it('counts share requests per topic, failed ones, acquisition waits and rebalances', async () => {
+    const created = await wire.send(ApiKey.CreateTopics, 7, { topics: [{ name: 'sm-req', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false });
+    const reqTopicId = created.topics[0].topicId;
+    const series = (name: string) => `${name}{topic="sm-req"}`;
+    const rebalancesBefore = await metric('kafkite_share_group_rebalances_total');
+    const joined = await wire.send(ApiKey.ShareGroupHeartbeat, 1, { groupId: 'sm-req-group', memberId: 'sm-c', memberEpoch: 0, rackId: null, subscribedTopicNames: ['sm-req'] });
+    expect(joined.errorCode).toBe(0);
+    // The join bumped the group epoch (a new member, its partition initialized): one rebalance, as Kafka records one per heartbeat.
+    expect(await metric('kafkite_share_group_rebalances_total')).toBe(rebalancesBefore + 1);
+    const again = await wire.send(ApiKey.ShareGroupHeartbeat, 1, { groupId: 'sm-req-group', memberId: 'sm-c', memberEpoch: joined.memberEpoch, rackId: null, subscribedTopicNames: null });
+    expect(again.memberEpoch).toBe(joined.memberEpoch);
+    expect(await metric('kafkite_share_group_rebalances_total')).toBe(rebalancesBefore + 1);
+
+    let epoch = 0;
+    const shareFetch = (acknowledgementBatches: unknown[] = []) => wire.send(ApiKey.ShareFetch, 2, {
+      groupId: 'sm-req-group', memberId: 'sm-c', shareSessionEpoch: epoch++, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, maxRecords: 10, batchSize: 10, shareAcquireMode: 0, isRenewAck: false,
+      topics: [{ topicId: reqTopicId, partitions: [{ partitionIndex: 0, partitionMaxBytes: 0, acknowledgementBatches }] }], forgottenTopicsData: [],
+    });
+    await shareFetch();
+    const producer = new Kafka({ brokers: [broker.bootstrap], logLevel: logLevel.NOTHING }).producer();
+    await producer.connect();
+    await producer.send({ topic: 'sm-req', messages: [{ value: 'a' }, { value: 'b' }] });
+    await producer.disconnect();
+    const got = await shareFetch();
+    expect(got.responses[0].partitions[0].acquiredRecords).toEqual([{ firstOffset: 0, lastOffset: 1, deliveryCount: 1 }]);
+    expect(await metric(series('kafkite_topic_share_fetch_requests_total'))).toBe(2);
+    expect(await metric(series('kafkite_topic_failed_share_fetch_requests_total'))).toBe(0);
+    expect(await metric('kafkite_share_topic_partitions_acquire_time_seconds_count{group="sm-req-group"}')).toBe(2);
+    // Accepted on a fetch, then the same offsets again on ShareAcknowledge: refused (INVALID_RECORD_STATE), a failed request.
+    const accept = [{ firstOffset: 0, lastOffset: 1, acknowledgeTypes: [1] }];
+    const fetched = await shareFetch(accept);
+    expect(fetched.responses[0].partitions[0].acknowledgeErrorCode).toBe(0);
+    const refused = await wire.send(ApiKey.ShareAcknowledge, 2, {
+      groupId: 'sm-req-group', memberId: 'sm-c', shareSessionEpoch: epoch++, isRenewAck: false,
+      topics: [{ topicId: reqTopicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: accept }] }],
+    });
+    expect(refused.responses[0].partitions[0].errorCode).toBe(121);
+    expect(await metric(series('kafkite_topic_share_acknowledgement_requests_total'))).toBe(2);
+    expect(await metric(series('kafkite_topic_failed_share_acknowledgement_requests_total'))).toBe(1);
+    expect(await metric(series('kafkite_topic_share_fetch_requests_total'))).toBe(3);
   });
 });

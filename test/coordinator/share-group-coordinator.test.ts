@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { GroupCoordinator } from '../../src/coordinator/group-coordinator.js';
 import type { ShareGroupHeartbeatRequest, ShareGroupHeartbeatResult } from '../../src/coordinator/share/share-group-coordinator.js';
 import {
-  decodeShareGroupEpoch, decodeShareGroupKey, decodeShareStatePartitionMetadata, shareGroupEpochRecord, ShareGroupRecordType as RT,
+  decodeShareGroupEpoch, decodeShareGroupKey, decodeShareStatePartitionMetadata, decodeShareStatePartitionMetadataTopics, shareGroupEpochRecord, ShareGroupRecordType as RT,
 } from '../../src/coordinator/share/share-group-records.js';
 import { assignShareGroup } from '../../src/coordinator/share/simple-assignor.js';
 import { ErrorCode as E } from '../../src/errors.js';
@@ -14,7 +14,10 @@ let coordinator: GroupCoordinator;
 let topics: Topics;
 let persister: MemoryPersister;
 let T: string;
-afterEach(() => coordinator?.shutdown());
+afterEach(() => {
+  coordinator?.shutdown();
+  vi.useRealTimers();
+});
 
 async function start(topic = new MemoryOffsetsTopic(), partitions = 4): Promise<MemoryOffsetsTopic> {
   ({ coordinator } = await startCoordinator({}, topic));
@@ -264,6 +267,39 @@ describe('share group records', () => {
     const b = await hb({ memberId: 'm2', memberEpoch: 4, subscribedTopicNames: null });
     expect(b).toMatchObject({ errorCode: 0, memberEpoch: 4 });
     expect(persister.calls.length).toBe(calls);
+  });
+
+  it('retry partitions a restart left initializing only after group.share.initialize.retry.interval.ms', async () => {
+    fresh();
+    const topic = await start();
+    await hb({});
+    // The broker stopped after recording the partitions as initializing, before recording them initialized.
+    const crashed = new MemoryOffsetsTopic();
+    for (const [partition, list] of topic.partitions) {
+      const cut = list.findIndex((r) => decodeShareGroupKey(r.key)?.type === RT.StatePartitionMetadata);
+      crashed.partitions.set(partition, cut < 0 ? [...list] : list.slice(0, cut + 1));
+    }
+    coordinator.shutdown();
+    persister = new MemoryPersister();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const t0 = Date.now();
+    ({ coordinator } = await startCoordinator({ shareGroupInitializeRetryIntervalMs: 30_000 }, crashed));
+    coordinator.shareGroups.persister = persister;
+    // Kafka's subscribedTopicsChangeMap: initializing for less than the interval (counted from the replay) is not sent again.
+    const r1 = await hb({});
+    expect(partitionsOf(r1)).toEqual([]);
+    vi.setSystemTime(t0 + 29_999);
+    const r2 = await hb({ memberEpoch: r1.memberEpoch, subscribedTopicNames: null });
+    expect(partitionsOf(r2)).toEqual([]);
+    expect(r2.memberEpoch).toBe(r1.memberEpoch);
+    expect(persister.calls).toEqual([]);
+    vi.setSystemTime(t0 + 30_000);
+    const r3 = await hb({ memberEpoch: r2.memberEpoch, subscribedTopicNames: null });
+    expect(persister.calls).toHaveLength(4);
+    expect(partitionsOf(r3)).toEqual([0, 1, 2, 3]);
+    // The last record has them initialized and none initializing.
+    const states = [...crashed.partitions.values()].flat().filter((r) => decodeShareGroupKey(r.key)?.type === RT.StatePartitionMetadata);
+    expect(decodeShareStatePartitionMetadataTopics(states.at(-1)!.value!).initializing.size).toBe(0);
   });
 
   it('writes the key as the record type and the group id, and the 64-bit metadata hash exactly', () => {

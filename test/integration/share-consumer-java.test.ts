@@ -5,7 +5,7 @@
 // consumer afterwards finds nothing left. Implicit: each record delivered once and accepted by the next poll.
 // Released past share.delivery.count.limit: delivered exactly that many times, then archived.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { killAndRestart, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { adminAddress, killAndRestart, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { isDecided as decided, prepareShareTopic, sharePartitionsByMember, ShareConsumers, type AckMode, type ShareConsumer } from '../helpers/share-consumers.js';
 import { until } from '../helpers/poll.js';
 
@@ -21,6 +21,13 @@ const stopConsumer = (c: ShareConsumer) => consumers.stop(c);
 /** Resolves once the group's one member holds its topic's one partition: a consumer started after the others left. */
 const holdingAlone = (group: string) => until(async () => JSON.stringify(await sharePartitionsByMember(broker!.port, group)) === '[[0]]', `${group}'s new member holding the partition`, 60_000);
 const prepare = (topic: string, group: string, n: number, groupConfigs: Record<string, string> = {}) => prepareShareTopic(broker!.port, topic, group, n, { groupConfigs });
+
+/** A series' value on /metrics, 0 when absent. */
+async function metric(series: string): Promise<number> {
+  const text = await (await fetch(`${adminAddress(broker!)}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
+}
 
 beforeAll(async () => {
   broker = await startBroker();
@@ -93,6 +100,15 @@ it('implicit acknowledgement: each record delivered once, accepted by the next p
   expect(await stopConsumer(c)).toBe(0);
   expect(mine().map((e) => e.recv)).toEqual(Array.from({ length: 200 }, (_, i) => i));
   expect(mine().every((e) => e.count === 1)).toBe(true);
+  // Kafka's share metrics, moved by the consumer's own requests: its fetches and acknowledgements on the topic, none
+  // failed, the time its fetches waited to acquire, and its joining the group.
+  const topic = (name: string) => metric(`${name}{topic="share-implicit"}`);
+  expect(await topic('kafkite_topic_share_fetch_requests_total')).toBeGreaterThan(0);
+  expect(await topic('kafkite_topic_share_acknowledgement_requests_total')).toBeGreaterThan(0);
+  expect(await topic('kafkite_topic_failed_share_fetch_requests_total')).toBe(0);
+  expect(await topic('kafkite_topic_failed_share_acknowledgement_requests_total')).toBe(0);
+  expect(await metric('kafkite_share_topic_partitions_acquire_time_seconds_count{group="share-implicit"}')).toBeGreaterThan(0);
+  expect(await metric('kafkite_share_group_rebalances_total')).toBeGreaterThan(0);
   const d = startConsumer(12, 'share-implicit', 'share-implicit', 'implicit');
   await holdingAlone('share-implicit');
   await consumers.idleFor(12, 4, 60_000);

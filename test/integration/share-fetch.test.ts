@@ -263,6 +263,32 @@ describe('share fetch', () => {
     stranger.client.close();
   });
 
+  it('names the current leader, its leader epoch and endpoint on a partition refused NOT_LEADER_OR_FOLLOWER', async () => {
+    const topicId = await createTopic('share-fenced');
+    const m = await member('n1', 'gn', 'share-fenced');
+    await shareFetch(m, 'gn', topicId);
+    await produce('share-fenced', 0, 1, 3);
+    expect(acquired(await shareFetch(m, 'gn', topicId))).toEqual([{ firstOffset: 0, lastOffset: 2, deliveryCount: 1 }]);
+    // The partition as Metadata v12 describes it: this node leads it at its leader epoch.
+    const meta = await admin.send(3, 12, { topics: [{ topicId: '0'.repeat(32), name: 'share-fenced' }], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+    const { leaderId, leaderEpoch } = meta.topics[0].partitions[0];
+    const self = meta.brokers.find((b: { nodeId: number }) => b.nodeId === leaderId);
+    expect(leaderId).toBeGreaterThan(0);
+    // A newer leader epoch read from the share coordinator (as a new leader elsewhere would) fences this broker's share partition.
+    const read = await admin.send(84, 0, { groupId: 'gn', topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: leaderEpoch + 5 }] }] });
+    expect(read.results[0].partitions[0].errorCode).toBe(0);
+    const current = { leaderId, leaderEpoch };
+    const endpoints = [{ nodeId: leaderId, host: self.host, port: self.port, rack: null }];
+    const acked = await acknowledge(m, 'gn', topicId, [{ firstOffset: 0, lastOffset: 2, acknowledgeTypes: [ACCEPT] }]);
+    expect(acked.responses[0].partitions[0]).toMatchObject({ errorCode: 6, currentLeader: current });
+    expect(acked.nodeEndpoints).toEqual(endpoints);
+    // Loaded again, the share partition's read is refused the same way (SharePartition.fetchPersisterError).
+    const fetched = await shareFetch(m, 'gn', topicId);
+    expect(fetched.responses[0].partitions[0]).toMatchObject({ errorCode: 6, currentLeader: current });
+    expect(fetched.nodeEndpoints).toEqual(endpoints);
+    m.client.close();
+  });
+
   it('answers bad share session epochs and requests with Kafka\'s errors', async () => {
     const topicId = await createTopic('share-bad');
     const m = await member('b1', 'gb', 'share-bad');

@@ -74,4 +74,29 @@ export const SHARE_FETCH_SCENARIOS: Scenario[] = [
       await s.call(84, 0, request(84, { groupId: group, topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: 0 }] }] }), { label: 'state left' });
     },
   },
+  {
+    // A ReadShareGroupState at a newer leader epoch, as a partition's new leader elsewhere would send, fences the
+    // share partition loaded at the older one: its acknowledgement, then the fetch that loads it again, are refused
+    // NOT_LEADER_OR_FOLLOWER, naming the partition's current leader and leader epoch and that leader's endpoint.
+    id: 'share-fetch-fenced-leader-epoch',
+    api: 78,
+    async run(s) {
+      const group = `${GROUP}-fenced`;
+      const topicId = await createTopic(s, 'share-fenced', 1);
+      await untilCoordinatorsLoaded(s, topicId, [0], [], group);
+      await s.setup(0, 9, produce('share-fenced', batch(['a', 'b', 'c'])));
+      await s.setup(83, 0, request(83, { groupId: group, topics: [{ topicId, partitions: [{ partition: 0, stateEpoch: 1, startOffset: 0 }] }] }));
+      const fetch = (epoch: number, label: string) => s.call(78, 2, request(78, {
+        groupId: group, memberId: 'f1', shareSessionEpoch: epoch, maxWaitMs: 200, minBytes: 1, maxBytes: 1 << 20, maxRecords: 500, batchSize: 500,
+        topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: [] }] }],
+      }), { label });
+      await fetch(0, 'acquires');
+      // The share coordinator records a newer leader epoch from a read (ReadShareGroupState), not from a write.
+      await s.call(84, 0, request(84, { groupId: group, topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: 5 }] }] }), { label: 'newer leader epoch' });
+      await s.call(79, 2, request(79, {
+        groupId: group, memberId: 'f1', shareSessionEpoch: 1, topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: [{ firstOffset: 0, lastOffset: 2, acknowledgeTypes: [1] }] }] }],
+      }), { label: 'fenced' });
+      await fetch(2, 'fenced, loaded again');
+    },
+  },
 ];

@@ -34,6 +34,8 @@ export type DescribedShareGroup = Omit<DescribedGroup, 'authorizedOperations'>;
 
 export interface ShareGroupCoordinatorConfig {
   readonly maxSize: number;
+  /** group.share.initialize.retry.interval.ms: an unanswered share-partition initialization is sent again after it. */
+  readonly initializeRetryIntervalMs: number;
   /** A group's session timeout and heartbeat interval: its group configs, else the broker's group.share.* ones. */
   readonly timeoutsOf: ConsumerGroupTimeoutsOf;
 }
@@ -57,6 +59,8 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
   private readonly listeners: ShareGroupListener[] = [];
   /** Set by the share coordinator when it starts (Kafka's GroupCoordinatorService takes it at construction). */
   persister: Persister | undefined;
+  /** Heartbeats that bumped their group's epoch (Kafka's ShareGroupRebalances sensor: share-group-rebalance-count). */
+  rebalances = 0;
 
   constructor(
     private readonly config: ShareGroupCoordinatorConfig,
@@ -125,6 +129,7 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
     }
     const previousEpoch = member.memberEpoch;
     const previousAssignment = member.assignedPartitions;
+    const previousGroupEpoch = group.groupEpoch;
 
     // 1. The subscription; a change in it, or in the subscribed topics' metadata, bumps the group epoch.
     let bumpGroupEpoch = this.updateMember(group, member, req, isNew, records);
@@ -138,6 +143,8 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
     // 2. Newly subscribed partitions get their share-partition state before anyone is assigned them.
     await this.initializeStates(group, records);
 
+    // Once per heartbeat, however many bumps: Kafka's shareGroupHeartbeat bumps (and records a rebalance) once.
+    if (group.groupEpoch > previousGroupEpoch) this.rebalances++;
     // 3. A new group epoch gets a new target assignment; the member takes its target at once (nothing to revoke).
     if (group.groupEpoch > group.assignmentEpoch) this.updateTargetAssignment(group, records);
     const target = group.targetAssignment.get(member.memberId) ?? new Map();
@@ -193,22 +200,26 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
    * does: the partitions are recorded as initializing with a group epoch bump, InitializeShareGroupState is sent at
    * that epoch (start offset -1: share.auto.offset.reset decides), and those it initialized are recorded as such with
    * another bump, which brings them into the assignment (a Kafka 4.4 member joining a topic is at epoch 3 once its
-   * partitions are assigned; kafkite gets there in the join's answer, Kafka a few heartbeats later). A partition the
-   * Persister fails for stays out until a later heartbeat; a topic no member subscribes to any more keeps its state
-   * until the group is deleted.
+   * partitions are assigned; kafkite gets there in the join's answer, Kafka a few heartbeats later). A partition
+   * recorded as initializing less than group.share.initialize.retry.interval.ms ago is not sent again
+   * (subscribedTopicsChangeMap): one left initializing by a restart between the two records waits that long. A
+   * partition the Persister refuses leaves the initializing set (uninitializeShareGroupState), so the next heartbeat
+   * tries it again. A topic no member subscribes to any more keeps its state until the group is deleted.
    */
   private async initializeStates(group: ShareGroup, records: CoordinatorRecord[]): Promise<void> {
+    const now = Date.now();
     const pending = new Map<string, InitializedTopic>();
     for (const topic of group.subscriptionMetadata.values()) {
       for (let p = 0; p < topic.numPartitions; p++) {
-        if (group.isInitialized(topic.topicId, p)) continue;
+        if (group.isInitialized(topic.topicId, p) || group.isInitializing(topic.topicId, p, now, this.config.initializeRetryIntervalMs)) continue;
         let entry = pending.get(topic.topicId);
         if (!entry) pending.set(topic.topicId, (entry = { topicName: topic.name, partitions: new Set() }));
         entry.partitions.add(p);
       }
     }
     if (pending.size === 0) return;
-    records.push(shareStatePartitionMetadataRecord(group.groupId, group.initializedTopics, pending));
+    group.markInitializing(pending, now);
+    records.push(shareStatePartitionMetadataRecord(group.groupId, group.initializedTopics, group.initializingTopics));
     this.bumpGroupEpoch(group, records);
     let changed = false;
     for (const [topicId, { topicName, partitions }] of pending) {
@@ -218,17 +229,18 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
         } catch (err) {
           const errorCode = err instanceof PersisterError ? err.errorCode : undefined;
           this.log?.warn({ err, errorCode, group: group.groupId, topic: topicName, partition }, 'failed to initialize share-partition state');
+          group.doneInitializing(topicId, partition);
           continue;
         }
+        group.doneInitializing(topicId, partition);
         let entry = group.initializedTopics.get(topicId);
         if (!entry) group.initializedTopics.set(topicId, (entry = { topicName, partitions: new Set() }));
         entry.partitions.add(partition);
         changed = true;
       }
     }
-    if (!changed) return;
-    records.push(shareStatePartitionMetadataRecord(group.groupId, group.initializedTopics));
-    this.bumpGroupEpoch(group, records);
+    records.push(shareStatePartitionMetadataRecord(group.groupId, group.initializedTopics, group.initializingTopics));
+    if (changed) this.bumpGroupEpoch(group, records);
   }
 
   protected override bumpGroupEpoch(group: ShareGroup, records: CoordinatorRecord[]): void {
@@ -345,7 +357,7 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
       let entry = group.initializedTopics.get(topicId);
       if (!entry) group.initializedTopics.set(topicId, (entry = { topicName, partitions: new Set() }));
       for (const p of partitions) entry.partitions.add(p);
-      await this.append(groupId, [shareStatePartitionMetadataRecord(groupId, group.initializedTopics)]);
+      await this.append(groupId, [shareStatePartitionMetadataRecord(groupId, group.initializedTopics, group.initializingTopics)]);
     });
   }
 
@@ -354,7 +366,7 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
     return this.serialized(groupId, async () => {
       const group = this.groups.get(groupId);
       if (!group?.initializedTopics.delete(topicId)) return;
-      await this.append(groupId, [shareStatePartitionMetadataRecord(groupId, group.initializedTopics)]);
+      await this.append(groupId, [shareStatePartitionMetadataRecord(groupId, group.initializedTopics, group.initializingTopics)]);
     });
   }
 
@@ -373,7 +385,7 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
           for (const partition of t.partitions) await this.persister?.deleteState({ groupId: group.groupId, topicId, partition }).catch(warn);
           group.initializedTopics.delete(topicId);
         }
-        await this.append(group.groupId, [shareStatePartitionMetadataRecord(group.groupId, group.initializedTopics)]).catch(warn);
+        await this.append(group.groupId, [shareStatePartitionMetadataRecord(group.groupId, group.initializedTopics, group.initializingTopics)]).catch(warn);
       });
     }
   }

@@ -156,6 +156,13 @@ export function decodeShareCurrentAssignment(buf: Buffer): { memberEpoch: number
  * initialized: the next heartbeat initializes them again, as Kafka retries them.
  */
 export function decodeShareStatePartitionMetadata(buf: Buffer): Map<string, InitializedTopic> {
+  return decodeShareStatePartitionMetadataTopics(buf).initialized;
+}
+
+/** Both the initialized topics and those still initializing. */
+export function decodeShareStatePartitionMetadataTopics(buf: Buffer): { initialized: Map<string, InitializedTopic>; initializing: Map<string, InitializedTopic> } {
   const v: ShareGroupStatePartitionMetadataValue = readShareGroupStatePartitionMetadataValue(valueReader(buf), VERSION);
-  return new Map(v.initializedTopics.map((t) => [t.topicId, { topicName: t.topicName, partitions: new Set(t.partitions) }]));
+  const topics = (list: ShareGroupStatePartitionMetadataValue['initializedTopics']) =>
+    new Map(list.map((t) => [t.topicId, { topicName: t.topicName, partitions: new Set(t.partitions) }]));
+  return { initialized: topics(v.initializedTopics), initializing: topics(v.initializingTopics) };
 }

@@ -6,7 +6,7 @@ import type { CoordinatorRecord } from '../offsets-topic.js';
 import { ShareGroup } from './share-group.js';
 import { ShareGroupMember } from './share-group-member.js';
 import {
-  decodeShareCurrentAssignment, decodeShareGroupEpoch, decodeShareGroupKey, decodeShareMemberMetadata, decodeShareStatePartitionMetadata,
+  decodeShareCurrentAssignment, decodeShareGroupEpoch, decodeShareGroupKey, decodeShareMemberMetadata, decodeShareStatePartitionMetadataTopics,
   decodeShareTargetAssignment, decodeShareTargetAssignmentEpoch, ShareGroupRecordType as T,
 } from './share-group-records.js';
 
@@ -25,7 +25,13 @@ const SHARE_GROUP_RECORDS: ModernGroupRecords<ShareGroup, ShareGroupMember, Assi
   replayOther(group, type, value) {
     if (type !== T.StatePartitionMetadata) return;
     group.initializedTopics.clear();
-    if (value !== null) for (const [topicId, t] of decodeShareStatePartitionMetadata(value)) group.initializedTopics.set(topicId, t);
+    group.initializingTopics.clear();
+    if (value === null) return;
+    const { initialized, initializing } = decodeShareStatePartitionMetadataTopics(value);
+    for (const [topicId, t] of initialized) group.initializedTopics.set(topicId, t);
+    // Kafka's replay stamps initializing topics with the time of the replay: retried once the interval has passed.
+    const now = Date.now();
+    for (const [topicId, t] of initializing) group.initializingTopics.set(topicId, { ...t, timestamp: now });
   },
   addMember: (group, member) => group.members.set(member.memberId, member),
 };

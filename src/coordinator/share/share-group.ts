@@ -18,6 +18,11 @@ export interface InitializedTopic {
   partitions: Set<number>;
 }
 
+/** A topic's partitions being initialized, since when (Kafka's InitMapValue with its timestamp). */
+export interface InitializingTopic extends InitializedTopic {
+  timestamp: number;
+}
+
 export class ShareGroup {
   groupEpoch = 0;
   assignmentEpoch = 0;
@@ -27,6 +32,8 @@ export class ShareGroup {
   readonly targetAssignment = new Map<string, Assignment>();
   /** topic id → initialized partitions: only these are assigned (GroupMetadataManager.initializedAssignmentPending). */
   readonly initializedTopics = new Map<string, InitializedTopic>();
+  /** topic id → partitions whose initialization was sent and not answered (not stored: replayed ones are stamped then). */
+  readonly initializingTopics = new Map<string, InitializingTopic>();
   /** The subscribed topics at the last heartbeat, by name (not stored). */
   subscriptionMetadata = new Map<string, TopicMetadata>();
 
@@ -48,5 +55,26 @@ export class ShareGroup {
 
   isInitialized(topicId: string, partition: number): boolean {
     return this.initializedTopics.get(topicId)?.partitions.has(partition) === true;
+  }
+
+  /** Whether the partition's initialization started less than `retryIntervalMs` ago (not to be sent again yet). */
+  isInitializing(topicId: string, partition: number, now: number, retryIntervalMs: number): boolean {
+    const t = this.initializingTopics.get(topicId);
+    return t !== undefined && t.partitions.has(partition) && now - t.timestamp < retryIntervalMs;
+  }
+
+  /** Records partitions as initializing at `now`; a topic's earlier ones are stamped anew, as Kafka's combineInitMaps does. */
+  markInitializing(pending: ReadonlyMap<string, InitializedTopic>, now: number): void {
+    for (const [topicId, { topicName, partitions }] of pending) {
+      const known = this.initializingTopics.get(topicId)?.partitions ?? [];
+      this.initializingTopics.set(topicId, { topicName, partitions: new Set([...known, ...partitions]), timestamp: now });
+    }
+  }
+
+  /** The partition's initialization ended, either way (Kafka's initializeShareGroupState / uninitializeShareGroupState). */
+  doneInitializing(topicId: string, partition: number): void {
+    const t = this.initializingTopics.get(topicId);
+    t?.partitions.delete(partition);
+    if (t?.partitions.size === 0) this.initializingTopics.delete(topicId);
   }
 }
