@@ -34,7 +34,7 @@ export type DescribedShareGroup = Omit<DescribedGroup, 'authorizedOperations'>;
 
 export interface ShareGroupCoordinatorConfig {
   readonly maxSize: number;
-  /** A group's session timeout and heartbeat interval: its group configs, else the broker's group.share.* ones. */
+  /** A group's session timeout, heartbeat and assignment intervals: its group configs, else the broker's group.share.* ones. */
   readonly timeoutsOf: ConsumerGroupTimeoutsOf;
 }
 
@@ -80,6 +80,10 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
 
   protected override sessionTimeoutMs(groupId: string): number {
     return this.config.timeoutsOf(groupId).sessionTimeoutMs;
+  }
+
+  protected override assignmentIntervalMs(groupId: string): number {
+    return this.config.timeoutsOf(groupId).assignmentIntervalMs ?? 0;
   }
 
   /** An expired member is fenced in turn with the group's requests. */
@@ -138,8 +142,9 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
     // 2. Newly subscribed partitions get their share-partition state before anyone is assigned them.
     await this.initializeStates(group, records);
 
-    // 3. A new group epoch gets a new target assignment; the member takes its target at once (nothing to revoke).
-    if (group.groupEpoch > group.assignmentEpoch) this.updateTargetAssignment(group, records);
+    // 3. A new group epoch gets a new target assignment, at most one per assignment interval (KIP-1263, as Kafka 4.4's
+    // share maybeUpdateTargetAssignment); the member takes its target at once (nothing to revoke), the last one meanwhile.
+    if (group.groupEpoch > group.assignmentEpoch && this.canComputeNextTargetAssignment(group)) this.updateTargetAssignment(group, records);
     const target = group.targetAssignment.get(member.memberId) ?? new Map();
     if (member.memberEpoch !== group.assignmentEpoch || !assignmentsEqual(member.assignedPartitions, target)) {
       member.previousMemberEpoch = member.memberEpoch;
@@ -254,7 +259,7 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
   }
 
   protected override assignmentEpochRecord(group: ShareGroup): CoordinatorRecord {
-    return shareTargetAssignmentEpochRecord(group.groupId, group.assignmentEpoch, Date.now());
+    return shareTargetAssignmentEpochRecord(group.groupId, group.assignmentEpoch, group.assignmentTimestamp);
   }
 
   // ---- leaving and expiry ----
