@@ -127,7 +127,6 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
     } else if (!joining) {
       throwIfMemberEpochIsInvalid(member, req.memberEpoch);
     }
-    const previousEpoch = member.memberEpoch;
     const previousAssignment = member.assignedPartitions;
 
     // 1. The subscription; a change in it, or in the subscribed topics' metadata, bumps the group epoch.
@@ -154,8 +153,8 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
     }
     this.scheduleSessionTimeout(group, member);
 
-    const changed = joining || req.subscribedTopicNames !== null || previousEpoch !== member.memberEpoch
-      || !assignmentsEqual(previousAssignment, member.assignedPartitions);
+    // As Kafka's shareGroupHeartbeat (hasAssignedPartitionsChanged): a new member epoch alone goes without the assignment.
+    const changed = joining || req.subscribedTopicNames !== null || !assignmentsEqual(previousAssignment, member.assignedPartitions);
     return {
       errorCode: E.NONE,
       errorMessage: null,

@@ -224,7 +224,7 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
       standby: req.standbyTasks === null ? member.assigned.standby : tasksOf(req.standbyTasks),
       warmup: req.warmupTasks === null ? member.assigned.warmup : tasksOf(req.warmupTasks),
     };
-    const before = { epoch: member.memberEpoch, assigned: member.assigned };
+    const before = member.assigned;
     const next = reconcile(group, member, group.assignmentEpoch, group.targetAssignment.get(member.memberId) ?? emptyTasks(), owned);
     if (next) {
       Object.assign(member, next);
@@ -247,7 +247,9 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
     // idle while the group counts its tasks as held; its consumerGroupHeartbeat answers a full request with the
     // assignment for this reason (isFullRequest).
     const missedAssignment = owned !== null && member.state !== StreamsMemberState.UnrevokedTasks && !tuplesEqual(owned, member.assigned);
-    const changed = joining || missedAssignment || before.epoch !== member.memberEpoch || !tuplesEqual(before.assigned, member.assigned);
+    // A new member epoch alone goes without the tasks, as Kafka's (hasAssignedTasksChanged): a member that has revoked
+    // moves to the target's epoch keeping what it reported.
+    const changed = joining || missedAssignment || !tuplesEqual(before, member.assigned);
     const endpointsChanged = req.endpointInformationEpoch !== group.endpointInformationEpoch;
     return {
       errorCode: E.NONE,
