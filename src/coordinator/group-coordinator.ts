@@ -64,7 +64,7 @@ export class GroupCoordinator {
   private readonly streamsGroups: StreamsGroupCoordinator;
   /** KIP-932 share groups; their ids are neither classic nor consumer groups. */
   readonly shareGroups: ShareGroupCoordinator;
-  /** Where share groups read each group's session timeout and heartbeat interval (group configs). */
+  /** Where share groups read each group's session timeout, heartbeat and assignment intervals (group configs). */
   shareGroupTimeoutsOf: ConsumerGroupTimeoutsOf = () => ({
     sessionTimeoutMs: this.config.shareGroupSessionTimeoutMs, heartbeatIntervalMs: this.config.shareGroupHeartbeatIntervalMs,
   });

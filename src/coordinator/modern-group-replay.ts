@@ -12,8 +12,13 @@ interface ModernGroupRecordTypes {
   readonly CurrentMemberAssignment: number;
 }
 
-interface ReplayedGroup<A> {
+/** A TargetAssignmentMetadata value: the assignment epoch and when it was computed (KIP-1263; 0 for none). */
+export interface AssignmentMetadata {
   assignmentEpoch: number;
+  assignmentTimestamp: number;
+}
+
+interface ReplayedGroup<A> extends AssignmentMetadata {
   readonly targetAssignment: Map<string, A>;
 }
 
@@ -25,7 +30,7 @@ export interface ModernGroupRecords<G, M, A> {
   newMember(memberId: string): M;
   /** The group epoch and metadata hash, and what else the type's metadata record holds. */
   replayMetadata(group: G, value: Buffer): void;
-  decodeAssignmentEpoch(value: Buffer): number;
+  decodeAssignmentMetadata(value: Buffer): AssignmentMetadata;
   decodeTargetAssignment(value: Buffer): A;
   replayMemberMetadata(member: M, value: Buffer): void;
   replayCurrentAssignment(member: M, value: Buffer): void;
@@ -68,7 +73,9 @@ export function replayModernGroups<G extends ReplayedGroup<A>, M, A>(
         }
         break;
       case T.TargetAssignmentMetadata:
-        group.assignmentEpoch = value === null ? 0 : type.decodeAssignmentEpoch(value);
+        // Kafka's setTargetAssignmentMetadata: the timestamp too, so that a restart keeps the assignment interval.
+        ({ assignmentEpoch: group.assignmentEpoch, assignmentTimestamp: group.assignmentTimestamp } =
+          value === null ? { assignmentEpoch: 0, assignmentTimestamp: 0 } : type.decodeAssignmentMetadata(value));
         break;
       case T.TargetAssignmentMember:
         if (value === null) group.targetAssignment.delete(memberId);

@@ -26,6 +26,8 @@ interface ModernGroup<M extends ModernGroupMember> {
   readonly groupId: string;
   groupEpoch: number;
   assignmentEpoch: number;
+  /** When the target assignment was last computed (ms since the epoch; 0: never, or the group emptied since). */
+  assignmentTimestamp: number;
   readonly state: string;
   readonly members: ReadonlyMap<string, M>;
   isEmpty(): boolean;
@@ -45,6 +47,9 @@ export abstract class ModernGroupCoordinator<G extends ModernGroup<M>, M extends
 
   /** The group's session timeout, read at each heartbeat so that an altered group config applies at the next one. */
   protected abstract sessionTimeoutMs(groupId: string): number;
+
+  /** The group's assignment interval (KIP-1263: consumer, share or streams.assignment.interval.ms), read at each heartbeat. */
+  protected abstract assignmentIntervalMs(groupId: string): number;
 
   /** The tombstones of the member's records: its metadata, target assignment and current assignment. */
   protected abstract memberTombstones(groupId: string, memberId: string): CoordinatorRecord[];
@@ -181,15 +186,30 @@ export abstract class ModernGroupCoordinator<G extends ModernGroup<M>, M extends
     this.bumpGroupEpoch(group, records);
     // The last member gone: no assignment to compute, so the assignment epoch catches up with the group's (an
     // empty group's epochs match, KAFKA-20442 in Kafka 4.4; kafka-consumer-groups --describe --state shows both).
+    // Its assignment timestamp goes back to 0, so that the next member is assigned at once (Kafka 4.4's
+    // consumer/share/streamsGroupFenceMember write the last member's TargetAssignmentMetadata with timestamp 0).
     if (group.isEmpty()) {
       group.assignmentEpoch = group.groupEpoch;
+      group.assignmentTimestamp = 0;
       records.push(this.assignmentEpochRecord(group));
     }
   }
 
   /**
+   * Kafka 4.4's GroupMetadataManager.canComputeNextTargetAssignment (KIP-1263 batching), which its consumer, share and
+   * streams heartbeats all ask: a new target only once the group's assignment interval has passed since the last one
+   * (none yet, or an interval of 0: at once). Until then members reconcile towards the last target, so members joining
+   * together are assigned in one run, and no member's partitions or tasks are moved for each joiner; the first
+   * heartbeat after the interval computes it.
+   */
+  protected canComputeNextTargetAssignment(group: G): boolean {
+    const intervalMs = this.assignmentIntervalMs(group.groupId);
+    return group.assignmentTimestamp === 0 || intervalMs === 0 || Date.now() >= group.assignmentTimestamp + intervalMs;
+  }
+
+  /**
    * What Kafka's TargetAssignmentBuilder records of the assignor's `target`: each member whose target changed, then the
-   * assignment epoch, now the group's.
+   * assignment epoch, now the group's, with the time it was computed.
    */
   protected recordTargetAssignment<A>(
     group: G & { readonly targetAssignment: Map<string, A> }, target: Iterable<[string, A]>, same: (a: A, b: A) => boolean,
@@ -202,6 +222,7 @@ export abstract class ModernGroupCoordinator<G extends ModernGroup<M>, M extends
       records.push(record(group.groupId, memberId, assignment));
     }
     group.assignmentEpoch = group.groupEpoch;
+    group.assignmentTimestamp = Date.now();
     records.push(this.assignmentEpochRecord(group));
   }
 

@@ -137,29 +137,28 @@ export function describeGroupConfigs(configs: ReadonlyMap<string, string>, broke
   });
 }
 
-/** What the consumer-protocol coordinator reads at each heartbeat. */
+/** What the consumer and share group coordinators read at each heartbeat. */
 export interface ConsumerGroupTimeouts {
   readonly sessionTimeoutMs: number;
   readonly heartbeatIntervalMs: number;
-  /** Consumer groups only (consumer.assignment.interval.ms, KIP-1263); none: each new group epoch is assigned at once. */
+  /** The KIP-1263 assignment interval; none: each new group epoch is assigned at once. */
   readonly assignmentIntervalMs?: number;
 }
 
-/** What the share group coordinator reads at each heartbeat (share.session.timeout.ms, share.heartbeat.interval.ms). */
-export function shareGroupTimeouts(configs: ReadonlyMap<string, string> | undefined, broker: BrokerConfig): ConsumerGroupTimeouts {
-  return {
-    sessionTimeoutMs: Number(configs?.get('share.session.timeout.ms') ?? broker.get('group.share.session.timeout.ms')),
-    heartbeatIntervalMs: Number(configs?.get('share.heartbeat.interval.ms') ?? broker.get('group.share.heartbeat.interval.ms')),
-  };
+/** A consumer or share group's session timeout, heartbeat interval and assignment interval: its own, else the broker's. */
+function modernGroupTimeouts(type: 'consumer' | 'share', configs: ReadonlyMap<string, string> | undefined, broker: BrokerConfig): Required<ConsumerGroupTimeouts> {
+  const get = (name: string) => Number(configs?.get(`${type}.${name}`) ?? broker.get(`group.${type}.${name}`));
+  return { sessionTimeoutMs: get('session.timeout.ms'), heartbeatIntervalMs: get('heartbeat.interval.ms'), assignmentIntervalMs: get('assignment.interval.ms') };
+}
+
+/** What the share group coordinator reads at each heartbeat (share.session.timeout.ms, share.heartbeat.interval.ms, share.assignment.interval.ms). */
+export function shareGroupTimeouts(configs: ReadonlyMap<string, string> | undefined, broker: BrokerConfig): Required<ConsumerGroupTimeouts> {
+  return modernGroupTimeouts('share', configs, broker);
 }
 
 /** What the consumer-protocol coordinator reads at each heartbeat: its timeouts and the KIP-1263 assignment interval. */
 export function consumerGroupTimeouts(configs: ReadonlyMap<string, string> | undefined, broker: BrokerConfig): Required<ConsumerGroupTimeouts> {
-  return {
-    sessionTimeoutMs: Number(configs?.get('consumer.session.timeout.ms') ?? broker.get('group.consumer.session.timeout.ms')),
-    heartbeatIntervalMs: Number(configs?.get('consumer.heartbeat.interval.ms') ?? broker.get('group.consumer.heartbeat.interval.ms')),
-    assignmentIntervalMs: Number(configs?.get('consumer.assignment.interval.ms') ?? broker.get('group.consumer.assignment.interval.ms')),
-  };
+  return modernGroupTimeouts('consumer', configs, broker);
 }
 
 /** What the streams-protocol coordinator reads at each heartbeat (Kafka's GroupConfig over GroupCoordinatorConfig). */
@@ -170,6 +169,7 @@ export function streamsGroupSettings(configs: ReadonlyMap<string, string> | unde
     heartbeatIntervalMs: get('streams.heartbeat.interval.ms', 'group.streams.heartbeat.interval.ms'),
     numStandbyReplicas: get('streams.num.standby.replicas', 'group.streams.num.standby.replicas'),
     initialRebalanceDelayMs: get('streams.initial.rebalance.delay.ms', 'group.streams.initial.rebalance.delay.ms'),
+    assignmentIntervalMs: get('streams.assignment.interval.ms', 'group.streams.assignment.interval.ms'),
     acceptableRecoveryLag: get('streams.acceptable.recovery.lag', 'group.streams.acceptable.recovery.lag'),
     taskOffsetIntervalMs: get('streams.task.offset.interval.ms', 'group.streams.task.offset.interval.ms'),
     maxSize: Number(broker.get('group.streams.max.size')),

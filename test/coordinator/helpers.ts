@@ -91,7 +91,7 @@ export class Topics implements TopicsImage {
 
 /** Kafka 4.4's group.streams.* defaults, without the initial rebalance delay. */
 export const STREAMS_SETTINGS: StreamsGroupSettings = {
-  sessionTimeoutMs: 45_000, heartbeatIntervalMs: 5000, numStandbyReplicas: 0, initialRebalanceDelayMs: 0,
+  sessionTimeoutMs: 45_000, heartbeatIntervalMs: 5000, numStandbyReplicas: 0, initialRebalanceDelayMs: 0, assignmentIntervalMs: 0,
   acceptableRecoveryLag: 10_000, taskOffsetIntervalMs: 60_000, maxSize: 100,
 };
 

@@ -75,9 +75,11 @@ describe('ShareGroupHeartbeat', () => {
     const b = await hb({ memberId: 'm2' });
     expect(b.memberEpoch).toBe(4);
     expect(partitionsOf(b)).toEqual([0]);
+    // a keeps its partition at the new epoch: no assignment in the answer, as from Kafka (nothing changed).
     const a = await hb({ memberEpoch: 3, subscribedTopicNames: null });
-    expect(a.memberEpoch).toBe(4);
-    expect(partitionsOf(a)).toEqual([0]);
+    expect(a).toMatchObject({ memberEpoch: 4, assignment: null });
+    const held = coordinator.shareGroupDescribe(['sg'], topics)[0]!.members.map((m) => m.assignment.topicPartitions[0]!.partitions);
+    expect(held).toEqual([[0], [0]]);
     // The partition was initialized once, not once per member.
     expect(persister.calls).toHaveLength(1);
   });
@@ -141,9 +143,10 @@ describe('ShareGroupHeartbeat', () => {
     const left = await hb({ memberId: 'm2', memberEpoch: -1, subscribedTopicNames: null });
     expect(left).toMatchObject({ errorCode: 0, memberId: 'm2', memberEpoch: -1 });
     expect(heard).toEqual(['leave sg m2']);
+    // m1 never took the half m2's join gave it: it holds all four at the new epoch, unchanged, so without an assignment.
     const a = await hb({ memberEpoch: 3, subscribedTopicNames: null });
-    expect(a.memberEpoch).toBe(5);
-    expect(partitionsOf(a)).toEqual([0, 1, 2, 3]);
+    expect(a).toMatchObject({ memberEpoch: 5, assignment: null });
+    expect(coordinator.shareGroupDescribe(['sg'], topics)[0]!.members[0]!.assignment.topicPartitions[0]!.partitions).toEqual([0, 1, 2, 3]);
     await hb({ memberEpoch: -1, subscribedTopicNames: null });
     expect(heard).toEqual(['leave sg m2', 'leave sg m1', 'empty sg']);
     expect(coordinator.shareGroupDescribe(['sg'], topics)[0]).toMatchObject({ groupState: 'Empty', groupEpoch: 6, assignmentEpoch: 6, members: [] });

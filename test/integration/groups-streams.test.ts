@@ -18,7 +18,9 @@ import { KafkaTools } from '../helpers/java.js';
 
 const STREAMS_GROUP_COMMAND = 'org.apache.kafka.tools.streams.StreamsGroupCommand';
 
-const OVERRIDES = ['group.streams.initial.rebalance.delay.ms=0', 'offsets.topic.num.partitions=3'];
+// Assignments at once, neither delayed nor batched (group.streams.assignment.interval.ms, KIP-1263, has its own tests):
+// the heartbeats below check tasks and epochs step by step.
+const OVERRIDES = ['group.streams.initial.rebalance.delay.ms=0', 'group.streams.assignment.interval.ms=0', 'offsets.topic.num.partitions=3'];
 const APP = 'streams-app';
 const CHANGELOG = `${APP}-counts-changelog`;
 const REPARTITION = `${APP}-words-repartition`;

@@ -27,15 +27,23 @@ beforeAll(async () => {
     topics: [{ name: 'jobs', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false,
   });
   expect(created.topics[0].errorCode).toBe(0);
+  const epochs = new Map<string, number>();
   for (const memberId of ['worker-a', 'worker-b', 'worker-c']) {
     const r = await client.send(ApiKey.ShareGroupHeartbeat, 1, { groupId: 'jobs-sg', memberId, memberEpoch: 0, rackId: null, subscribedTopicNames: ['jobs'] });
     expect(r.errorCode).toBe(0);
+    epochs.set(memberId, r.memberEpoch);
   }
-  // worker-a (joined at 3) and worker-b (4) catch up with the group epoch (5), so every member is at the assignment epoch.
-  for (const [memberId, epoch] of [['worker-a', 3], ['worker-b', 4]] as const) {
-    const r = await client.send(ApiKey.ShareGroupHeartbeat, 1, { groupId: 'jobs-sg', memberId, memberEpoch: epoch, rackId: null, subscribedTopicNames: null });
-    expect(r.memberEpoch).toBe(5);
-  }
+  // worker-b and worker-c joined within group.share.assignment.interval.ms of worker-a's assignment (KIP-1263): the
+  // group epoch (5) is assigned at the first heartbeat after it. The workers heartbeat, as share consumers do, until
+  // each is at that epoch.
+  await until(async () => {
+    for (const [memberId, epoch] of epochs) {
+      const r = await client.send(ApiKey.ShareGroupHeartbeat, 1, { groupId: 'jobs-sg', memberId, memberEpoch: epoch, rackId: null, subscribedTopicNames: null });
+      expect(r.errorCode).toBe(0);
+      epochs.set(memberId, r.memberEpoch);
+    }
+    return [...epochs.values()].every((e) => e === 5);
+  }, 'every worker at the group epoch', 30_000);
 }, 60_000);
 
 afterAll(async () => {

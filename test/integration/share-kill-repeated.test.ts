@@ -7,9 +7,12 @@
 // the reference the issue asks about; each run prints its delivery counts and the group's offsets at the end.
 import { afterAll, expect, it } from 'vitest';
 import { ReferenceKafka } from '../../bench/lib/reference-kafka.js';
+import { WireClient } from '../../bench/lib/wire-client.js';
 import { killAndRestart, startBroker } from '../helpers/broker-process.js';
 import { until } from '../helpers/poll.js';
-import { isDecided, prepareShareTopic, recordKey, shareGroupOffsets, sharePartitionsByMember, ShareConsumers, untilLeading, type ConsumerEvent } from '../helpers/share-consumers.js';
+import {
+  isDecided, prepareShareTopic, produceValues, recordKey, shareGroupOffsets, sharePartitionsByMember, ShareConsumers, untilLeading, type ConsumerEvent,
+} from '../helpers/share-consumers.js';
 
 const TOPIC = 'share-kills';
 const GROUP = 'share-kills';
@@ -116,8 +119,21 @@ it.each([['kafkite', kafkite, true], ['Kafka 4.4', kafka, false]] as const)('%s:
   started.push(broker);
   const consumers = new ShareConsumers();
   allConsumers.push(consumers);
-  await prepareShareTopic(broker.port, TOPIC, GROUP, N, { partitions: PARTITIONS });
+  await prepareShareTopic(broker.port, TOPIC, GROUP, 0, { partitions: PARTITIONS });
   const running = [1, 2, 3].map((id) => consumers.start(id, broker.bootstrap, TOPIC, GROUP));
+  // The records go in once every consumer holds a partition: the consumers joining after the first are assigned at
+  // their first heartbeat after group.share.assignment.interval.ms (KIP-1263), and the first would meanwhile take
+  // records the check below expects each consumer to have had.
+  await until(async () => {
+    const held = await sharePartitionsByMember(broker.port, GROUP);
+    return held.length === 3 && held.every((partitions) => partitions.length > 0);
+  }, 'every consumer holding a partition', 90_000);
+  const producer = await WireClient.connect(broker.port);
+  try {
+    await produceValues(producer, TOPIC, PARTITIONS, 0, N);
+  } finally {
+    producer.close();
+  }
 
   // Each kill once a further sixth of the records was decided since the broker before it was up: the consumers keep
   // deciding on the old broker until the kill lands, so the count starts at the new broker's start.

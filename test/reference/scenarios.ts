@@ -450,6 +450,105 @@ export const HAND_WRITTEN_SCENARIOS: Scenario[] = [
     },
   },
   {
+    // KIP-1263's assignment interval for streams groups (GroupMetadataManager.maybeUpdateStreamsTargetAssignment): a
+    // second member joining within streams.assignment.interval.ms of the last target waits for its tasks, told
+    // ASSIGNMENT_DELAYED, until the first heartbeat after the interval. The group's interval is long enough (3 s) that
+    // the join falls within it on a loaded machine; the wait for its end is that long, as nothing else marks it.
+    id: 'streams-group-assignment-interval',
+    api: 88,
+    async run(s) {
+      const intervalMs = 3000;
+      await createTopic(s, 'streams-batch-in', 4);
+      await s.setup(44, 1, request(44, {
+        resources: [{ resourceType: 32, resourceName: 'streams-batch', configs: [{ name: 'streams.assignment.interval.ms', configOperation: 0, value: String(intervalMs) }] }],
+      }));
+      const heartbeat = (memberId: string, memberEpoch: number, activeTasks: unknown[] | null = null) => request(88, {
+        groupId: 'streams-batch', memberId, memberEpoch, endpointInformationEpoch: 0, rebalanceTimeoutMs: memberEpoch === 0 ? 30_000 : -1,
+        topology: memberEpoch !== 0 ? null : {
+          epoch: 0,
+          subtopologies: [{
+            subtopologyId: '0', sourceTopics: ['streams-batch-in'], sourceTopicRegex: [], stateChangelogTopics: [], repartitionSinkTopics: [],
+            repartitionSourceTopics: [], copartitionGroups: [],
+          }],
+        },
+        // The three task lists go together (Kafka refuses one without the others).
+        activeTasks: memberEpoch === 0 ? [] : activeTasks, standbyTasks: memberEpoch === 0 || activeTasks ? [] : null,
+        warmupTasks: memberEpoch === 0 || activeTasks ? [] : null, processId: memberEpoch === 0 ? `process-${memberId}` : null, clientTags: memberEpoch === 0 ? [] : null,
+      });
+      const epochs = new Map<string, number>();
+      const beat = async (member: 'a' | 'b', label: string, activeTasks: unknown[] | null = null) => {
+        const res = await s.call(88, 1, heartbeat(`batch-member-${member}`, epochs.get(member) ?? 0, activeTasks), { label: `${member} ${label}` });
+        if (res?.errorCode === 0) epochs.set(member, res.memberEpoch);
+        return res;
+      };
+      const describe = (label: string) => s.call(89, 1, request(89, { groupIds: ['streams-batch'] }), { label: `describe ${label}` });
+      await beat('a', 'joins');
+      // The initial rebalance delay (3 s) waited out with a's heartbeats, unrecorded but the one that brings a its tasks:
+      // Kafka assigns on a timer, kafkite at the first heartbeat after the delay.
+      for (let tries = 0; tries < 100; tries++) {
+        const res = await s.setup(88, 1, heartbeat('batch-member-a', epochs.get('a') ?? 0));
+        if (res.errorCode !== 0 || res.activeTasks?.length > 0) {
+          s.observe('StreamsGroupHeartbeat v1 a after the initial delay', res);
+          epochs.set('a', res.memberEpoch);
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      await beat('b', 'joins within the interval');
+      await beat('a', 'within the interval');
+      await describe('within the interval');
+      await new Promise((r) => setTimeout(r, intervalMs + 200));
+      const revoking = await beat('a', 'after the interval');
+      await beat('a', 'revoked', revoking?.activeTasks ?? []);
+      await beat('b', 'after the interval');
+      await describe('after the interval');
+    },
+  },
+  {
+    // KIP-1263's assignment interval for share groups (GroupMetadataManager's share maybeUpdateTargetAssignment): a
+    // second member joining within share.assignment.interval.ms of the last target gets that target's epoch and no
+    // partitions until the first heartbeat after the interval. The first member's partitions are waited for unrecorded:
+    // Kafka assigns them once their share-partition state is initialized, asynchronously, kafkite before it answers.
+    id: 'share-group-assignment-interval',
+    api: 76,
+    async run(s) {
+      const intervalMs = 3000;
+      // One partition, which both members share once b is assigned (which of several Kafka's assignor picks is its own).
+      await createTopic(s, 'share-batch-in');
+      await s.setup(44, 1, request(44, {
+        resources: [{ resourceType: 32, resourceName: 'share-batch', configs: [{ name: 'share.assignment.interval.ms', configOperation: 0, value: String(intervalMs) }] }],
+      }));
+      const epochs = new Map<string, number>();
+      const heartbeat = (member: 'a' | 'b') => request(76, {
+        groupId: 'share-batch', memberId: `share-batch-member-${member}`, memberEpoch: epochs.get(member) ?? 0, rackId: null,
+        subscribedTopicNames: epochs.has(member) ? null : ['share-batch-in'],
+      });
+      const beat = async (member: 'a' | 'b', label: string) => {
+        const res = await s.call(76, 1, heartbeat(member), { label: `${member} ${label}` });
+        if (res?.errorCode === 0) epochs.set(member, res.memberEpoch);
+      };
+      for (let tries = 0; tries < 100; tries++) {
+        const res = await s.setup(76, 1, heartbeat('a'));
+        if (res.errorCode === 0) epochs.set('a', res.memberEpoch);
+        if (res.errorCode !== 0 || res.assignment?.topicPartitions.length > 0) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      // The group's epochs and members, in member id order (Kafka lists them in its hash map's order).
+      const describe = async (label: string) => {
+        const [group] = (await s.setup(77, 1, request(77, { groupIds: ['share-batch'] }))).groups;
+        group.members.sort((x: { memberId: string }, y: { memberId: string }) => x.memberId.localeCompare(y.memberId));
+        s.observe(`ShareGroupDescribe v1 describe ${label}`, group);
+      };
+      await beat('b', 'joins within the interval');
+      await beat('a', 'within the interval');
+      await describe('within the interval');
+      await new Promise((r) => setTimeout(r, intervalMs + 200));
+      await beat('a', 'after the interval');
+      await beat('b', 'after the interval');
+      await describe('after the interval');
+    },
+  },
+  {
     // KIP-932: the share group's errors and a share group id met by the other group APIs (GroupMetadataManager and
     // GroupCoordinatorService's checks), with Kafka's messages. The join itself is set up unrecorded: Kafka assigns
     // a partition once its share-partition state is initialized, asynchronously, kafkite before it answers.

@@ -176,6 +176,10 @@ export class ConsumerGroupCoordinator extends ModernGroupCoordinator<ConsumerGro
     return this.timeoutsOf(groupId).sessionTimeoutMs;
   }
 
+  protected override assignmentIntervalMs(groupId: string): number {
+    return this.timeoutsOf(groupId).assignmentIntervalMs ?? 0;
+  }
+
   /** A member that does not revoke its partitions within its rebalance timeout is fenced. */
   protected override revoking(member: ConsumerGroupMember): member is ConsumerGroupMember & RevokingMember {
     return member.state === MemberState.UnrevokedPartitions;
@@ -412,17 +416,6 @@ export class ConsumerGroupCoordinator extends ModernGroupCoordinator<ConsumerGro
     this.log?.info({ group: group.groupId, groupEpoch: group.groupEpoch }, 'bumped consumer group epoch');
   }
 
-  /**
-   * Kafka 4.4's GroupMetadataManager.canComputeNextTargetAssignment (KIP-1263 batching): a new target only once
-   * consumer.assignment.interval.ms has passed since the last one (none yet, or an interval of 0: at once). Until
-   * then members reconcile towards the last target, so members joining together are assigned in one run, and a
-   * member's partitions are not revoked for each joiner, as on Kafka; the next heartbeat after the interval computes it.
-   */
-  private canComputeNextTargetAssignment(group: ConsumerGroup): boolean {
-    const intervalMs = this.timeoutsOf(group.groupId).assignmentIntervalMs ?? 0;
-    return group.assignmentTimestamp === 0 || intervalMs === 0 || Date.now() >= group.assignmentTimestamp + intervalMs;
-  }
-
   /** Kafka's TargetAssignmentBuilder: runs the group's assignor, records the members whose target changed. */
   private updateTargetAssignment(group: ConsumerGroup, records: CoordinatorRecord[]): void {
     const assignor = this.assignors.get(group.preferredAssignor([...this.assignors.keys()]))!;
@@ -438,7 +431,6 @@ export class ConsumerGroupCoordinator extends ModernGroupCoordinator<ConsumerGro
     }
     const topicsById = new Map([...group.subscriptionMetadata.values()].map((t) => [t.topicId, t]));
     const target = assignor.assign({ members, topics: topicsById });
-    group.assignmentTimestamp = Date.now();
     this.recordTargetAssignment(group, target, assignmentsEqual, targetAssignmentRecord, records);
     this.log?.info({ group: group.groupId, assignmentEpoch: group.assignmentEpoch, assignor: assignor.name }, 'computed new target assignment');
   }
@@ -522,8 +514,6 @@ export class ConsumerGroupCoordinator extends ModernGroupCoordinator<ConsumerGro
   }
 
   protected override assignmentEpochRecord(group: ConsumerGroup): CoordinatorRecord {
-    // An emptied group's next member is assigned at once, as a new group's (Kafka's KAFKA-20442 does so for streams).
-    if (group.isEmpty()) group.assignmentTimestamp = 0;
     return targetAssignmentEpochRecord(group.groupId, group.assignmentEpoch, group.assignmentTimestamp);
   }
 

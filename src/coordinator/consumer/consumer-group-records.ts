@@ -11,6 +11,7 @@ import { readConsumerGroupTargetAssignmentMetadataValue, writeConsumerGroupTarge
 import { Reader, Writer } from '../../../protocol/primitives.js';
 import { addPartition, type Assignment } from './assignors/assignor.js';
 import { memberStateOf, type MemberAssignmentState } from './consumer-group-member.js';
+import type { AssignmentMetadata } from '../modern-group-replay.js';
 import type { CoordinatorRecord } from '../offsets-topic.js';
 
 export enum ConsumerGroupRecordType {
@@ -136,8 +137,8 @@ export function currentAssignmentRecord(groupId: string, memberId: string, s: Me
 // ---- value decoders ----
 
 /** The epoch of a TargetAssignmentMetadata value. */
-export function decodeEpoch(buf: Buffer): number {
-  return read(buf, readConsumerGroupTargetAssignmentMetadataValue).assignmentEpoch;
+export function decodeAssignmentMetadata(buf: Buffer): AssignmentMetadata {
+  return read(buf, readConsumerGroupTargetAssignmentMetadataValue);
 }
 
 /** ConsumerGroupMetadataValue: the epoch, and the metadata hash (0 when absent, as in records before Kafka 4.1). */

@@ -4,7 +4,7 @@ import type { Assignment } from './assignors/assignor.js';
 import { ConsumerGroup } from './consumer-group.js';
 import { ConsumerGroupMember } from './consumer-group-member.js';
 import {
-  ConsumerGroupRecordType as T, decodeConsumerGroupKey, decodeCurrentAssignment, decodeEpoch, decodeGroupMetadata, decodeMemberMetadata,
+  ConsumerGroupRecordType as T, decodeConsumerGroupKey, decodeCurrentAssignment, decodeAssignmentMetadata, decodeGroupMetadata, decodeMemberMetadata,
   decodeTargetAssignment,
 } from './consumer-group-records.js';
 import { replayModernGroups, type ModernGroupRecords } from '../modern-group-replay.js';
@@ -18,7 +18,7 @@ const CONSUMER_GROUP_RECORDS: ModernGroupRecords<ConsumerGroup, ConsumerGroupMem
   replayMetadata(group, value) {
     ({ epoch: group.groupEpoch, metadataHash: group.metadataHash } = decodeGroupMetadata(value));
   },
-  decodeAssignmentEpoch: decodeEpoch,
+  decodeAssignmentMetadata,
   decodeTargetAssignment,
   replayMemberMetadata: (member, value) => Object.assign(member, decodeMemberMetadata(value)),
   replayCurrentAssignment: (member, value) => member.setAssignmentState(decodeCurrentAssignment(value)),

@@ -23,7 +23,7 @@ class PartitionOwnershipError extends Error {
 export class ConsumerGroup {
   groupEpoch = 0;
   assignmentEpoch = 0;
-  /** When the target assignment was last computed (ms since the epoch; 0: never, or the group emptied since). Not reloaded. */
+  /** When the target assignment was last computed (ms since the epoch; 0: never, or the group emptied since). */
   assignmentTimestamp = 0;
   readonly members = new Map<string, ConsumerGroupMember>();
   /** instance id → member id of static members. */

@@ -36,7 +36,7 @@ export interface ShareGroupCoordinatorConfig {
   readonly maxSize: number;
   /** group.share.initialize.retry.interval.ms: an unanswered share-partition initialization is sent again after it. */
   readonly initializeRetryIntervalMs: number;
-  /** A group's session timeout and heartbeat interval: its group configs, else the broker's group.share.* ones. */
+  /** A group's session timeout, heartbeat and assignment intervals: its group configs, else the broker's group.share.* ones. */
   readonly timeoutsOf: ConsumerGroupTimeoutsOf;
 }
 
@@ -86,6 +86,10 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
     return this.config.timeoutsOf(groupId).sessionTimeoutMs;
   }
 
+  protected override assignmentIntervalMs(groupId: string): number {
+    return this.config.timeoutsOf(groupId).assignmentIntervalMs ?? 0;
+  }
+
   /** An expired member is fenced in turn with the group's requests. */
   protected override expire(group: ShareGroup, member: ShareGroupMember, reason: string): void {
     void this.serialized(group.groupId, () => this.fenceMember(group, member, reason));
@@ -127,7 +131,6 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
     } else if (!joining) {
       throwIfMemberEpochIsInvalid(member, req.memberEpoch);
     }
-    const previousEpoch = member.memberEpoch;
     const previousAssignment = member.assignedPartitions;
     const previousGroupEpoch = group.groupEpoch;
 
@@ -145,8 +148,9 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
 
     // Once per heartbeat, however many bumps: Kafka's shareGroupHeartbeat bumps (and records a rebalance) once.
     if (group.groupEpoch > previousGroupEpoch) this.rebalances++;
-    // 3. A new group epoch gets a new target assignment; the member takes its target at once (nothing to revoke).
-    if (group.groupEpoch > group.assignmentEpoch) this.updateTargetAssignment(group, records);
+    // 3. A new group epoch gets a new target assignment, at most one per assignment interval (KIP-1263, as Kafka 4.4's
+    // share maybeUpdateTargetAssignment); the member takes its target at once (nothing to revoke), the last one meanwhile.
+    if (group.groupEpoch > group.assignmentEpoch && this.canComputeNextTargetAssignment(group)) this.updateTargetAssignment(group, records);
     const target = group.targetAssignment.get(member.memberId) ?? new Map();
     if (member.memberEpoch !== group.assignmentEpoch || !assignmentsEqual(member.assignedPartitions, target)) {
       member.previousMemberEpoch = member.memberEpoch;
@@ -156,8 +160,8 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
     }
     this.scheduleSessionTimeout(group, member);
 
-    const changed = joining || req.subscribedTopicNames !== null || previousEpoch !== member.memberEpoch
-      || !assignmentsEqual(previousAssignment, member.assignedPartitions);
+    // As Kafka's shareGroupHeartbeat (hasAssignedPartitionsChanged): a new member epoch alone goes without the assignment.
+    const changed = joining || req.subscribedTopicNames !== null || !assignmentsEqual(previousAssignment, member.assignedPartitions);
     return {
       errorCode: E.NONE,
       errorMessage: null,
@@ -266,7 +270,7 @@ export class ShareGroupCoordinator extends ModernGroupCoordinator<ShareGroup, Sh
   }
 
   protected override assignmentEpochRecord(group: ShareGroup): CoordinatorRecord {
-    return shareTargetAssignmentEpochRecord(group.groupId, group.assignmentEpoch, Date.now());
+    return shareTargetAssignmentEpochRecord(group.groupId, group.assignmentEpoch, group.assignmentTimestamp);
   }
 
   // ---- leaving and expiry ----

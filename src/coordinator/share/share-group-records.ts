@@ -13,6 +13,7 @@ import {
 import { readShareGroupTargetAssignmentMemberValue, writeShareGroupTargetAssignmentMemberValue } from '../../../protocol/generated/records/ShareGroupTargetAssignmentMemberValue.js';
 import { readShareGroupTargetAssignmentMetadataValue, writeShareGroupTargetAssignmentMetadataValue } from '../../../protocol/generated/records/ShareGroupTargetAssignmentMetadataValue.js';
 import { addPartition, type Assignment } from '../consumer/assignors/assignor.js';
+import type { AssignmentMetadata } from '../modern-group-replay.js';
 import type { CoordinatorRecord } from '../offsets-topic.js';
 import type { InitializedTopic } from './share-group.js';
 
@@ -142,8 +143,8 @@ export function decodeShareTargetAssignment(buf: Buffer): Assignment {
   return fromTopicPartitions(readShareGroupTargetAssignmentMemberValue(valueReader(buf), VERSION).topicPartitions);
 }
 
-export function decodeShareTargetAssignmentEpoch(buf: Buffer): number {
-  return readShareGroupTargetAssignmentMetadataValue(valueReader(buf), VERSION).assignmentEpoch;
+export function decodeShareTargetAssignmentMetadata(buf: Buffer): AssignmentMetadata {
+  return readShareGroupTargetAssignmentMetadataValue(valueReader(buf), VERSION);
 }
 
 export function decodeShareCurrentAssignment(buf: Buffer): { memberEpoch: number; previousMemberEpoch: number; assignedPartitions: Assignment } {

@@ -7,7 +7,7 @@ import { ShareGroup } from './share-group.js';
 import { ShareGroupMember } from './share-group-member.js';
 import {
   decodeShareCurrentAssignment, decodeShareGroupEpoch, decodeShareGroupKey, decodeShareMemberMetadata, decodeShareStatePartitionMetadataTopics,
-  decodeShareTargetAssignment, decodeShareTargetAssignmentEpoch, ShareGroupRecordType as T,
+  decodeShareTargetAssignment, decodeShareTargetAssignmentMetadata, ShareGroupRecordType as T,
 } from './share-group-records.js';
 
 const SHARE_GROUP_RECORDS: ModernGroupRecords<ShareGroup, ShareGroupMember, Assignment> = {
@@ -18,7 +18,7 @@ const SHARE_GROUP_RECORDS: ModernGroupRecords<ShareGroup, ShareGroupMember, Assi
   replayMetadata(group, value) {
     ({ epoch: group.groupEpoch, metadataHash: group.metadataHash } = decodeShareGroupEpoch(value));
   },
-  decodeAssignmentEpoch: decodeShareTargetAssignmentEpoch,
+  decodeAssignmentMetadata: decodeShareTargetAssignmentMetadata,
   decodeTargetAssignment: decodeShareTargetAssignment,
   replayMemberMetadata: (member, value) => Object.assign(member, decodeShareMemberMetadata(value)),
   replayCurrentAssignment: (member, value) => Object.assign(member, decodeShareCurrentAssignment(value)),

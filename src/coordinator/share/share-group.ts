@@ -26,6 +26,8 @@ export interface InitializingTopic extends InitializedTopic {
 export class ShareGroup {
   groupEpoch = 0;
   assignmentEpoch = 0;
+  /** When the target assignment was last computed (ms since the epoch; 0: never, or the group emptied since). */
+  assignmentTimestamp = 0;
   /** The subscribed topics' metadata hash the group epoch was last bumped for (ShareGroupMetadataValue). */
   metadataHash = 0n;
   readonly members = new Map<string, ShareGroupMember>();

@@ -36,6 +36,8 @@ export interface StreamsGroupSettings {
   heartbeatIntervalMs: number;
   numStandbyReplicas: number;
   initialRebalanceDelayMs: number;
+  /** streams.assignment.interval.ms (KIP-1263): at most one new target assignment per interval. */
+  assignmentIntervalMs: number;
   acceptableRecoveryLag: number;
   taskOffsetIntervalMs: number;
   maxSize: number;
@@ -51,7 +53,7 @@ export interface OffsetCommitCheck {
 
 /** Kafka 4.4's group.streams.* defaults. */
 const DEFAULT_STREAMS_GROUP_SETTINGS: Readonly<StreamsGroupSettings> = Object.freeze({
-  sessionTimeoutMs: 45000, heartbeatIntervalMs: 5000, numStandbyReplicas: 0, initialRebalanceDelayMs: 3000,
+  sessionTimeoutMs: 45000, heartbeatIntervalMs: 5000, numStandbyReplicas: 0, initialRebalanceDelayMs: 3000, assignmentIntervalMs: 1000,
   acceptableRecoveryLag: 10000, taskOffsetIntervalMs: 60000, maxSize: 2147483647,
 });
 
@@ -95,6 +97,10 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
 
   protected override sessionTimeoutMs(groupId: string): number {
     return this.settingsOf(groupId).sessionTimeoutMs;
+  }
+
+  protected override assignmentIntervalMs(groupId: string): number {
+    return this.settingsOf(groupId).assignmentIntervalMs;
   }
 
   /** A member that does not revoke its tasks within its rebalance timeout is fenced. */
@@ -183,6 +189,7 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
 
     // 3. The topology against the topics: a change of either bumps the group epoch.
     let toCreate: InternalTopicToCreate[] = [];
+    let topologyStatus: StreamsStatusEntry | null = null;
     if (group.topology !== null) {
       const configured = configureTopology(group.topology, topics);
       const hash = metadataHash(configured.topics);
@@ -190,20 +197,27 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
       group.metadataHash = hash;
       group.validatedTopologyEpoch = group.topology.epoch;
       group.configuredTopology = configured;
-      if (configured.status) statuses.push(configured.status);
+      topologyStatus = configured.status;
       toCreate = configured.internalTopicsToCreate;
     }
     if (bumpGroupEpoch) this.bumpGroupEpoch(group, records);
 
     // 4. A new target assignment. A new group's first one holds no tasks and the group epoch moves on at once; the
     // assignment with tasks waits for the end of the initial delay (group.streams.initial.rebalance.delay.ms), as
-    // Kafka 4.4 answers it (a NotReady group described at group epoch 2, assignment epoch 1).
+    // Kafka 4.4 answers it (a NotReady group described at group epoch 2, assignment epoch 1). Then at most one per
+    // assignment interval (KIP-1263). Kafka 4.4's maybeUpdateStreamsTargetAssignment says either delay in the statuses,
+    // after a stale topology's and before the topology's own.
     const delayed = Date.now() < group.initialDelayUntil;
-    if (delayed) statuses.unshift({ statusCode: StreamsStatus.ASSIGNMENT_DELAYED, statusDetail: 'Assignment delayed due to the configured initial rebalance delay.' });
+    if (delayed) statuses.push({ statusCode: StreamsStatus.ASSIGNMENT_DELAYED, statusDetail: 'Assignment delayed due to the configured initial rebalance delay.' });
     if (group.groupEpoch > group.assignmentEpoch && !(delayed && group.assignmentEpoch > 0)) {
-      this.updateTargetAssignment(group, settings.numStandbyReplicas, delayed, records);
-      if (delayed) this.bumpGroupEpoch(group, records);
+      if (this.canComputeNextTargetAssignment(group)) {
+        this.updateTargetAssignment(group, settings.numStandbyReplicas, delayed, records);
+        if (delayed) this.bumpGroupEpoch(group, records);
+      } else {
+        statuses.push({ statusCode: StreamsStatus.ASSIGNMENT_DELAYED, statusDetail: 'Assignment delayed due to the configured assignment interval.' });
+      }
     }
+    if (topologyStatus) statuses.push(topologyStatus);
 
     // 5. The member moves towards its target.
     const owned = req.activeTasks === null && req.standbyTasks === null && req.warmupTasks === null ? null : {
@@ -211,7 +225,7 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
       standby: req.standbyTasks === null ? member.assigned.standby : tasksOf(req.standbyTasks),
       warmup: req.warmupTasks === null ? member.assigned.warmup : tasksOf(req.warmupTasks),
     };
-    const before = { epoch: member.memberEpoch, assigned: member.assigned };
+    const before = member.assigned;
     const next = reconcile(group, member, group.assignmentEpoch, group.targetAssignment.get(member.memberId) ?? emptyTasks(), owned);
     if (next) {
       Object.assign(member, next);
@@ -234,7 +248,9 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
     // idle while the group counts its tasks as held; its consumerGroupHeartbeat answers a full request with the
     // assignment for this reason (isFullRequest).
     const missedAssignment = owned !== null && member.state !== StreamsMemberState.UnrevokedTasks && !tuplesEqual(owned, member.assigned);
-    const changed = joining || missedAssignment || before.epoch !== member.memberEpoch || !tuplesEqual(before.assigned, member.assigned);
+    // A new member epoch alone goes without the tasks, as Kafka's (hasAssignedTasksChanged): a member that has revoked
+    // moves to the target's epoch keeping what it reported.
+    const changed = joining || missedAssignment || !tuplesEqual(before, member.assigned);
     const endpointsChanged = req.endpointInformationEpoch !== group.endpointInformationEpoch;
     return {
       errorCode: E.NONE,
@@ -376,7 +392,7 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
   }
 
   protected override assignmentEpochRecord(group: StreamsGroup): CoordinatorRecord {
-    return targetAssignmentEpochRecord(group.groupId, group.assignmentEpoch);
+    return targetAssignmentEpochRecord(group.groupId, group.assignmentEpoch, group.assignmentTimestamp);
   }
 
   // ---- leaving and expiry ----

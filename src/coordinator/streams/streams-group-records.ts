@@ -14,6 +14,7 @@ import {
   readStreamsGroupTargetAssignmentMetadataValue, writeStreamsGroupTargetAssignmentMetadataValue,
 } from '../../../protocol/generated/records/StreamsGroupTargetAssignmentMetadataValue.js';
 import { readStreamsGroupTopologyValue, writeStreamsGroupTopologyValue } from '../../../protocol/generated/records/StreamsGroupTopologyValue.js';
+import type { AssignmentMetadata } from '../modern-group-replay.js';
 import type { CoordinatorRecord } from '../offsets-topic.js';
 import type { MemberAssignmentState } from './current-assignment-builder.js';
 import type { StreamsMemberMetadata } from './streams-group-member.js';
@@ -122,15 +123,16 @@ export function decodeTargetAssignment(buf: Buffer): TasksTuple {
   return { active: tasksOf(v.activeTasks), standby: tasksOf(v.standbyTasks), warmup: tasksOf(v.warmupTasks) };
 }
 
-export function targetAssignmentEpochRecord(groupId: string, assignmentEpoch: number): CoordinatorRecord {
+/** AssignmentTimestamp (KIP-1263): when the target was computed, 0 for none (the next is computed at once). */
+export function targetAssignmentEpochRecord(groupId: string, assignmentEpoch: number, assignmentTimestamp: number): CoordinatorRecord {
   return {
     key: key(T.TargetAssignmentMetadata, groupId),
-    value: value(writeStreamsGroupTargetAssignmentMetadataValue, { assignmentEpoch, assignmentTimestamp: Date.now() }),
+    value: value(writeStreamsGroupTargetAssignmentMetadataValue, { assignmentEpoch, assignmentTimestamp }),
   };
 }
 
-export function decodeAssignmentEpoch(buf: Buffer): number {
-  return read(buf, readStreamsGroupTargetAssignmentMetadataValue).assignmentEpoch;
+export function decodeAssignmentMetadata(buf: Buffer): AssignmentMetadata {
+  return read(buf, readStreamsGroupTargetAssignmentMetadataValue);
 }
 
 const withoutEpochs = (tasks: TasksTuple['active']) => listOf(tasks).map((t) => ({ ...t, assignmentEpochs: [] }));

@@ -5,7 +5,7 @@ import type { CoordinatorRecord } from '../offsets-topic.js';
 import { StreamsGroup } from './streams-group.js';
 import { StreamsGroupMember } from './streams-group-member.js';
 import {
-  StreamsGroupRecordType as T, decodeAssignmentEpoch, decodeCurrentAssignment, decodeGroupMetadata, decodeMemberMetadata,
+  StreamsGroupRecordType as T, decodeAssignmentMetadata, decodeCurrentAssignment, decodeGroupMetadata, decodeMemberMetadata,
   decodeStreamsGroupKey, decodeTargetAssignment, decodeTopology,
 } from './streams-group-records.js';
 import type { TasksTuple } from './tasks-tuple.js';
@@ -18,7 +18,7 @@ const STREAMS_GROUP_RECORDS: ModernGroupRecords<StreamsGroup, StreamsGroupMember
   replayMetadata(group, value) {
     ({ epoch: group.groupEpoch, metadataHash: group.metadataHash, validatedTopologyEpoch: group.validatedTopologyEpoch } = decodeGroupMetadata(value));
   },
-  decodeAssignmentEpoch,
+  decodeAssignmentMetadata,
   decodeTargetAssignment,
   replayMemberMetadata: (member, value) => Object.assign(member, decodeMemberMetadata(value)),
   replayCurrentAssignment: (member, value) => Object.assign(member, decodeCurrentAssignment(value)),

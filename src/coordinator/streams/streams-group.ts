@@ -20,6 +20,8 @@ export const STREAMS_GROUP_TYPE = 'streams';
 export class StreamsGroup {
   groupEpoch = 0;
   assignmentEpoch = 0;
+  /** When the target assignment was last computed (ms since the epoch; 0: never, or the group emptied since). */
+  assignmentTimestamp = 0;
   /** Kafka's metadata hash over the topics the topology uses, stored in StreamsGroupMetadataValue. */
   metadataHash = 0n;
   /** The topology epoch last configured; -1 before any. */
