@@ -1,6 +1,6 @@
 // Lookup over every configuration kafkite knows: Kafka's broker and topic configs, plus kafkite's own.
 import type { BrokerConfigDef, TopicConfigDef } from './config-def.js';
-import { BROKER_CONFIG_DEFS, TOPIC_CONFIG_DEFS } from './definitions.generated.js';
+import { BROKER_CONFIG_DEFS, TOPIC_CONFIG_DEFS as GENERATED_TOPIC_CONFIG_DEFS } from './definitions.generated.js';
 import { REMOVED_SHARE_GROUP_CONFIGS, SHARE_GROUP_CONFIG_DEFS } from './share-group-definitions.js';
 import { STREAMS_GROUP_CONFIG_DEFS } from './streams-group-definitions.js';
 import { CONSUMER_GROUP_CONFIG_DEFS } from './consumer-group-definitions.js';
@@ -60,7 +60,14 @@ export const ALL_BROKER_CONFIG_DEFS: readonly BrokerConfigDef[] = [
   ...CONSUMER_GROUP_CONFIG_DEFS,
   ...KAFKITE_CONFIG_DEFS,
 ];
-export { TOPIC_CONFIG_DEFS };
+/**
+ * The generated 4.0 topic configs, and Kafka 4.4's errors.deadletterqueue.group.enable (LogConfig, KIP-1191): a topic
+ * share groups may write their dead-letter records to.
+ */
+export const TOPIC_CONFIG_DEFS: readonly TopicConfigDef[] = [
+  ...GENERATED_TOPIC_CONFIG_DEFS,
+  { name: 'errors.deadletterqueue.group.enable', type: 'boolean', default: 'false', validator: null, brokerSynonyms: [] },
+];
 
 const brokerDefs = new Map(ALL_BROKER_CONFIG_DEFS.map((def) => [def.name, def]));
 const topicDefs = new Map(TOPIC_CONFIG_DEFS.map((def) => [def.name, def]));

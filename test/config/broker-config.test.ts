@@ -375,9 +375,10 @@ describe('entries() for DescribeConfigs', () => {
 
   it('lists every Kafka and kafkite broker config, read-only unless dynamically updatable', () => {
     const entries = config.entries();
-    // Kafka 4.0's 343 table rows, with its 14 group.share.* rows replaced by Kafka 4.4's 25, Kafka 4.4's 22
-    // group.streams.* and 4 group.consumer.* (KIP-1263's assignment interval and offload); kafkite's 16.
-    expect(entries.length).toBe(343 - 14 + 25 + 22 + 4 + 16);
+    // Kafka 4.0's 343 table rows, with its 14 group.share.* rows replaced by Kafka 4.4's 25 and its 2 share DLQ
+    // ones (KIP-1191), Kafka 4.4's 22 group.streams.* and 4 group.consumer.* (KIP-1263's assignment interval and
+    // offload); kafkite's 16.
+    expect(entries.length).toBe(343 - 14 + 25 + 2 + 22 + 4 + 16);
     expect(entry('group.share.partition.max.record.locks')).toMatchObject({ value: '2000', source: ConfigSource.DEFAULT_CONFIG });
     expect(entry('group.share.max.delivery.count.limit')).toMatchObject({ value: '10', configType: 3 });
     expect(entries.find((e) => e.name === 'group.share.enable')).toBeUndefined();

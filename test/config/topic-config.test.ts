@@ -117,7 +117,7 @@ describe('describeTopicConfig', () => {
   it('lists all topic configs with sources and synonyms in Kafka\'s order', () => {
     const broker = new BrokerConfig({ 'log.retention.hours': '168', 'log.segment.bytes': '1048576' });
     const entries = broker.describeTopicConfig({ 'cleanup.policy': 'compact , delete' });
-    expect(entries).toHaveLength(36);
+    expect(entries).toHaveLength(37);
     const entry = (name: string) => entries.find((e) => e.name === name)!;
 
     expect(entry('cleanup.policy')).toEqual({
