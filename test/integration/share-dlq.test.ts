@@ -4,7 +4,10 @@
 // group's DLQ topic and finds exactly those records, once each, with their key and value copied
 // (errors.deadletterqueue.copy.record.enable) and Kafka's headers, in Kafka's order. A DLQ topic name starting with
 // "__" is refused as INVALID_CONFIG on the GROUP resource; a name lacking errors.deadletterqueue.topic.name.prefix is
-// accepted there (Kafka checks it only when it writes, GroupConfig.validateValues).
+// accepted there (Kafka checks it only when it writes, GroupConfig.validateValues). Without copy a DLQ record is its
+// headers only; a topic not enabled as a DLQ (errors.deadletterqueue.group.enable) or a name without the prefix gets
+// nothing, the records archived all the same; a missing topic is created when errors.deadletterqueue.auto.create.topics.enable.
+// At share.version 1 the configs are accepted and nothing is written to the DLQ.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { ReferenceKafka } from '../../bench/lib/reference-kafka.js';
@@ -18,6 +21,10 @@ import { isDecided, prepareShareTopic, shareGroupOffsets, ShareConsumers, untilL
 const N = 50;
 const ZERO_UUID = '0'.repeat(32);
 const INVALID_CONFIG = 40;
+/** Both brokers start with DLQ topic auto-creation on (off by default, GroupCoordinatorConfig). */
+const AUTO_CREATE = 'errors.deadletterqueue.auto.create.topics.enable=true';
+/** The offsets the consumer's dlq mode rejects (v % 10 == 7) or releases until archived (v % 10 == 3). */
+const DEAD = Array.from({ length: N }, (_, o) => o).filter((o) => o % 10 === 3 || o % 10 === 7);
 
 interface Target {
   readonly port: number;
@@ -26,7 +33,7 @@ interface Target {
 }
 
 async function kafkite(): Promise<Target> {
-  const broker = await startBroker();
+  const broker = await startBroker({ overrides: [AUTO_CREATE] });
   return {
     port: broker.port,
     bootstrap: broker.bootstrap,
@@ -38,7 +45,7 @@ async function kafkite(): Promise<Target> {
 }
 
 async function kafka(): Promise<Target> {
-  const node = await ReferenceKafka.start({ readyTimeoutMs: 90_000 });
+  const node = await ReferenceKafka.start({ readyTimeoutMs: 90_000, properties: [AUTO_CREATE] });
   return {
     port: node.port,
     bootstrap: `127.0.0.1:${node.port}`,
@@ -49,6 +56,18 @@ async function kafka(): Promise<Target> {
   };
 }
 
+/** A topic's configs as DescribeConfigs gives them, by name. */
+async function describeTopicConfigs(port: number, topic: string): Promise<Map<string, string>> {
+  const client = await WireClient.connect(port);
+  try {
+    const res = await client.send(ApiKey.DescribeConfigs, 4, { resources: [{ resourceType: 2, resourceName: topic, configurationKeys: null }], includeSynonyms: false, includeDocumentation: false });
+    expect(res.results[0].errorCode).toBe(0);
+    return new Map((res.results[0].configs as Array<{ name: string; value: string }>).map((c) => [c.name, c.value]));
+  } finally {
+    client.close();
+  }
+}
+
 async function createTopic(client: WireClient, name: string, configs: Record<string, string>): Promise<void> {
   const res = await client.send(ApiKey.CreateTopics, 7, {
     topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: Object.entries(configs).map(([n, value]) => ({ name: n, value })) }],
@@ -57,12 +76,15 @@ async function createTopic(client: WireClient, name: string, configs: Record<str
   expect(res.topics[0].errorCode).toBe(0);
 }
 
-async function alterGroupConfig(client: WireClient, group: string, name: string, value: string): Promise<{ errorCode: number; errorMessage: string | null }> {
+async function alterGroupConfigs(client: WireClient, group: string, configs: Record<string, string>): Promise<{ errorCode: number; errorMessage: string | null }> {
   const res = await client.send(ApiKey.IncrementalAlterConfigs, 1, {
-    resources: [{ resourceType: 32, resourceName: group, configs: [{ name, configOperation: 0, value }] }], validateOnly: false,
+    resources: [{ resourceType: 32, resourceName: group, configs: Object.entries(configs).map(([name, value]) => ({ name, configOperation: 0, value })) }],
+    validateOnly: false,
   });
   return { errorCode: res.responses[0].errorCode, errorMessage: res.responses[0].errorMessage };
 }
+
+const alterGroupConfig = (client: WireClient, group: string, name: string, value: string) => alterGroupConfigs(client, group, { [name]: value });
 
 /** Every record of partition 0 of `topic`, read by a Fetch of its own connection. */
 async function readAll(port: number, topic: string): Promise<KafkaRecord[]> {
@@ -88,6 +110,17 @@ async function readAll(port: number, topic: string): Promise<KafkaRecord[]> {
 }
 
 const headersOf = (r: KafkaRecord): Array<[string, string]> => r.headers.map((h) => [h.key, h.value?.toString('utf8') ?? '']);
+const offsetOf = (r: KafkaRecord) => Number(headersOf(r).find(([k]) => k === '__dlq.errors.offset')?.[1]);
+
+/** Kafka's headers of the DLQ record of `offset` of partition 0 of `topic`, in Kafka's order. */
+const expectedHeaders = (topic: string, group: string, offset: number): Array<[string, string]> => [
+  ['__dlq.errors.topic', topic],
+  ['__dlq.errors.partition', '0'],
+  ['__dlq.errors.offset', String(offset)],
+  ['__dlq.errors.group', group],
+  ['__dlq.errors.delivery.count', offset % 10 === 7 ? '1' : '2'],
+  ['__dlq.errors.message', offset % 10 === 7 ? 'Offset rejected by client.' : 'Offset delivery count exceeded the threshold.'],
+];
 
 describe.each([['kafkite', kafkite], ['Kafka 4.4', kafka]] as const)('%s', (name, start) => {
   let target: Target;
@@ -102,6 +135,22 @@ describe.each([['kafkite', kafkite], ['Kafka 4.4', kafka]] as const)('%s', (name
     await target?.stop();
   }, 60_000);
 
+  /** Whether consumer `id` accepted or rejected every record but the released ones, and released each of those twice. */
+  const atRest = (id: number) => () => {
+    const mine = consumers.events.filter((e) => e.consumer === id);
+    return new Set(mine.filter(isDecided).map((e) => e.offset)).size === N - N / 10 && mine.filter((e) => e.ack === 'RELEASE').length === 2 * (N / 10);
+  };
+
+  /** Runs a dlq-mode consumer per group on `topic` at once, until each is at rest and its group has nothing left (lag 0). */
+  async function consumeAll(topic: string, groups: string[], firstId: number): Promise<void> {
+    const running = groups.map((group, i) => ({ group, id: firstId + i, c: consumers.start(firstId + i, target.bootstrap, topic, group, 'dlq') }));
+    for (const { group, id, c } of running) {
+      await consumers.waitFor(atRest(id), `${group}'s records decided or released twice`, 120_000);
+      await until(async () => (await shareGroupOffsets(target.port, group, topic, 1))[0]!.lag === 0, `${group} at lag 0`, 60_000);
+      expect(await consumers.stop(c)).toBe(0);
+    }
+  }
+
   it('rejected records and records released past the delivery count limit land in the DLQ topic, once each, with Kafka\'s headers', async () => {
     const admin = await WireClient.connect(target.port);
     try {
@@ -113,37 +162,60 @@ describe.each([['kafkite', kafkite], ['Kafka 4.4', kafka]] as const)('%s', (name
     await prepareShareTopic(target.port, 'dlq-source', 'dlq-group', N, {
       groupConfigs: { 'share.delivery.count.limit': '2', 'errors.deadletterqueue.topic.name': 'dlq.work', 'errors.deadletterqueue.copy.record.enable': 'true' },
     });
-    const { events } = consumers;
     const c = consumers.start(1, target.bootstrap, 'dlq-source', 'dlq-group', 'dlq');
-    // Every record but the released ones accepted or rejected, and each released one released twice.
-    const atRest = () => new Set(events.filter(isDecided).map((e) => e.offset)).size === N - N / 10
-      && events.filter((e) => e.ack === 'RELEASE').length === 2 * (N / 10);
-    await consumers.waitFor(atRest, 'every record decided or released twice', 90_000);
+    await consumers.waitFor(atRest(1), 'every record decided or released twice', 90_000);
     await consumers.idleFor(1, 4, 60_000);
     expect(await consumers.stop(c)).toBe(0);
 
-    const expected = Array.from({ length: N }, (_, o) => o).filter((o) => o % 10 === 3 || o % 10 === 7);
     let dlq: KafkaRecord[] = [];
-    await until(async () => (dlq = await readAll(target.port, 'dlq.work')).length >= expected.length, `${expected.length} records in the DLQ topic`, 60_000);
+    await until(async () => (dlq = await readAll(target.port, 'dlq.work')).length >= DEAD.length, `${DEAD.length} records in the DLQ topic`, 60_000);
     console.log(`DLQ on ${name}: ${dlq.length} records, first ${JSON.stringify(headersOf(dlq[0]!))}`);
-    const offsetOf = (r: KafkaRecord) => Number(headersOf(r).find(([k]) => k === '__dlq.errors.offset')?.[1]);
-    expect(dlq.map(offsetOf).sort((a, b) => a - b)).toEqual(expected);
+    expect(dlq.map(offsetOf).sort((a, b) => a - b)).toEqual(DEAD);
     for (const r of dlq) {
-      const o = offsetOf(r);
-      expect(r.value?.toString()).toBe(String(o));
+      expect(r.value?.toString()).toBe(String(offsetOf(r)));
       expect(r.key).toBeNull();
-      expect(headersOf(r)).toEqual([
-        ['__dlq.errors.topic', 'dlq-source'],
-        ['__dlq.errors.partition', '0'],
-        ['__dlq.errors.offset', String(o)],
-        ['__dlq.errors.group', 'dlq-group'],
-        ['__dlq.errors.delivery.count', o % 10 === 7 ? '1' : '2'],
-        ['__dlq.errors.message', o % 10 === 7 ? 'Offset rejected by client.' : 'Offset delivery count exceeded the threshold.'],
-      ]);
+      expect(headersOf(r)).toEqual(expectedHeaders('dlq-source', 'dlq-group', offsetOf(r)));
     }
     // Archived once written: nothing is left for the group.
     await until(async () => (await shareGroupOffsets(target.port, 'dlq-group', 'dlq-source', 1))[0]!.lag === 0, 'lag 0', 30_000);
   }, 240_000);
+
+  it('without copy only the headers; nothing in a topic not enabled as a DLQ or named without the prefix; a missing DLQ topic auto-created', async () => {
+    const admin = await WireClient.connect(target.port);
+    try {
+      await createTopic(admin, 'dlq.headers', { 'errors.deadletterqueue.group.enable': 'true' });
+      await createTopic(admin, 'dlq.plain', {});
+      await createTopic(admin, 'nodlq.prefixless', { 'errors.deadletterqueue.group.enable': 'true' });
+      await untilLeading(target.port, ['dlq.headers', 'dlq.plain', 'nodlq.prefixless']);
+      await prepareShareTopic(target.port, 'dlq-cases', 'dlq-headers', N, {
+        groupConfigs: { 'share.delivery.count.limit': '2', 'errors.deadletterqueue.topic.name': 'dlq.headers' },
+      });
+      for (const [group, dlqTopic] of [['dlq-plain', 'dlq.plain'], ['dlq-prefixless', 'nodlq.prefixless'], ['dlq-auto', 'dlq.auto']] as const) {
+        expect(await alterGroupConfigs(admin, group, {
+          'share.auto.offset.reset': 'earliest', 'share.delivery.count.limit': '2', 'errors.deadletterqueue.topic.name': dlqTopic, 'errors.deadletterqueue.copy.record.enable': 'true',
+        })).toEqual({ errorCode: 0, errorMessage: null });
+      }
+    } finally {
+      admin.close();
+    }
+    await consumeAll('dlq-cases', ['dlq-headers', 'dlq-plain', 'dlq-prefixless', 'dlq-auto'], 11);
+
+    const headersOnly = await readAll(target.port, 'dlq.headers');
+    expect(headersOnly.map(offsetOf).sort((a, b) => a - b)).toEqual(DEAD);
+    for (const r of headersOnly) {
+      expect({ key: r.key, value: r.value }).toEqual({ key: null, value: null });
+      expect(headersOf(r)).toEqual(expectedHeaders('dlq-cases', 'dlq-headers', offsetOf(r)));
+    }
+    // Archived there too (lag 0 above), but never written: the DLQ write failed its checks.
+    expect(await readAll(target.port, 'dlq.plain')).toEqual([]);
+    expect(await readAll(target.port, 'nodlq.prefixless')).toEqual([]);
+    const auto = await readAll(target.port, 'dlq.auto');
+    expect(auto.map(offsetOf).sort((a, b) => a - b)).toEqual(DEAD);
+    expect(auto.every((r) => r.value?.toString() === String(offsetOf(r)))).toBe(true);
+    const described = await describeTopicConfigs(target.port, 'dlq.auto');
+    expect({ enabled: described.get('errors.deadletterqueue.group.enable'), timestamps: described.get('message.timestamp.type') })
+      .toEqual({ enabled: 'true', timestamps: 'CreateTime' });
+  }, 300_000);
 
   it('a DLQ topic name starting with "__" is INVALID_CONFIG; one without the prefix is accepted until a record is written', async () => {
     const admin = await WireClient.connect(target.port);
@@ -157,4 +229,28 @@ describe.each([['kafkite', kafkite], ['Kafka 4.4', kafka]] as const)('%s', (name
       admin.close();
     }
   });
+
+  // Last: it lowers the feature for the rest of the broker's life.
+  it('at share.version 1 the DLQ configs are accepted and rejected or exhausted records are only archived', async () => {
+    const admin = await WireClient.connect(target.port);
+    try {
+      const res = await admin.send(ApiKey.UpdateFeatures, 1, {
+        timeoutMs: 30_000, featureUpdates: [{ feature: 'share.version', maxVersionLevel: 1, upgradeType: 2 }], validateOnly: false,
+      });
+      expect({ errorCode: res.errorCode, results: res.results.map((r: { errorCode: number }) => r.errorCode) }).toEqual({ errorCode: 0, results: [0] });
+      await until(async () => {
+        const versions = await admin.send(ApiKey.ApiVersions, 3, { clientSoftwareName: 'kafkite-test', clientSoftwareVersion: '1' });
+        return versions.finalizedFeatures.some((f: { name: string; maxVersionLevel: number }) => f.name === 'share.version' && f.maxVersionLevel === 1);
+      }, 'share.version 1 finalized', 30_000);
+      await createTopic(admin, 'dlq.sv1', { 'errors.deadletterqueue.group.enable': 'true' });
+      await untilLeading(target.port, ['dlq.sv1']);
+    } finally {
+      admin.close();
+    }
+    await prepareShareTopic(target.port, 'dlq-sv1-source', 'dlq-sv1', N, {
+      groupConfigs: { 'share.delivery.count.limit': '2', 'errors.deadletterqueue.topic.name': 'dlq.sv1', 'errors.deadletterqueue.copy.record.enable': 'true' },
+    });
+    await consumeAll('dlq-sv1-source', ['dlq-sv1'], 31);
+    expect(await readAll(target.port, 'dlq.sv1')).toEqual([]);
+  }, 240_000);
 });
