@@ -17,7 +17,7 @@ import { readSlices } from './share-fetch.js';
 import type { DeadLetterBatch } from './share-partition.js';
 
 /** Kafka's ShareGroupDLQStateManager.ProduceRequestHandler.HEADER_DLQ_ERRORS_*. */
-export const DLQ_HEADER = {
+const DLQ_HEADER = {
   TOPIC: '__dlq.errors.topic',
   PARTITION: '__dlq.errors.partition',
   OFFSET: '__dlq.errors.offset',
@@ -27,7 +27,7 @@ export const DLQ_HEADER = {
 } as const;
 
 /** The topic config that lets share groups write to a topic (LogConfig's errors.deadletterqueue.group.enable). */
-export const DLQ_TOPIC_ENABLE = 'errors.deadletterqueue.group.enable';
+const DLQ_TOPIC_ENABLE = 'errors.deadletterqueue.group.enable';
 
 /** What the dead-letter writer needs of the broker. */
 export interface DlqBroker {

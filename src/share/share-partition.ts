@@ -68,7 +68,7 @@ export interface DeadLetterBatch {
   cause: DlqCause;
 }
 
-export interface DeadLetterQueue {
+interface DeadLetterQueue {
   /** share.version 2 and errors.deadletterqueue.topic.name set (Kafka's SharePartition.isDLQEnabledForGroup). */
   enabled(): boolean;
   /** Writes the batch's records there; a failure is only logged, the records are archived either way. */

@@ -135,6 +135,30 @@ describe.each([['kafkite', kafkite], ['Kafka 4.4', kafka]] as const)('%s', (name
     await target?.stop();
   }, 60_000);
 
+  /** Runs `fn` with a client connection of its own to the broker. */
+  async function withAdmin(fn: (admin: WireClient) => Promise<void>): Promise<void> {
+    const admin = await WireClient.connect(target.port);
+    try {
+      await fn(admin);
+    } finally {
+      admin.close();
+    }
+  }
+
+  /**
+   * A DLQ topic enabled as one, and a topic of N records whose share group writes its rejected and exhausted records
+   * there (share.delivery.count.limit 2), copied.
+   */
+  async function prepareDlq(topic: string, group: string, dlqTopic: string): Promise<void> {
+    await withAdmin(async (admin) => {
+      await createTopic(admin, dlqTopic, { 'errors.deadletterqueue.group.enable': 'true' });
+      await untilLeading(target.port, [dlqTopic]);
+    });
+    await prepareShareTopic(target.port, topic, group, N, {
+      groupConfigs: { 'share.delivery.count.limit': '2', 'errors.deadletterqueue.topic.name': dlqTopic, 'errors.deadletterqueue.copy.record.enable': 'true' },
+    });
+  }
+
   /** Whether consumer `id` accepted or rejected every record but the released ones, and released each of those twice. */
   const atRest = (id: number) => () => {
     const mine = consumers.events.filter((e) => e.consumer === id);
@@ -152,16 +176,7 @@ describe.each([['kafkite', kafkite], ['Kafka 4.4', kafka]] as const)('%s', (name
   }
 
   it('rejected records and records released past the delivery count limit land in the DLQ topic, once each, with Kafka\'s headers', async () => {
-    const admin = await WireClient.connect(target.port);
-    try {
-      await createTopic(admin, 'dlq.work', { 'errors.deadletterqueue.group.enable': 'true' });
-      await untilLeading(target.port, ['dlq.work']);
-    } finally {
-      admin.close();
-    }
-    await prepareShareTopic(target.port, 'dlq-source', 'dlq-group', N, {
-      groupConfigs: { 'share.delivery.count.limit': '2', 'errors.deadletterqueue.topic.name': 'dlq.work', 'errors.deadletterqueue.copy.record.enable': 'true' },
-    });
+    await prepareDlq('dlq-source', 'dlq-group', 'dlq.work');
     const c = consumers.start(1, target.bootstrap, 'dlq-source', 'dlq-group', 'dlq');
     await consumers.waitFor(atRest(1), 'every record decided or released twice', 90_000);
     await consumers.idleFor(1, 4, 60_000);
@@ -181,8 +196,7 @@ describe.each([['kafkite', kafkite], ['Kafka 4.4', kafka]] as const)('%s', (name
   }, 240_000);
 
   it('without copy only the headers; nothing in a topic not enabled as a DLQ or named without the prefix; a missing DLQ topic auto-created', async () => {
-    const admin = await WireClient.connect(target.port);
-    try {
+    await withAdmin(async (admin) => {
       await createTopic(admin, 'dlq.headers', { 'errors.deadletterqueue.group.enable': 'true' });
       await createTopic(admin, 'dlq.plain', {});
       await createTopic(admin, 'nodlq.prefixless', { 'errors.deadletterqueue.group.enable': 'true' });
@@ -195,9 +209,7 @@ describe.each([['kafkite', kafkite], ['Kafka 4.4', kafka]] as const)('%s', (name
           'share.auto.offset.reset': 'earliest', 'share.delivery.count.limit': '2', 'errors.deadletterqueue.topic.name': dlqTopic, 'errors.deadletterqueue.copy.record.enable': 'true',
         })).toEqual({ errorCode: 0, errorMessage: null });
       }
-    } finally {
-      admin.close();
-    }
+    });
     await consumeAll('dlq-cases', ['dlq-headers', 'dlq-plain', 'dlq-prefixless', 'dlq-auto'], 11);
 
     const headersOnly = await readAll(target.port, 'dlq.headers');
@@ -218,22 +230,18 @@ describe.each([['kafkite', kafkite], ['Kafka 4.4', kafka]] as const)('%s', (name
   }, 300_000);
 
   it('a DLQ topic name starting with "__" is INVALID_CONFIG; one without the prefix is accepted until a record is written', async () => {
-    const admin = await WireClient.connect(target.port);
-    try {
+    await withAdmin(async (admin) => {
       expect(await alterGroupConfig(admin, 'dlq-bad', 'errors.deadletterqueue.topic.name', '__dlq')).toEqual({
         errorCode: INVALID_CONFIG, errorMessage: "errors.deadletterqueue.topic.name: DLQ topic name must not start with '__'",
       });
       expect((await alterGroupConfig(admin, 'dlq-bad', 'errors.deadletterqueue.topic.name', 'no-prefix')).errorCode).toBe(0);
       expect((await alterGroupConfig(admin, 'dlq-bad', 'errors.deadletterqueue.copy.record.enable', 'maybe')).errorCode).toBe(INVALID_CONFIG);
-    } finally {
-      admin.close();
-    }
+    });
   });
 
   // Last: it lowers the feature for the rest of the broker's life.
   it('at share.version 1 the DLQ configs are accepted and rejected or exhausted records are only archived', async () => {
-    const admin = await WireClient.connect(target.port);
-    try {
+    await withAdmin(async (admin) => {
       const res = await admin.send(ApiKey.UpdateFeatures, 1, {
         timeoutMs: 30_000, featureUpdates: [{ feature: 'share.version', maxVersionLevel: 1, upgradeType: 2 }], validateOnly: false,
       });
@@ -242,14 +250,8 @@ describe.each([['kafkite', kafkite], ['Kafka 4.4', kafka]] as const)('%s', (name
         const versions = await admin.send(ApiKey.ApiVersions, 3, { clientSoftwareName: 'kafkite-test', clientSoftwareVersion: '1' });
         return versions.finalizedFeatures.some((f: { name: string; maxVersionLevel: number }) => f.name === 'share.version' && f.maxVersionLevel === 1);
       }, 'share.version 1 finalized', 30_000);
-      await createTopic(admin, 'dlq.sv1', { 'errors.deadletterqueue.group.enable': 'true' });
-      await untilLeading(target.port, ['dlq.sv1']);
-    } finally {
-      admin.close();
-    }
-    await prepareShareTopic(target.port, 'dlq-sv1-source', 'dlq-sv1', N, {
-      groupConfigs: { 'share.delivery.count.limit': '2', 'errors.deadletterqueue.topic.name': 'dlq.sv1', 'errors.deadletterqueue.copy.record.enable': 'true' },
     });
+    await prepareDlq('dlq-sv1-source', 'dlq-sv1', 'dlq.sv1');
     await consumeAll('dlq-sv1-source', ['dlq-sv1'], 31);
     expect(await readAll(target.port, 'dlq.sv1')).toEqual([]);
   }, 240_000);

@@ -68,6 +68,13 @@ async function settled(check: () => boolean): Promise<void> {
 
 const stored = (p: MemoryPersister) => p.states.get(STORED)!;
 
+/** Completes the DLQ's writes (or fails them): the records are archived, and the stored start offset reaches `end`. */
+async function archivedUpTo(sp: SharePartition, p: MemoryPersister, dlq: ManualDlq, ok: boolean, end: number): Promise<void> {
+  dlq.settleAll(ok);
+  await settled(() => sp.startOffset === end);
+  expect(stored(p).startOffset).toBe(end);
+}
+
 afterEach(() => {
   for (const sp of open.splice(0)) sp.close();
 });
@@ -100,9 +107,7 @@ describe('SharePartition with a dead-letter queue', () => {
     }
     await settled(() => dlq.batches.length === 1);
     expect(dlq.batches).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: 2, cause: DlqCause.DeliveryCountExceeded }]);
-    dlq.settleAll(false);
-    await settled(() => sp.startOffset === 5);
-    expect(stored(p).startOffset).toBe(5);
+    await archivedUpTo(sp, p, dlq, false, 5);
   });
 
   it('hands ARCHIVING records to the DLQ again when loaded after a crash, the cause told by the delivery count', async () => {
@@ -122,9 +127,7 @@ describe('SharePartition with a dead-letter queue', () => {
       { firstOffset: 7, lastOffset: 7, deliveryCount: 1, cause: DlqCause.ClientReject },
     ]);
     expect(reloaded.startOffset).toBe(3);
-    again.settleAll(true);
-    await settled(() => reloaded.startOffset === 10);
-    expect(stored(p).startOffset).toBe(10);
+    await archivedUpTo(reloaded, p, again, true, 10);
   });
 
   it('archives at once, without the DLQ, when the group has none (share.version 1 or no topic named)', async () => {
