@@ -46,6 +46,31 @@ export interface DlqSource {
   partition: number;
 }
 
+/** A record batch's own bytes (DefaultRecordBatch.RECORD_BATCH_OVERHEAD), and a bound on one record's besides its data. */
+const BATCH_OVERHEAD = 61;
+const RECORD_OVERHEAD = 21;
+
+/**
+ * The records cut into batches of at most `maxBytes` (the DLQ topic's max.message.bytes), one record at least, as
+ * ProduceRequestHandler.topicProduceData fills each produce round.
+ */
+function chunks(records: KafkaRecord[], maxBytes: number): KafkaRecord[][] {
+  const out: KafkaRecord[][] = [];
+  let size = BATCH_OVERHEAD;
+  for (const r of records) {
+    const bytes = RECORD_OVERHEAD + (r.key?.length ?? 0) + (r.value?.length ?? 0) + r.headers.reduce((n, h) => n + 10 + h.key.length + (h.value?.length ?? 0), 0);
+    const last = out[out.length - 1];
+    if (last && size + bytes <= maxBytes) {
+      last.push({ ...r, offset: last.length });
+      size += bytes;
+    } else {
+      out.push([{ ...r, offset: 0 }]);
+      size = BATCH_OVERHEAD + bytes;
+    }
+  }
+  return out;
+}
+
 /** Most bytes read from the source log per round when copying records (Kafka's DLQ_MAX_FETCH_BYTES is per fetch). */
 const READ_BYTES = 1 << 20;
 
@@ -84,7 +109,7 @@ export class ShareGroupDLQManager {
           ].map(([key, value]) => ({ key: key!, value: Buffer.from(value!, 'utf8') })),
         });
       }
-      log.appendAsLeader(encodeBatch({ baseOffset: 0, records }), now);
+      for (const chunk of chunks(records, log.config.maxMessageBytes)) log.appendAsLeader(encodeBatch({ baseOffset: 0, records: chunk }), now);
       this.broker.purgatory.notify(log.topic, log.partition);
       // Kafka produces with acks=-1: kafkite answers those once on disk.
       await log.flush();

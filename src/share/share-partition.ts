@@ -99,6 +99,8 @@ export class SharePartition {
   /** Set when a write was refused as fenced (the state was re-initialized elsewhere): the manager loads it anew. */
   fenced = false;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Set by close(): a dead-letter write finishing later leaves its records ARCHIVING for the next load to send again. */
+  private closed = false;
   private readonly writes = new StateWriteQueue((write) => this.flush(write));
 
   constructor(
@@ -461,6 +463,8 @@ export class SharePartition {
       const batch: DeadLetterBatch = { firstOffset: run.firstOffset, lastOffset: run.lastOffset, deliveryCount: run.deliveryCount, cause: run.cause };
       const written = this.config.deadLetterQueue?.write(batch) ?? Promise.resolve();
       void written.catch(() => {}).then(() => {
+        // Out of the cache (group empty, fenced, share.version off): another instance may own the state by now.
+        if (this.closed) return;
         // By offset, not by the states handed over: a batch may have been split meanwhile.
         for (let i = this.indexAtOrAfter(batch.firstOffset); i < this.batches.length; i++) {
           const b = this.batches[i]!;
@@ -618,6 +622,7 @@ export class SharePartition {
   }
 
   close(): void {
+    this.closed = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
   }

@@ -7,14 +7,15 @@
 // accepted there (Kafka checks it only when it writes, GroupConfig.validateValues). Without copy a DLQ record is its
 // headers only; a topic not enabled as a DLQ (errors.deadletterqueue.group.enable) or a name without the prefix gets
 // nothing, the records archived all the same; a missing topic is created when errors.deadletterqueue.auto.create.topics.enable.
-// At share.version 1 the configs are accepted and nothing is written to the DLQ.
+// At share.version 1 the configs are accepted and nothing is written to the DLQ. Through a kill -9 of the broker every
+// rejected or exhausted record still reaches the DLQ, at least once (Kafka's guarantee: ARCHIVING is stored before the
+// DLQ write and sent again after a restart, so a record may be there twice), and no other record does.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
-import { ReferenceKafka } from '../../bench/lib/reference-kafka.js';
 import { ApiKey } from '../../protocol/generated/index.js';
 import { batchesIn } from '../../protocol/records/batch-header.js';
 import { decodeBatch, type KafkaRecord } from '../../protocol/records/record-batch.js';
-import { startBroker } from '../helpers/broker-process.js';
+import { killableKafka, killableKafkite, type KillableBroker } from '../helpers/killable-broker.js';
 import { until } from '../helpers/poll.js';
 import { isDecided, prepareShareTopic, shareGroupOffsets, ShareConsumers, untilLeading } from '../helpers/share-consumers.js';
 
@@ -25,36 +26,6 @@ const INVALID_CONFIG = 40;
 const AUTO_CREATE = 'errors.deadletterqueue.auto.create.topics.enable=true';
 /** The offsets the consumer's dlq mode rejects (v % 10 == 7) or releases until archived (v % 10 == 3). */
 const DEAD = Array.from({ length: N }, (_, o) => o).filter((o) => o % 10 === 3 || o % 10 === 7);
-
-interface Target {
-  readonly port: number;
-  readonly bootstrap: string;
-  stop(): Promise<void>;
-}
-
-async function kafkite(): Promise<Target> {
-  const broker = await startBroker({ overrides: [AUTO_CREATE] });
-  return {
-    port: broker.port,
-    bootstrap: broker.bootstrap,
-    async stop() {
-      await broker.stop();
-      broker.cleanup();
-    },
-  };
-}
-
-async function kafka(): Promise<Target> {
-  const node = await ReferenceKafka.start({ readyTimeoutMs: 90_000, properties: [AUTO_CREATE] });
-  return {
-    port: node.port,
-    bootstrap: `127.0.0.1:${node.port}`,
-    async stop() {
-      await node.stop();
-      node.cleanup();
-    },
-  };
-}
 
 /** A topic's configs as DescribeConfigs gives them, by name. */
 async function describeTopicConfigs(port: number, topic: string): Promise<Map<string, string>> {
@@ -122,8 +93,8 @@ const expectedHeaders = (topic: string, group: string, offset: number): Array<[s
   ['__dlq.errors.message', offset % 10 === 7 ? 'Offset rejected by client.' : 'Offset delivery count exceeded the threshold.'],
 ];
 
-describe.each([['kafkite', kafkite], ['Kafka 4.4', kafka]] as const)('%s', (name, start) => {
-  let target: Target;
+describe.each([['kafkite', () => killableKafkite([AUTO_CREATE])], ['Kafka 4.4', () => killableKafka([AUTO_CREATE])]] as const)('%s', (name, start) => {
+  let target: KillableBroker;
   const consumers = new ShareConsumers();
 
   beforeAll(async () => {
@@ -149,12 +120,12 @@ describe.each([['kafkite', kafkite], ['Kafka 4.4', kafka]] as const)('%s', (name
    * A DLQ topic enabled as one, and a topic of N records whose share group writes its rejected and exhausted records
    * there (share.delivery.count.limit 2), copied.
    */
-  async function prepareDlq(topic: string, group: string, dlqTopic: string): Promise<void> {
+  async function prepareDlq(topic: string, group: string, dlqTopic: string, n = N, dlqConfigs: Record<string, string> = {}): Promise<void> {
     await withAdmin(async (admin) => {
-      await createTopic(admin, dlqTopic, { 'errors.deadletterqueue.group.enable': 'true' });
+      await createTopic(admin, dlqTopic, { 'errors.deadletterqueue.group.enable': 'true', ...dlqConfigs });
       await untilLeading(target.port, [dlqTopic]);
     });
-    await prepareShareTopic(target.port, topic, group, N, {
+    await prepareShareTopic(target.port, topic, group, n, {
       groupConfigs: { 'share.delivery.count.limit': '2', 'errors.deadletterqueue.topic.name': dlqTopic, 'errors.deadletterqueue.copy.record.enable': 'true' },
     });
   }
@@ -238,6 +209,46 @@ describe.each([['kafkite', kafkite], ['Kafka 4.4', kafka]] as const)('%s', (name
       expect((await alterGroupConfig(admin, 'dlq-bad', 'errors.deadletterqueue.copy.record.enable', 'maybe')).errorCode).toBe(INVALID_CONFIG);
     });
   });
+
+  it('a run of exhausted records larger than the DLQ topic\'s max.message.bytes is written in several batches, each record once', async () => {
+    // Room for about one DLQ record a batch (Kafka's ProduceRequestHandler fills each produce round up to it).
+    await prepareDlq('dlq-chunks-source', 'dlq-chunks', 'dlq.small', N, { 'max.message.bytes': '400' });
+    const c = consumers.start(41, target.bootstrap, 'dlq-chunks-source', 'dlq-chunks', 'release');
+    await consumers.waitFor(() => consumers.deliveries(41).length >= 2 * N, 'every record delivered twice', 90_000);
+    await until(async () => (await shareGroupOffsets(target.port, 'dlq-chunks', 'dlq-chunks-source', 1))[0]!.lag === 0, 'dlq-chunks at lag 0', 60_000);
+    expect(await consumers.stop(c)).toBe(0);
+    let dlq: KafkaRecord[] = [];
+    await until(async () => (dlq = await readAll(target.port, 'dlq.small')).length >= N, `${N} records in the DLQ topic`, 60_000);
+    expect(dlq.map(offsetOf)).toEqual(Array.from({ length: N }, (_, o) => o));
+    expect(dlq.every((r) => headersOf(r)[4]![1] === '2' && r.value?.toString() === String(offsetOf(r)))).toBe(true);
+  }, 240_000);
+
+  it('through a kill -9 each rejected or exhausted record reaches the DLQ at least once, and no other record does', async () => {
+    await prepareDlq('dlq-kill-source', 'dlq-kill', 'dlq.kill', 4 * N);
+    const { events } = consumers;
+    const c = consumers.start(21, target.bootstrap, 'dlq-kill-source', 'dlq-kill', 'dlq');
+    const decided = () => events.filter((e) => e.consumer === 21 && isDecided(e)).length;
+    await consumers.waitFor(() => decided() >= N, 'a quarter of the records decided', 90_000);
+    await target.killAndRestart(['dlq-kill-source', 'dlq.kill']);
+    const lagZero = async () => {
+      try {
+        return (await shareGroupOffsets(target.port, 'dlq-kill', 'dlq-kill-source', 1))[0]!.lag === 0;
+      } catch {
+        return false;
+      }
+    };
+    await until(lagZero, 'dlq-kill at lag 0', 180_000);
+    expect(await consumers.stop(c)).toBe(0);
+    const dead = Array.from({ length: 4 * N }, (_, o) => o).filter((o) => o % 10 === 3 || o % 10 === 7);
+    let dlq: KafkaRecord[] = [];
+    await until(async () => new Set((dlq = await readAll(target.port, 'dlq.kill')).map(offsetOf)).size >= dead.length, 'every dead record in the DLQ', 60_000);
+    console.log(`DLQ through a kill on ${name}: ${dlq.length} records for ${dead.length} offsets`);
+    expect([...new Set(dlq.map(offsetOf))].sort((a, b) => a - b)).toEqual(dead);
+    for (const r of dlq) {
+      expect(r.value?.toString()).toBe(String(offsetOf(r)));
+      expect(headersOf(r).slice(0, 4)).toEqual(expectedHeaders('dlq-kill-source', 'dlq-kill', offsetOf(r)).slice(0, 4));
+    }
+  }, 360_000);
 
   // Last: it lowers the feature for the rest of the broker's life.
   it('at share.version 1 the DLQ configs are accepted and rejected or exhausted records are only archived', async () => {
