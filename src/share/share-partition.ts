@@ -99,6 +99,8 @@ export class SharePartition {
   /** Set when a write was refused as fenced (the state was re-initialized elsewhere): the manager loads it anew. */
   fenced = false;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Whether some record may wait to be handed to the dead-letter queue: spares the writes a scan when none does. */
+  private deadLettersPending = false;
   /** Set by close(): a dead-letter write finishing later leaves its records ARCHIVING for the next load to send again. */
   private closed = false;
   private readonly writes = new StateWriteQueue((write) => this.flush(write));
@@ -157,7 +159,10 @@ export class SharePartition {
       const st: InFlightState = { state: recordStateOf(b.deliveryState), deliveryCount: b.deliveryCount, memberId: null, lockExpiresAt: 0 };
       // Stored as ARCHIVING: the broker stopped before the dead-letter write was known done, so it is made again, the
       // cause told by the delivery count (Kafka's maybeResumeDlqArchiving).
-      if (st.state === RecordState.Archiving) st.dlqCause = b.deliveryCount >= limit ? DlqCause.DeliveryCountExceeded : DlqCause.ClientReject;
+      if (st.state === RecordState.Archiving) {
+        st.dlqCause = b.deliveryCount >= limit ? DlqCause.DeliveryCountExceeded : DlqCause.ClientReject;
+        this.deadLettersPending = true;
+      }
       this.batches.push(new InFlightBatch(first, b.lastOffset, st));
       this.endOffset_ = b.lastOffset;
     }
@@ -429,6 +434,7 @@ export class SharePartition {
     if (this.config.deadLetterQueue?.enabled()) {
       st.state = RecordState.Archiving;
       st.dlqCause = cause;
+      this.deadLettersPending = true;
     } else {
       st.state = RecordState.Archived;
     }
@@ -437,6 +443,7 @@ export class SharePartition {
   /** The Archiving records not yet handed to the dead-letter queue, as runs of one delivery count and cause. */
   private deadLetterRuns(): DeadLetterRun[] {
     const runs: DeadLetterRun[] = [];
+    if (!this.deadLettersPending) return runs;
     for (const b of this.batches) {
       b.forEachState(this.startOffset_, b.lastOffset, (st, first, last) => {
         if (st.state !== RecordState.Archiving || st.dlqCause === undefined) return;
@@ -449,6 +456,8 @@ export class SharePartition {
         }
       });
     }
+    // None left unsent (all handed over, or rolled back): later writes need not look until archive() sets it again.
+    if (runs.length === 0) this.deadLettersPending = false;
     return runs;
   }
 
