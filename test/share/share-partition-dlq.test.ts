@@ -13,6 +13,7 @@ const STORED = 'g:AAAAAAAAAAAAAAAAAAAAAA:0';
 const RELEASE = 2;
 const REJECT = 3;
 const open: SharePartition[] = [];
+let clock = 1_000_000;
 
 /** A DLQ whose writes the test completes (or fails) by hand, recording what it was given and what was stored then. */
 class ManualDlq {
@@ -48,7 +49,7 @@ function config(dlq: ManualDlq | null, deliveryCountLimit = 2): SharePartitionCo
 }
 
 async function partition(persister: MemoryPersister, dlq: ManualDlq | null): Promise<SharePartition> {
-  const sp = new SharePartition(KEY, persister, config(dlq));
+  const sp = new SharePartition(KEY, persister, config(dlq), () => {}, () => clock);
   open.push(sp);
   await sp.initialize({ logStartOffset: 0, highWatermark: 100, offsetForTimestamp: () => undefined });
   return sp;
@@ -108,6 +109,21 @@ describe('SharePartition with a dead-letter queue', () => {
     await settled(() => dlq.batches.length === 1);
     expect(dlq.batches).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: 2, cause: DlqCause.DeliveryCountExceeded }]);
     await archivedUpTo(sp, p, dlq, false, 5);
+  });
+
+  it('sends records whose lock expired on their last delivery, as Kafka\'s releaseAcquisitionLockOnTimeout does', async () => {
+    const p = persister();
+    const dlq = new ManualDlq(p);
+    const sp = await partition(p, dlq);
+    for (let delivery = 1; delivery <= 2; delivery++) {
+      expect(sp.acquire('m', [{ baseOffset: 0, lastOffset: 2 }], 100, 500, false)).toEqual([{ firstOffset: 0, lastOffset: 2, deliveryCount: delivery }]);
+      clock += 30_001;
+      await sp.expireLocks();
+    }
+    await settled(() => dlq.batches.length === 1);
+    expect(dlq.batches).toEqual([{ firstOffset: 0, lastOffset: 2, deliveryCount: 2, cause: DlqCause.DeliveryCountExceeded }]);
+    expect(dlq.storedAtWrite[0]).toContain(PersistedDeliveryState.Archiving);
+    await archivedUpTo(sp, p, dlq, true, 3);
   });
 
   it('hands ARCHIVING records to the DLQ again when loaded after a crash, the cause told by the delivery count', async () => {
