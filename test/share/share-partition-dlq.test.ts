@@ -69,6 +69,14 @@ async function settled(check: () => boolean): Promise<void> {
 
 const stored = (p: MemoryPersister) => p.states.get(STORED)!;
 
+/** Offsets 0..last acquired twice, each delivery ended by `end` (a release, a lock timeout): past the limit of 2. */
+async function deliverTwice(sp: SharePartition, last: number, end: () => Promise<unknown>): Promise<void> {
+  for (let delivery = 1; delivery <= 2; delivery++) {
+    expect(sp.acquire('m', [{ baseOffset: 0, lastOffset: last }], 100, 500, false)).toEqual([{ firstOffset: 0, lastOffset: last, deliveryCount: delivery }]);
+    await end();
+  }
+}
+
 /** Completes the DLQ's writes (or fails them): the records are archived, and the stored start offset reaches `end`. */
 async function archivedUpTo(sp: SharePartition, p: MemoryPersister, dlq: ManualDlq, ok: boolean, end: number): Promise<void> {
   dlq.settleAll(ok);
@@ -102,10 +110,7 @@ describe('SharePartition with a dead-letter queue', () => {
     const p = persister();
     const dlq = new ManualDlq(p);
     const sp = await partition(p, dlq);
-    for (let delivery = 1; delivery <= 2; delivery++) {
-      expect(sp.acquire('m', [{ baseOffset: 0, lastOffset: 4 }], 100, 500, false)).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: delivery }]);
-      expect(await sp.acknowledge('m', [{ firstOffset: 0, lastOffset: 4, acknowledgeTypes: [RELEASE] }])).toBe(0);
-    }
+    await deliverTwice(sp, 4, async () => expect(await sp.acknowledge('m', [{ firstOffset: 0, lastOffset: 4, acknowledgeTypes: [RELEASE] }])).toBe(0));
     await settled(() => dlq.batches.length === 1);
     expect(dlq.batches).toEqual([{ firstOffset: 0, lastOffset: 4, deliveryCount: 2, cause: DlqCause.DeliveryCountExceeded }]);
     await archivedUpTo(sp, p, dlq, false, 5);
@@ -115,11 +120,10 @@ describe('SharePartition with a dead-letter queue', () => {
     const p = persister();
     const dlq = new ManualDlq(p);
     const sp = await partition(p, dlq);
-    for (let delivery = 1; delivery <= 2; delivery++) {
-      expect(sp.acquire('m', [{ baseOffset: 0, lastOffset: 2 }], 100, 500, false)).toEqual([{ firstOffset: 0, lastOffset: 2, deliveryCount: delivery }]);
+    await deliverTwice(sp, 2, () => {
       clock += 30_001;
-      await sp.expireLocks();
-    }
+      return sp.expireLocks();
+    });
     await settled(() => dlq.batches.length === 1);
     expect(dlq.batches).toEqual([{ firstOffset: 0, lastOffset: 2, deliveryCount: 2, cause: DlqCause.DeliveryCountExceeded }]);
     expect(dlq.storedAtWrite[0]).toContain(PersistedDeliveryState.Archiving);
