@@ -468,21 +468,26 @@ export class SharePartition {
    */
   private deadLetter(runs: readonly DeadLetterRun[]): void {
     for (const run of runs) {
-      for (const st of run.states) st.dlqCause = undefined;
       const batch: DeadLetterBatch = { firstOffset: run.firstOffset, lastOffset: run.lastOffset, deliveryCount: run.deliveryCount, cause: run.cause };
+      // By offset, not by the states of the run: a batch may have been split since they were collected.
+      this.forEachArchiving(batch, (st) => (st.dlqCause = undefined));
       const written = this.config.deadLetterQueue?.write(batch) ?? Promise.resolve();
       void written.catch(() => {}).then(() => {
         // Out of the cache (group empty, fenced, share.version off): another instance may own the state by now.
         if (this.closed) return;
-        // By offset, not by the states handed over: a batch may have been split meanwhile.
-        for (let i = this.indexAtOrAfter(batch.firstOffset); i < this.batches.length; i++) {
-          const b = this.batches[i]!;
-          if (b.firstOffset > batch.lastOffset) break;
-          b.forEachState(batch.firstOffset, batch.lastOffset, (st) => {
-            if (st.state === RecordState.Archiving) st.state = RecordState.Archived;
-          });
-        }
+        this.forEachArchiving(batch, (st) => (st.state = RecordState.Archived));
         return this.writes.next().done;
+      });
+    }
+  }
+
+  /** Calls fn for each ARCHIVING state in the batch's offsets. */
+  private forEachArchiving(batch: DeadLetterBatch, fn: (st: InFlightState) => void): void {
+    for (let i = this.indexAtOrAfter(batch.firstOffset); i < this.batches.length; i++) {
+      const b = this.batches[i]!;
+      if (b.firstOffset > batch.lastOffset) break;
+      b.forEachState(batch.firstOffset, batch.lastOffset, (st) => {
+        if (st.state === RecordState.Archiving) fn(st);
       });
     }
   }
