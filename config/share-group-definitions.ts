@@ -33,10 +33,6 @@ export const SHARE_GROUP_CONFIG_DEFS: readonly BrokerConfigDef[] = [
   def('group.share.max.share.sessions', 'int', '2000', range(1)),
   def('group.share.persister.class.name', 'string', 'org.apache.kafka.server.share.persister.DefaultStatePersister', null),
   def('group.share.dlq.manager.class.name', 'string', 'org.apache.kafka.server.share.dlq.DefaultShareGroupDLQManager', null),
-  // KIP-1191 (GroupCoordinatorConfig.ERRORS_DEADLETTERQUEUE_*): whether a missing DLQ topic is created, and the
-  // prefix a DLQ topic's name must have ("" for none).
-  def('errors.deadletterqueue.auto.create.topics.enable', 'boolean', 'false', null),
-  def('errors.deadletterqueue.topic.name.prefix', 'string', 'dlq.', null),
 ];
 
 /** The 4.0 table rows Kafka 4.4 dropped. */
