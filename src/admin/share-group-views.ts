@@ -67,7 +67,8 @@ function persistedCounts(startOffset: number, batches: readonly PersisterStateBa
     const n = b.lastOffset - Math.max(b.firstOffset, startOffset) + 1;
     if (n <= 0) continue;
     if (b.deliveryState === PersistedDeliveryState.Acknowledged) c.acknowledged += n;
-    else if (b.deliveryState === PersistedDeliveryState.Archived) c.archived += n;
+    // ARCHIVING (on its way to the dead-letter queue) shows as archived, as the live share partition counts it.
+    else if (b.deliveryState === PersistedDeliveryState.Archived || b.deliveryState === PersistedDeliveryState.Archiving) c.archived += n;
     else c.available += n;
   }
   return c;

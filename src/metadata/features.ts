@@ -29,9 +29,9 @@ export const FEATURES: readonly FeatureLevels[] = [
   { name: 'transaction.version', minSupported: 0, maxSupported: FINALIZED_TRANSACTION_VERSION, defaultLevel: FINALIZED_TRANSACTION_VERSION },
   // Level 1: KIP-848 consumer groups (ConsumerGroupHeartbeat, ConsumerGroupDescribe).
   { name: 'group.version', minSupported: 0, maxSupported: 1, defaultLevel: 1 },
-  // Level 1: KIP-932 share groups (ShareVersion.SV_1). A new Kafka 4.4 cluster finalizes 2 (SV_2, the share
-  // groups' dead-letter queue, KIP-1191), which kafkite lacks; neither level depends on metadata.version.
-  { name: 'share.version', minSupported: 0, maxSupported: 1, defaultLevel: 1 },
+  // Level 1: KIP-932 share groups (ShareVersion.SV_1); 2: their dead-letter queue (SV_2, KIP-1191), which a new
+  // Kafka 4.4 cluster finalizes (ShareVersion.LATEST_PRODUCTION); neither level depends on metadata.version.
+  { name: 'share.version', minSupported: 0, maxSupported: 2, defaultLevel: 2 },
   // Level 1: KIP-1071 streams groups (StreamsGroupHeartbeat, StreamsGroupDescribe), as a new Kafka 4.4 cluster finalizes it.
   { name: 'streams.version', minSupported: 0, maxSupported: 1, defaultLevel: 1 },
   { name: 'eligible.leader.replicas.version', minSupported: 0, maxSupported: 0, defaultLevel: 0 },

@@ -46,6 +46,10 @@ const GROUP_CONFIG_DEFS: readonly GroupConfigDef[] = [
   { name: 'share.assignment.interval.ms', type: 'int', brokerDefault: 'group.share.assignment.interval.ms',
     bounds: ['group.share.min.assignment.interval.ms', 'group.share.max.assignment.interval.ms'] },
   { name: 'share.assignor.offload.enable', type: 'boolean', brokerDefault: 'group.share.assignor.offload.enable' },
+  // The share group's dead-letter queue (KIP-1191): the topic rejected and exhausted records go to ("": none), and
+  // whether their key and value are copied there or only the headers written.
+  { name: 'errors.deadletterqueue.topic.name', type: 'string', brokerDefault: null, fallback: '' },
+  { name: 'errors.deadletterqueue.copy.record.enable', type: 'boolean', brokerDefault: null, fallback: 'false' },
   // Kafka 4.4's GroupConfig for streams groups (KIP-1071).
   { name: 'streams.session.timeout.ms', type: 'int', brokerDefault: 'group.streams.session.timeout.ms',
     bounds: ['group.streams.min.session.timeout.ms', 'group.streams.max.session.timeout.ms'] },
@@ -92,6 +96,9 @@ export function validateGroupConfigs(configs: ReadonlyMap<string, string>, broke
       if (def.oneOf && !def.oneOf.includes(raw.toLowerCase()) && !def.orMatches?.test(raw)) {
         throw invalid(`Invalid value ${raw} for configuration ${name}: String must be one of: ${def.oneOf.join(', ')}`);
       }
+      // GroupConfig.validateValues: the only check of the DLQ topic name at alter time (the prefix, the topic's
+      // existence and its errors.deadletterqueue.group.enable are checked when a record is written).
+      if (name === 'errors.deadletterqueue.topic.name' && raw.startsWith('__')) throw invalid(`${name}: DLQ topic name must not start with '__'`);
       continue;
     }
     if (def.type === 'boolean') {

@@ -7,7 +7,15 @@ export const enum RecordState {
   Available = 0,
   Acquired = 1,
   Acknowledged = 2,
+  /** On its way to the share group's dead-letter queue (KIP-1191): archived once written there. */
+  Archiving = 3,
   Archived = 4,
+}
+
+/** Why a record goes to the dead-letter queue: Kafka's ShareGroupDLQManager.CLIENT_REJECT / DELIVERY_COUNT_EXCEEDED. */
+export const enum DlqCause {
+  ClientReject = 'Offset rejected by client.',
+  DeliveryCountExceeded = 'Offset delivery count exceeded the threshold.',
 }
 
 /** The state of one offset, or of a whole batch that is not split. */
@@ -23,6 +31,8 @@ export interface InFlightState {
    * before, restored if the write fails. Such a record is neither acquired nor acknowledged meanwhile.
    */
   rollback?: StateRollback;
+  /** Set while Archiving and not yet handed to the dead-letter queue: why it goes there. */
+  dlqCause?: DlqCause;
 }
 
 /** The state before a change, and the write (a PendingWrite) the change settles with. */

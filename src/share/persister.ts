@@ -5,10 +5,14 @@
 // (Initialize/Read/Write/Delete ShareGroupState, ReadShareGroupStateSummary) are answered from the same store.
 import { ErrorCode } from '../errors.js';
 
-/** Kafka's RecordState as persisted: a batch is AVAILABLE, ACKNOWLEDGED or ARCHIVED (ACQUIRED is never stored). */
+/**
+ * Kafka's RecordState as persisted: a batch is AVAILABLE, ACKNOWLEDGED, ARCHIVING (being written to the share group's
+ * dead-letter queue, KIP-1191) or ARCHIVED (ACQUIRED is never stored).
+ */
 export const enum PersistedDeliveryState {
   Available = 0,
   Acknowledged = 2,
+  Archiving = 3,
   Archived = 4,
 }
 

@@ -35,7 +35,8 @@ interface LogBatch extends FetchedBatch {
   aborted: boolean;
 }
 
-function readSlices(slices: readonly FileSlice[], bytes: number): Buffer {
+/** The bytes of `slices` (`bytes` in all), read now. */
+export function readSlices(slices: readonly FileSlice[], bytes: number): Buffer {
   const buf = Buffer.allocUnsafe(bytes);
   let at = 0;
   for (const s of slices) {

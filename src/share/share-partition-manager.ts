@@ -8,15 +8,19 @@ import type { UnifiedLog } from '../../storage/unified-log.js';
 import { ErrorCode } from '../errors.js';
 import { groupConfigValue } from '../metadata/group-configs.js';
 import { PersisterError, persisterErrorCode, type Persister } from './persister.js';
+import { ShareGroupDLQManager, type DlqBroker } from './share-group-dlq-manager.js';
 import { SharePartition, type AcknowledgementBatch, type SharePartitionConfig } from './share-partition.js';
 import { ShareSessionCache, type ShareSession } from './share-session-cache.js';
 
-/** What the share partitions need of the broker (its config, topics, logs, and the fetch purgatory to wake). */
-export interface ShareBroker {
+/**
+ * What the share partitions need of the broker (its config, topics, logs, the fetch purgatory to wake, and what
+ * the dead-letter queue writes through).
+ */
+export interface ShareBroker extends DlqBroker {
   readonly config: Pick<BrokerConfig, 'get'>;
   readonly dynamicConfigs: { groupConfigs(groupId: string): ReadonlyMap<string, string> };
-  readonly topics: { getById(topicId: string): { name: string; partitions: number } | undefined };
-  readonly purgatory: { notify(topic: string, partition: number): void };
+  /** share.version 2 turns the dead-letter queue on (ShareVersion.supportsShareGroupDLQ). */
+  readonly features: { level(name: string): number };
   readonly log: Logger;
   readonly metrics?: { readonly shareGroups: ShareGroupMetricsSink };
   getLog(topic: string, partition: number): UnifiedLog | undefined;
@@ -44,9 +48,11 @@ export class SharePartitionManager {
   persister: Persister | undefined;
   readonly sessions: ShareSessionCache;
   private readonly partitions = new Map<string, SharePartition>();
+  private readonly dlq: ShareGroupDLQManager;
 
   constructor(private readonly broker: ShareBroker) {
     this.sessions = new ShareSessionCache(() => Number(this.broker.config.get('group.share.max.share.sessions')));
+    this.dlq = new ShareGroupDLQManager(broker, (groupId, name) => this.groupSetting(groupId, name));
   }
 
   /** A group config (share.*): the group's own value, else the broker's group.share.* one or GroupConfig's default. */
@@ -63,13 +69,18 @@ export class SharePartitionManager {
     return this.groupSetting(groupId, 'share.isolation.level').toLowerCase() === 'read_committed';
   }
 
-  private configFor(groupId: string): SharePartitionConfig {
+  private configFor(groupId: string, topicId: string, partition: number): SharePartitionConfig {
     return {
       lockDurationMs: () => this.lockDurationMs(groupId),
       deliveryCountLimit: () => Number(this.groupSetting(groupId, 'share.delivery.count.limit')),
       maxInFlightRecords: () => Number(this.groupSetting(groupId, 'share.partition.max.record.locks')),
       autoOffsetReset: () => this.groupSetting(groupId, 'share.auto.offset.reset'),
       renewAcknowledgeEnabled: () => this.groupSetting(groupId, 'share.renew.acknowledge.enable').toLowerCase() === 'true',
+      deadLetterQueue: {
+        // Kafka's BrokerServer gives SharePartition ShareVersion.supportsShareGroupDLQ as the switch.
+        enabled: () => this.broker.features.level('share.version') >= 2 && this.groupSetting(groupId, 'errors.deadletterqueue.topic.name') !== '',
+        write: (batch) => this.dlq.write({ groupId, topicId, partition }, batch),
+      },
     };
   }
 
@@ -93,7 +104,7 @@ export class SharePartitionManager {
     const loadStart = sp ? undefined : performance.now();
     if (!sp) {
       const name = topic.name;
-      sp = new SharePartition({ groupId, topicId, partition }, this.persister, this.configFor(groupId), () => this.broker.purgatory.notify(name, partition));
+      sp = new SharePartition({ groupId, topicId, partition }, this.persister, this.configFor(groupId, topicId, partition), () => this.broker.purgatory.notify(name, partition));
       this.partitions.set(key, sp);
     }
     try {

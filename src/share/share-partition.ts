@@ -9,7 +9,7 @@ import { ErrorCode } from '../errors.js';
 import {
   PersistedDeliveryState, PersisterError, persisterErrorCode, type Persister, type PersisterStateBatch, type SharePartitionKey,
 } from './persister.js';
-import { InFlightBatch, isAvailable, isSettledTerminal, isTerminal, RecordState, type InFlightState } from './in-flight-batch.js';
+import { DlqCause, InFlightBatch, isAvailable, isSettledTerminal, isTerminal, RecordState, type InFlightState } from './in-flight-batch.js';
 import { StateWriteQueue, type PendingWrite } from './state-write-queue.js';
 
 /** Kafka's AcknowledgeType ids, with 0 for a gap (offsets the client did not get: compacted, markers). */
@@ -56,6 +56,28 @@ export interface SharePartitionConfig {
   autoOffsetReset(): string;
   /** share.renew.acknowledge.enable (KIP-1222); true when not given. */
   renewAcknowledgeEnabled?(): boolean;
+  /** The group's dead-letter queue (KIP-1191); none: rejected and exhausted records are archived at once. */
+  deadLetterQueue?: DeadLetterQueue;
+}
+
+/** Offsets of the partition with one delivery count and one cause, to be written to the dead-letter queue. */
+export interface DeadLetterBatch {
+  firstOffset: number;
+  lastOffset: number;
+  deliveryCount: number;
+  cause: DlqCause;
+}
+
+interface DeadLetterQueue {
+  /** share.version 2 and errors.deadletterqueue.topic.name set (Kafka's SharePartition.isDLQEnabledForGroup). */
+  enabled(): boolean;
+  /** Writes the batch's records there; a failure is only logged, the records are archived either way. */
+  write(batch: DeadLetterBatch): Promise<void>;
+}
+
+/** Records written in the Archiving state, to hand to the dead-letter queue once that write is durable. */
+interface DeadLetterRun extends DeadLetterBatch {
+  states: InFlightState[];
 }
 
 /** A log batch's offsets, as fetched. */
@@ -77,6 +99,10 @@ export class SharePartition {
   /** Set when a write was refused as fenced (the state was re-initialized elsewhere): the manager loads it anew. */
   fenced = false;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Whether some record may wait to be handed to the dead-letter queue: spares the writes a scan when none does. */
+  private deadLettersPending = false;
+  /** Set by close(): a dead-letter write finishing later leaves its records ARCHIVING for the next load to send again. */
+  private closed = false;
   private readonly writes = new StateWriteQueue((write) => this.flush(write));
 
   constructor(
@@ -125,17 +151,24 @@ export class SharePartition {
     this.startOffset_ = start;
     this.endOffset_ = start - 1;
     const stored = state.stateBatches.filter((b) => b.lastOffset >= start).sort((a, b) => a.firstOffset - b.firstOffset);
+    const limit = this.config.deliveryCountLimit();
     for (const b of stored) {
       const first = Math.max(b.firstOffset, start);
       // Offsets between stored runs were fetched but never written: available, never delivered as far as we know.
       if (first > this.endOffset_ + 1) this.batches.push(new InFlightBatch(this.endOffset_ + 1, first - 1, available(0)));
-      const st = b.deliveryState === PersistedDeliveryState.Acknowledged ? RecordState.Acknowledged
-        : b.deliveryState === PersistedDeliveryState.Archived ? RecordState.Archived : RecordState.Available;
-      this.batches.push(new InFlightBatch(first, b.lastOffset, { state: st, deliveryCount: b.deliveryCount, memberId: null, lockExpiresAt: 0 }));
+      const st: InFlightState = { state: recordStateOf(b.deliveryState), deliveryCount: b.deliveryCount, memberId: null, lockExpiresAt: 0 };
+      // Stored as ARCHIVING: the broker stopped before the dead-letter write was known done, so it is made again, the
+      // cause told by the delivery count (Kafka's maybeResumeDlqArchiving).
+      if (st.state === RecordState.Archiving) {
+        st.dlqCause = b.deliveryCount >= limit ? DlqCause.DeliveryCountExceeded : DlqCause.ClientReject;
+        this.deadLettersPending = true;
+      }
+      this.batches.push(new InFlightBatch(first, b.lastOffset, st));
       this.endOffset_ = b.lastOffset;
     }
     this.advanceStartOffset();
     if (state.startOffset < 0) await this.write();
+    this.deadLetter(this.deadLetterRuns());
   }
 
   private resetOffset(log: ShareLogView): number {
@@ -321,8 +354,8 @@ export class SharePartition {
           beginChange(st, write!);
           st.memberId = null;
           if (type === AcknowledgeType.Accept) st.state = RecordState.Acknowledged;
-          else if (type === AcknowledgeType.Release) st.state = st.deliveryCount >= limit ? RecordState.Archived : RecordState.Available;
-          else st.state = RecordState.Archived;
+          else if (type === AcknowledgeType.Release) this.releaseState(st, limit);
+          else this.archive(st, DlqCause.ClientReject);
         });
       }
     }
@@ -377,7 +410,7 @@ export class SharePartition {
         if (st.state !== RecordState.Acquired || !match(st)) return;
         if (change) beginChange(st, change());
         if (undoDeliveryCount && st.deliveryCount > 0) st.deliveryCount--;
-        st.state = st.deliveryCount >= limit ? RecordState.Archived : RecordState.Available;
+        this.releaseState(st, limit);
         st.memberId = null;
         released += last - first + 1;
       });
@@ -385,6 +418,78 @@ export class SharePartition {
     // A release waiting for its write makes nothing available yet: settle() wakes the fetches then.
     if (released > 0 && !change) this.onAvailable();
     return released;
+  }
+
+  /** A released record: available again, or past the delivery count limit archived (Kafka's DELIVERY_COUNT_EXCEEDED). */
+  private releaseState(st: InFlightState, limit: number): void {
+    if (st.deliveryCount >= limit) this.archive(st, DlqCause.DeliveryCountExceeded);
+    else st.state = RecordState.Available;
+  }
+
+  /**
+   * A rejected or exhausted record: ARCHIVING while the group has a dead-letter queue (Kafka's recordStateWithDlq),
+   * written to it once that state is durable; else ARCHIVED at once.
+   */
+  private archive(st: InFlightState, cause: DlqCause): void {
+    if (this.config.deadLetterQueue?.enabled()) {
+      st.state = RecordState.Archiving;
+      st.dlqCause = cause;
+      this.deadLettersPending = true;
+    } else {
+      st.state = RecordState.Archived;
+    }
+  }
+
+  /** The Archiving records not yet handed to the dead-letter queue, as runs of one delivery count and cause. */
+  private deadLetterRuns(): DeadLetterRun[] {
+    const runs: DeadLetterRun[] = [];
+    if (!this.deadLettersPending) return runs;
+    for (const b of this.batches) {
+      b.forEachState(this.startOffset_, b.lastOffset, (st, first, last) => {
+        if (st.state !== RecordState.Archiving || st.dlqCause === undefined) return;
+        const prev = runs[runs.length - 1];
+        if (prev && prev.lastOffset === first - 1 && prev.deliveryCount === st.deliveryCount && prev.cause === st.dlqCause) {
+          prev.lastOffset = last;
+          prev.states.push(st);
+        } else {
+          runs.push({ firstOffset: first, lastOffset: last, deliveryCount: st.deliveryCount, cause: st.dlqCause, states: [st] });
+        }
+      });
+    }
+    // None left unsent (all handed over, or rolled back): later writes need not look until archive() sets it again.
+    if (runs.length === 0) this.deadLettersPending = false;
+    return runs;
+  }
+
+  /**
+   * Hands durable ARCHIVING runs to the dead-letter queue, then archives them whether the write succeeded or not,
+   * and writes that (Kafka's initiateDLQAndArchive). A broker stopping in between resumes from ARCHIVING: a record
+   * reaches the dead-letter topic at least once, possibly twice, as in Kafka.
+   */
+  private deadLetter(runs: readonly DeadLetterRun[]): void {
+    for (const run of runs) {
+      const batch: DeadLetterBatch = { firstOffset: run.firstOffset, lastOffset: run.lastOffset, deliveryCount: run.deliveryCount, cause: run.cause };
+      // By offset, not by the states of the run: a batch may have been split since they were collected.
+      this.forEachArchiving(batch, (st) => (st.dlqCause = undefined));
+      const written = this.config.deadLetterQueue?.write(batch) ?? Promise.resolve();
+      void written.catch(() => {}).then(() => {
+        // Out of the cache (group empty, fenced, share.version off): another instance may own the state by now.
+        if (this.closed) return;
+        this.forEachArchiving(batch, (st) => (st.state = RecordState.Archived));
+        return this.writes.next().done;
+      });
+    }
+  }
+
+  /** Calls fn for each ARCHIVING state in the batch's offsets. */
+  private forEachArchiving(batch: DeadLetterBatch, fn: (st: InFlightState) => void): void {
+    for (let i = this.indexAtOrAfter(batch.firstOffset); i < this.batches.length; i++) {
+      const b = this.batches[i]!;
+      if (b.firstOffset > batch.lastOffset) break;
+      b.forEachState(batch.firstOffset, batch.lastOffset, (st) => {
+        if (st.state === RecordState.Archiving) fn(st);
+      });
+    }
   }
 
   /**
@@ -435,8 +540,9 @@ export class SharePartition {
   /** Makes one write (StateWriteQueue's flush) and settles the changes waiting in it; the write's error code. */
   private async flush(write: PendingWrite): Promise<number> {
     let code: number = ErrorCode.NONE;
+    let deadLetters: DeadLetterRun[] = [];
     try {
-      await this.write();
+      deadLetters = await this.write();
     } catch (err) {
       code = persisterErrorCode(err);
       // Kafka's SharePartitionManager drops a fenced share partition from its cache; the next fetch reads the new state.
@@ -444,6 +550,7 @@ export class SharePartition {
       if (stored === ErrorCode.FENCED_STATE_EPOCH || stored === ErrorCode.FENCED_LEADER_EPOCH) this.fenced = true;
     }
     this.settle(write, code === ErrorCode.NONE);
+    if (code === ErrorCode.NONE) this.deadLetter(deadLetters.filter((run) => run.states.every((st) => st.dlqCause !== undefined)));
     return code;
   }
 
@@ -463,8 +570,9 @@ export class SharePartition {
         st.rollback = undefined;
         if (!durable) {
           ({ state: st.state, deliveryCount: st.deliveryCount, memberId: st.memberId, lockExpiresAt: st.lockExpiresAt } = before);
+          st.dlqCause = undefined;
           if (st.state === RecordState.Acquired && st.lockExpiresAt <= now) {
-            st.state = st.deliveryCount >= limit ? RecordState.Archived : RecordState.Available;
+            this.releaseState(st, limit);
             st.memberId = null;
             this.acquisitionLockTimeouts += last - first + 1;
           }
@@ -480,8 +588,7 @@ export class SharePartition {
     const out: PersisterStateBatch[] = [];
     for (const b of this.batches) {
       b.forEachState(from, b.lastOffset, (st, first, last) => {
-        const deliveryState = st.state === RecordState.Acknowledged ? PersistedDeliveryState.Acknowledged
-          : st.state === RecordState.Archived ? PersistedDeliveryState.Archived : PersistedDeliveryState.Available;
+        const deliveryState = persistedStateOf(st.state);
         const prev = out[out.length - 1];
         if (prev && prev.lastOffset === first - 1 && prev.deliveryState === deliveryState && prev.deliveryCount === st.deliveryCount) prev.lastOffset = last;
         else out.push({ firstOffset: first, lastOffset: last, deliveryState, deliveryCount: st.deliveryCount });
@@ -494,13 +601,17 @@ export class SharePartition {
    * Writes the in-flight state as it is now, the changes waiting for this write included: the start offset
    * written is past the records they complete (kafkite stores it with the acknowledgement; Kafka's trails by a write).
    */
-  private write(): Promise<void> {
+  private async write(): Promise<DeadLetterRun[]> {
     const { start } = this.nextStartOffset((st) => isTerminal(st.state));
     const stateBatches = this.stateBatches(start);
-    const complete = stateBatches.reduce((n, b) => n + (b.deliveryState === PersistedDeliveryState.Available ? 0 : b.lastOffset - b.firstOffset + 1), 0);
-    return this.persister.writeState(this.key, {
+    // ARCHIVING is not complete: Kafka counts such records once they are archived.
+    const complete = stateBatches.reduce((n, b) => n + (isTerminal(recordStateOf(b.deliveryState)) ? b.lastOffset - b.firstOffset + 1 : 0), 0);
+    // What this write stores as ARCHIVING goes to the dead-letter queue once it is durable.
+    const deadLetters = this.deadLetterRuns();
+    await this.persister.writeState(this.key, {
       stateEpoch: this.stateEpoch, leaderEpoch: this.leaderEpoch, startOffset: start, deliveryCompleteCount: complete, stateBatches,
     });
+    return deadLetters;
   }
 
   /** Counts for the console and metrics. */
@@ -511,7 +622,8 @@ export class SharePartition {
         const n = last - first + 1;
         if (st.state === RecordState.Available) c.available += n;
         else if (st.state === RecordState.Acquired) c.acquired += n;
-        else if (isTerminal(st.state)) c[st.state === RecordState.Acknowledged ? 'acknowledged' : 'archived'] += n;
+        else if (st.state === RecordState.Acknowledged) c.acknowledged += n;
+        else c.archived += n;
       });
     }
     return c;
@@ -524,6 +636,7 @@ export class SharePartition {
   }
 
   close(): void {
+    this.closed = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
   }
@@ -533,6 +646,25 @@ export class SharePartition {
 function beginChange(st: InFlightState, write: PendingWrite): void {
   const { state, deliveryCount, memberId, lockExpiresAt } = st;
   st.rollback = { write, state, deliveryCount, memberId, lockExpiresAt };
+}
+
+/** The persisted form of a state (ACQUIRED is stored as AVAILABLE, its delivery count kept). */
+function persistedStateOf(state: RecordState): PersistedDeliveryState {
+  switch (state) {
+    case RecordState.Acknowledged: return PersistedDeliveryState.Acknowledged;
+    case RecordState.Archiving: return PersistedDeliveryState.Archiving;
+    case RecordState.Archived: return PersistedDeliveryState.Archived;
+    default: return PersistedDeliveryState.Available;
+  }
+}
+
+function recordStateOf(state: PersistedDeliveryState): RecordState {
+  switch (state) {
+    case PersistedDeliveryState.Acknowledged: return RecordState.Acknowledged;
+    case PersistedDeliveryState.Archiving: return RecordState.Archiving;
+    case PersistedDeliveryState.Archived: return RecordState.Archived;
+    default: return RecordState.Available;
+  }
 }
 
 function available(deliveryCount: number): InFlightState {

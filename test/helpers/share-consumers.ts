@@ -30,7 +30,7 @@ export interface ShareConsumer {
   exited: Promise<number | null>;
 }
 
-export type AckMode = 'explicit' | 'implicit' | 'release';
+export type AckMode = 'explicit' | 'implicit' | 'release' | 'dlq';
 
 /** A record's key across partitions: "partition:offset". */
 export const recordKey = (e: ShareEvent): string => `${e.partition ?? 0}:${e.recv ?? e.offset}`;

@@ -139,9 +139,9 @@ describe('Kafka 4.4 -> kafkite on the same log dir', () => {
   it('raises share.version with kafka-features, as a FeatureLevelRecord in the log; a share consumer then reads', async () => {
     const admin = ['--bootstrap-server', kafkite!.bootstrap];
     // Above what kafkite supports: refused as Kafka's controller refuses it, nothing written.
-    const tooHigh = await tools.run('org.apache.kafka.tools.FeatureCommand', ...admin, 'upgrade', '--feature', 'share.version=2');
+    const tooHigh = await tools.run('org.apache.kafka.tools.FeatureCommand', ...admin, 'upgrade', '--feature', 'share.version=3');
     expect(tooHigh.code).toBe(1);
-    expect(tooHigh.out + tooHigh.err).toContain('Invalid update version 2 for feature share.version. Local controller 1 only supports versions 0-1');
+    expect(tooHigh.out + tooHigh.err).toContain('Invalid update version 3 for feature share.version. Local controller 1 only supports versions 0-2');
     const upgrade = await tools.run('org.apache.kafka.tools.FeatureCommand', ...admin, 'upgrade', '--feature', 'share.version=1');
     expect({ code: upgrade.code, out: upgrade.out.trim() }).toEqual({ code: 0, out: 'share.version was upgraded to 1.' });
     const shareLevels = readMetadataOnDisk(join(kafka!.dir, 'data', '__cluster_metadata-0')).records
@@ -150,7 +150,7 @@ describe('Kafka 4.4 -> kafkite on the same log dir', () => {
       .filter((f) => f.name === 'share.version');
     expect(shareLevels).toEqual([{ name: 'share.version', featureLevel: 1 }]);
     const describe = await tools.run('org.apache.kafka.tools.FeatureCommand', ...admin, 'describe');
-    expect(describe.out).toMatch(/Feature: share\.version\s+SupportedMinVersion: 0\s+SupportedMaxVersion: 1\s+FinalizedVersionLevel: 1\s/);
+    expect(describe.out).toMatch(/Feature: share\.version\s+SupportedMinVersion: 0\s+SupportedMaxVersion: 2\s+FinalizedVersionLevel: 1\s/);
     expect(describe.out).toMatch(/Feature: streams\.version\s+SupportedMinVersion: 0\s+SupportedMaxVersion: 1\s+FinalizedVersionLevel: 0\s/);
     // Kafka 4.4's KafkaShareConsumer reads java-none from its start (share.auto.offset.reset is a group config).
     const config = await tools.run('org.apache.kafka.tools.ConfigCommand', ...admin, '--alter', '--entity-type', 'groups', '--entity-name', 'moved-share',

@@ -42,7 +42,7 @@ describe('ApiVersions features', () => {
       { name: 'kraft.version', minVersion: 0, maxVersion: 0 },
       { name: 'transaction.version', minVersion: 0, maxVersion: 2 },
       { name: 'group.version', minVersion: 0, maxVersion: 1 },
-      { name: 'share.version', minVersion: 0, maxVersion: 1 },
+      { name: 'share.version', minVersion: 0, maxVersion: 2 },
       { name: 'streams.version', minVersion: 0, maxVersion: 1 },
       { name: 'eligible.leader.replicas.version', minVersion: 0, maxVersion: 0 },
     ]);
@@ -51,7 +51,7 @@ describe('ApiVersions features', () => {
       { name: 'metadata.version', maxVersionLevel: 26, minVersionLevel: 26 },
       { name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 },
       { name: 'group.version', maxVersionLevel: 1, minVersionLevel: 1 },
-      { name: 'share.version', maxVersionLevel: 1, minVersionLevel: 1 },
+      { name: 'share.version', maxVersionLevel: 2, minVersionLevel: 2 },
       { name: 'streams.version', maxVersionLevel: 1, minVersionLevel: 1 },
     ]);
     // Share groups' membership APIs at Kafka 4.4's only version.

@@ -6,7 +6,8 @@
 // Released past share.delivery.count.limit: delivered exactly that many times, then archived.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { adminAddress, killAndRestart, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
-import { isDecided as decided, prepareShareTopic, sharePartitionsByMember, ShareConsumers, type AckMode, type ShareConsumer } from '../helpers/share-consumers.js';
+import { WireClient } from '../../bench/lib/wire-client.js';
+import { isDecided as decided, prepareShareTopic, produceValues, sharePartitionsByMember, ShareConsumers, type AckMode, type ShareConsumer } from '../helpers/share-consumers.js';
 import { until } from '../helpers/poll.js';
 
 const TOPIC = 'share-work';
@@ -44,10 +45,19 @@ afterAll(async () => {
 });
 
 it('two KafkaShareConsumers share a topic through a kill -9: each record accepted once or rejected, none lost', async () => {
-  await prepare(TOPIC, GROUP, N);
+  await prepare(TOPIC, GROUP, 0);
 
   const a = startConsumer(1);
   const b = startConsumer(2);
+  // The records go in once both consumers hold the partition: the second is assigned at its first heartbeat after
+  // group.share.assignment.interval.ms (KIP-1263), and the first would meanwhile take every record.
+  await until(async () => JSON.stringify(await sharePartitionsByMember(broker!.port, GROUP)) === '[[0],[0]]', 'both consumers holding the partition', 90_000);
+  const producer = await WireClient.connect(broker!.port);
+  try {
+    await produceValues(producer, TOPIC, 1, 0, N);
+  } finally {
+    producer.close();
+  }
   // Kill the broker once a quarter of the records are decided, then let the consumers finish on the new one. The
   // consumers go on deciding until the kill lands (a CI run saw about 250 decided by then), so the work after the
   // restart is counted from when the new broker is up.

@@ -6,12 +6,11 @@
 // The same scenario runs against Apache Kafka 4.4 itself (one KRaft node, SIGKILLed and restarted on its log dir),
 // the reference the issue asks about; each run prints its delivery counts and the group's offsets at the end.
 import { afterAll, expect, it } from 'vitest';
-import { ReferenceKafka } from '../../bench/lib/reference-kafka.js';
 import { WireClient } from '../../bench/lib/wire-client.js';
-import { killAndRestart, startBroker } from '../helpers/broker-process.js';
+import { killableKafka, killableKafkite, type KillableBroker } from '../helpers/killable-broker.js';
 import { until } from '../helpers/poll.js';
 import {
-  isDecided, prepareShareTopic, produceValues, recordKey, shareGroupOffsets, sharePartitionsByMember, ShareConsumers, untilLeading, type ConsumerEvent,
+  isDecided, prepareShareTopic, produceValues, recordKey, shareGroupOffsets, sharePartitionsByMember, ShareConsumers, type ConsumerEvent,
 } from '../helpers/share-consumers.js';
 
 const TOPIC = 'share-kills';
@@ -19,49 +18,6 @@ const GROUP = 'share-kills';
 const PARTITIONS = 2;
 const N = 600;
 const KILLS = 3;
-
-/** A broker the scenario can kill: SIGKILL, then a restart on the same data dir and port, serving again. */
-interface KillableBroker {
-  readonly port: number;
-  readonly bootstrap: string;
-  killAndRestart(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-async function kafkite(): Promise<KillableBroker> {
-  let broker = await startBroker();
-  return {
-    port: broker.port,
-    bootstrap: broker.bootstrap,
-    async killAndRestart() {
-      broker = await killAndRestart(broker);
-    },
-    async stop() {
-      await broker.stop();
-      broker.cleanup();
-    },
-  };
-}
-
-async function kafka(): Promise<KillableBroker> {
-  let node = await ReferenceKafka.start({ readyTimeoutMs: 90_000 });
-  return {
-    port: node.port,
-    bootstrap: `127.0.0.1:${node.port}`,
-    async killAndRestart() {
-      await node.kill();
-      node = await node.restart({ readyTimeoutMs: 90_000 });
-      // Serving Metadata is not leading yet: the controller elects the node again for the partitions it led once it
-      // is unfenced (KRaft's ReplicationControlManager). The consumers resume on the node as leader of the topic's
-      // partitions and of __share_group_state's, where the share coordinator (ShareCoordinatorService) reads its state.
-      await untilLeading(node.port, [TOPIC, '__share_group_state']);
-    },
-    async stop() {
-      await node.stop();
-      node.cleanup();
-    },
-  };
-}
 
 const started: KillableBroker[] = [];
 const allConsumers: ShareConsumers[] = [];
@@ -114,7 +70,7 @@ function summary(events: ConsumerEvent[]): string {
 // released record's offset (283, or 263, of 300): the write of that record's ACCEPT carries the start offset from
 // before the ACCEPT moved it (SharePartition updates its start offset once the persister's write has completed),
 // and no write follows. A fresh consumer does not move it either.
-it.each([['kafkite', kafkite, true], ['Kafka 4.4', kafka, false]] as const)('%s: three KafkaShareConsumers through three kill -9s: each record accepted once or rejected, none lost, none left', async (name, start, startAtEnd) => {
+it.each([['kafkite', () => killableKafkite(), true], ['Kafka 4.4', () => killableKafka(), false]] as const)('%s: three KafkaShareConsumers through three kill -9s: each record accepted once or rejected, none lost, none left', async (name, start, startAtEnd) => {
   const broker = await start();
   started.push(broker);
   const consumers = new ShareConsumers();
@@ -144,7 +100,7 @@ it.each([['kafkite', kafkite, true], ['Kafka 4.4', kafka, false]] as const)('%s:
   for (let k = 1; k <= KILLS; k++) {
     await consumers.waitFor(() => decidedSince(events, since).size >= N / 6, `a further sixth decided before kill ${k}`, 90_000);
     const t0 = performance.now();
-    await broker.killAndRestart();
+    await broker.killAndRestart([TOPIC]);
     restartMs.push(Math.round(performance.now() - t0));
     since = events.length;
     restartedAt.push(since);

@@ -33,7 +33,8 @@ describe('UpdateFeatures and the finalized levels', () => {
   it('downgrades share.version to 0: share groups are off, their APIs answering UNSUPPORTED_VERSION', async () => {
     await withClient(async (client) => {
       const before = await finalized(client);
-      expect(before.levels['share.version']).toBe(1);
+      // A new data dir finalizes share.version 2 (ShareVersion.LATEST_PRODUCTION, the dead-letter queue), as Kafka 4.4.
+      expect(before.levels['share.version']).toBe(2);
       // Without a downgrade type, refused as Kafka's controller refuses it.
       expect(await update(client, 1, 'share.version', 0)).toEqual({
         throttleTimeMs: 0, errorCode: ErrorCode.INVALID_UPDATE_VERSION, results: [],
@@ -42,7 +43,7 @@ describe('UpdateFeatures and the finalized levels', () => {
       });
       // Validated only: nothing changes.
       expect((await update(client, 1, 'share.version', 0, { upgradeType: 2, validateOnly: true })).errorCode).toBe(ErrorCode.NONE);
-      expect((await finalized(client)).levels['share.version']).toBe(1);
+      expect((await finalized(client)).levels['share.version']).toBe(2);
       expect(await update(client, 1, 'share.version', 0, { upgradeType: 2 })).toEqual({
         throttleTimeMs: 0, errorCode: 0, errorMessage: null, results: [{ feature: 'share.version', errorCode: 0, errorMessage: null }],
       });
@@ -65,13 +66,19 @@ describe('UpdateFeatures and the finalized levels', () => {
     });
   });
 
-  it('upgrades share.version back to 1: a share member joins', async () => {
+  it('upgrades share.version back to 1, then 2, and safely down to 1 again: a share member joins', async () => {
     await withClient(async (client) => {
-      expect((await update(client, 2, 'share.version', 2)).errorMessage).toContain('Invalid update version 2 for feature share.version. Local controller 1 only supports versions 0-1');
+      expect((await update(client, 2, 'share.version', 3)).errorMessage).toContain('Invalid update version 3 for feature share.version. Local controller 1 only supports versions 0-2');
       expect(await update(client, 2, 'share.version', 1)).toEqual({ throttleTimeMs: 0, errorCode: 0, errorMessage: null, results: [] });
       expect((await finalized(client)).levels['share.version']).toBe(1);
       const joined = await shareHeartbeat(client);
       expect({ errorCode: joined.errorCode, memberEpoch: joined.memberEpoch }).toEqual({ errorCode: 0, memberEpoch: 1 });
+      // SV_2 depends on no other feature: up to 2 and back to 1 with a safe downgrade, as Kafka's controller allows.
+      expect((await update(client, 2, 'share.version', 2)).errorCode).toBe(ErrorCode.NONE);
+      expect((await finalized(client)).levels['share.version']).toBe(2);
+      expect((await update(client, 2, 'share.version', 1)).errorCode).toBe(ErrorCode.INVALID_UPDATE_VERSION);
+      expect((await update(client, 2, 'share.version', 1, { upgradeType: 2 })).errorCode).toBe(ErrorCode.NONE);
+      expect((await finalized(client)).levels['share.version']).toBe(1);
     });
   });
 

@@ -7,9 +7,11 @@
 // It runs until stdin closes, riding out broker restarts. <pause ms> after each poll's records stands for work,
 // so that a test can kill the broker while records are out. With <mode> implicit it acknowledges nothing itself:
 // the consumer accepts what a poll returned with its next poll (share.acknowledgement.mode=implicit), and only
-// the deliveries are printed. With <mode> release it releases every record, every time (explicitly).
+// the deliveries are printed. With <mode> release it releases every record, every time (explicitly). With <mode> dlq
+// it rejects v % 10 == 7, releases v % 10 == 3 every time (until the delivery count limit archives it) and accepts
+// the rest, for the share group's dead-letter queue (KIP-1191).
 //
-//   java -cp 'test/kafka/lib/*:<classes>' ShareConsumerApp <bootstrap> <topic> <group> <max.poll.records> <pause ms> <explicit|implicit|release>
+//   java -cp 'test/kafka/lib/*:<classes>' ShareConsumerApp <bootstrap> <topic> <group> <max.poll.records> <pause ms> <explicit|implicit|release|dlq>
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.time.Duration;
@@ -38,6 +40,7 @@ public class ShareConsumerApp {
     p.put("client.id", "share-" + ProcessHandle.current().pid());
     boolean explicit = !"implicit".equals(args[5]);
     boolean releaseAll = "release".equals(args[5]);
+    boolean alwaysRelease = "dlq".equals(args[5]);
     p.put("share.acknowledgement.mode", explicit ? "explicit" : "implicit");
     p.put("max.poll.records", args[3]);
     long pauseMs = Long.parseLong(args[4]);
@@ -64,7 +67,7 @@ public class ShareConsumerApp {
           System.out.println("{\"recv\": " + r.offset() + ", \"partition\": " + r.partition() + ", \"count\": " + count + "}");
           if (!explicit) continue;
           int v = Integer.parseInt(r.value());
-          AcknowledgeType type = releaseAll ? AcknowledgeType.RELEASE : v % 10 == 7 ? AcknowledgeType.REJECT : v % 10 == 3 && count == 1 ? AcknowledgeType.RELEASE : AcknowledgeType.ACCEPT;
+          AcknowledgeType type = releaseAll ? AcknowledgeType.RELEASE : v % 10 == 7 ? AcknowledgeType.REJECT : v % 10 == 3 && (count == 1 || alwaysRelease) ? AcknowledgeType.RELEASE : AcknowledgeType.ACCEPT;
           consumer.acknowledge(r, type);
           decided.put(r, type.name());
         }
