@@ -19,7 +19,7 @@ import { readPartitionMetadata, writePartitionMetadata } from '../../storage/met
 import { readQuorumState, writeQuorumState } from '../../storage/quorum-state.js';
 import { UnifiedLog } from '../../storage/unified-log.js';
 import { bootstrapRecords, bootstrapTransaction } from './bootstrap-metadata.js';
-import { leaderChangeBatch } from './control-records.js';
+import { leaderChangeBatch, type RaftControlValues } from './control-records.js';
 import { frameMetadataRecord, unframeMetadataRecord, type MetadataRecord } from './metadata-frame.js';
 import { maybeClean, recoverSnapshots } from './metadata-log-cleaner.js';
 import { MetadataImage } from './metadata-image.js';
@@ -96,6 +96,10 @@ export class ClusterMetadataLog {
   /** The records read at open (kept up to date by appends) until replay hands them out. */
   private startupRecords: MetadataRecord[] | null = null;
   private snapshotting: Promise<void> | null = null;
+  /** kraft.version 1's voter set and level as the log holds them, carried into each snapshot; absent at kraft.version 0. */
+  private raftControl: RaftControlValues | undefined;
+  /** kraft.version (KIP-853): 1 on a Kafka node's directory formatted with dynamic voters, else 0. */
+  kraftVersion = 0;
 
   private constructor(
     private readonly log: UnifiedLog,
@@ -127,6 +131,8 @@ export class ClusterMetadataLog {
     if (!hasMetadataVersion(read.records) || existsSync(join(opts.dir, PRE_KRAFT_BACKUP_FILE))) return metadataLog.upgrade(dir, opts);
     for (const r of read.records) metadataLog.image.replay(r);
     metadataLog.startupRecords = read.records;
+    metadataLog.kraftVersion = read.kraftVersion ?? 0;
+    if (metadataLog.kraftVersion > 0) metadataLog.raftControl = read.raftControl;
     metadataLog.generator.appended(read.bytes ?? 0);
     return metadataLog;
   }
@@ -231,7 +237,7 @@ export class ClusterMetadataLog {
     const lastContainedLogTimestamp = Date.now();
     this.generator.snapshotted();
     this.snapshotting = this.log.flush()
-      .then(() => writeSnapshotAsync(this.log.dir, endOffset, this.epoch, records, lastContainedLogTimestamp))
+      .then(() => writeSnapshotAsync(this.log.dir, endOffset, this.epoch, records, lastContainedLogTimestamp, this.raftControl))
       .then((file) => {
         this.logger.info({ file, records: records.length, reason }, 'metadata snapshot written');
         maybeClean(this.log, this.policy, Date.now(), this.logger);

@@ -7,9 +7,11 @@ import type { ClusterMetadataLog } from './cluster-metadata-log.js';
 import { FEATURES } from './features.js';
 import type { MetadataRecord } from './metadata-frame.js';
 import { metadataRecord, readMetadataRecord, recordTypeOf } from './metadata-records.js';
+import { metadataChangedBetween } from './metadata-version.js';
 
 const FEATURE_LEVEL = recordTypeOf('FeatureLevelRecord');
 const KRAFT_VERSION = 'kraft.version';
+const METADATA_VERSION = 'metadata.version';
 
 /** Kafka's FeatureUpdate.UpgradeType codes. */
 export const UpgradeType = { UPGRADE: 1, SAFE_DOWNGRADE: 2, UNSAFE_DOWNGRADE: 3 } as const;
@@ -53,8 +55,9 @@ export class FinalizedFeatures {
     this.listeners.push(listener);
   }
 
-  /** The finalized level of `name`, 0 when not finalized. */
+  /** The finalized level of `name`, 0 when not finalized; kraft.version is raft's (its KRaftVersionRecord). */
   level(name: string): number {
+    if (name === KRAFT_VERSION) return this.metadataLog.kraftVersion;
     return this.levels.get(name) ?? 0;
   }
 
@@ -108,11 +111,18 @@ export class FinalizedFeatures {
       return max === 0 ? `Local controller ${this.nodeId} does not support this feature.` : `Local controller ${this.nodeId} only supports versions ${range(min, max)}`;
     }
     const current = this.level(u.feature);
+    // Kafka changes kraft.version by raft control records and a voter set change (KIP-853); kafkite has no raft quorum to change.
+    if (u.feature === KRAFT_VERSION && u.level !== current) return `kafkite keeps kraft.version at its level (${current}).`;
     if (u.level < current && u.upgradeType === UpgradeType.UPGRADE) {
       return "Can't downgrade the version of this feature without setting the upgrade type to either safe or unsafe downgrade.";
     }
     if (u.level > current && u.upgradeType !== UpgradeType.UPGRADE) return "Can't downgrade to a newer version.";
-    // Feature.validateVersion: every level kafkite supports depends on nothing above its one metadata.version.
+    // FeatureControlManager.updateMetadataVersion: a safe downgrade only across levels that changed no metadata.
+    if (u.feature === METADATA_VERSION && u.level < current) {
+      if (u.upgradeType === UpgradeType.UNSAFE_DOWNGRADE) return 'Unsafe metadata.version downgrades are not supported.';
+      if (metadataChangedBetween(u.level, current)) return 'Refusing to perform the requested downgrade because it might delete metadata information.';
+    }
+    // Feature.validateVersion: the levels kafkite supports depend on nothing above metadata.version 4.1-IV0, its lowest.
     return null;
   }
 }

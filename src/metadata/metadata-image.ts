@@ -134,8 +134,19 @@ export class MetadataImage {
     // Not part of the image: heartbeats of the log, and ZooKeeper migration states (gone in Kafka 4).
     NoOpRecord: () => true,
     ZkMigrationStateRecord: () => true,
-    // Eligible leader replicas are off (eligible.leader.replicas.version 0): there is none to clear.
-    ClearElrRecord: () => true,
+    // Kafka's controller writes it when ELR is turned off: the named topic's partitions (all, for an empty name) lose their ELR fields.
+    ClearElrRecord: (r, name) => {
+      const topicName = read<{ topicName: string }>(name, r).topicName;
+      for (const topic of this.topics.values()) {
+        if (topicName !== '' && topic.name !== topicName) continue;
+        for (const p of topic.partitions.values()) {
+          p.value.eligibleLeaderReplicas = [];
+          p.value.lastKnownElr = [];
+          p.record = null;
+        }
+      }
+      return true;
+    },
     FeatureLevelRecord: (r, name) => {
       const f = read<{ name: string; featureLevel: number }>(name, r);
       // Level 0 removes a feature (FeaturesDelta).

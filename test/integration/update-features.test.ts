@@ -1,9 +1,12 @@
 // Finalized feature levels (KIP-584) are the metadata log's: UpdateFeatures (API 57, `kafka-features upgrade|downgrade`)
 // appends FeatureLevelRecords, ApiVersions lists what the log finalizes (its epoch moving on), and a kind of group
 // whose feature is at 0 is off: its APIs answer UNSUPPORTED_VERSION, as Kafka's KafkaApis gates them, across a restart.
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { ErrorCode } from '../../src/errors.js';
+import { readMetadataOnDisk } from '../../src/metadata/metadata-log-files.js';
+import { recordTypeOf } from '../../src/metadata/metadata-records.js';
 import { brokerForFile, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { batch, produce, request } from '../reference/scenarios.js';
 
@@ -112,6 +115,31 @@ describe('UpdateFeatures and the finalized levels', () => {
       expect(levels).toEqual({ 'metadata.version': 26, 'transaction.version': 2, 'group.version': 1, 'share.version': 1 });
     } finally {
       expect(await restarted.stop()).toBe(0);
+    }
+  });
+
+  it('raises metadata.version up to 4.4-IV2; a downgrade across a level that changed metadata is refused, as Kafka refuses it', async () => {
+    const node = await startBroker();
+    let restarted: BrokerProcess | undefined;
+    try {
+      await withClient(async (client) => {
+        expect((await update(client, 1, 'metadata.version', 34, { upgradeType: 1 })).errorMessage)
+          .toBe('The update failed for all features since the following feature had an error: Invalid update version 34 for feature metadata.version. Local controller 1 only supports versions 26-33');
+        expect((await update(client, 1, 'metadata.version', 33, { upgradeType: 1 })).errorCode).toBe(ErrorCode.NONE);
+        expect((await finalized(client)).levels['metadata.version']).toBe(33);
+        // 4.4-IV1 (CIDR ACLs) and 4.4-IV2 changed metadata (MetadataVersion.didMetadataChange); 4.4-IV0 did not.
+        expect((await update(client, 1, 'metadata.version', 31, { upgradeType: 2 })).errorMessage).toContain('Refusing to perform the requested downgrade because it might delete metadata information.');
+        expect((await update(client, 1, 'metadata.version', 26, { upgradeType: 3 })).errorMessage).toContain('Unsafe metadata.version downgrades are not supported.');
+        expect((await finalized(client)).levels['metadata.version']).toBe(33);
+      }, node);
+      expect(await node.stop()).toBe(0);
+      restarted = await startBroker({ dataDir: node.dataDir });
+      // The broker registers at the record version 4.4-IV2 calls for (RegisterBrokerRecord v4, cordoned log dirs).
+      const registrations = readMetadataOnDisk(join(node.dataDir, '__cluster_metadata-0')).records.filter((r) => r.type === recordTypeOf('RegisterBrokerRecord'));
+      expect(registrations.map((r) => r.version)).toEqual([3, 4]);
+    } finally {
+      if (node.child.exitCode === null) await node.stop();
+      if (restarted) expect(await restarted.stop()).toBe(0);
     }
   });
 });
