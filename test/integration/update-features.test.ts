@@ -128,8 +128,12 @@ describe('UpdateFeatures and the finalized levels', () => {
         expect((await update(client, 1, 'metadata.version', 33, { upgradeType: 1 })).errorCode).toBe(ErrorCode.NONE);
         expect((await finalized(client)).levels['metadata.version']).toBe(33);
         // 4.4-IV1 (CIDR ACLs) and 4.4-IV2 changed metadata (MetadataVersion.didMetadataChange); 4.4-IV0 did not.
-        expect((await update(client, 1, 'metadata.version', 31, { upgradeType: 2 })).errorMessage).toContain('Refusing to perform the requested downgrade because it might delete metadata information.');
-        expect((await update(client, 1, 'metadata.version', 26, { upgradeType: 3 })).errorMessage).toContain('Unsafe metadata.version downgrades are not supported.');
+        // Kafka 4.4's answers to `kafka-features downgrade [--unsafe] --metadata ...` on a node at 4.4-IV2.
+        expect((await update(client, 1, 'metadata.version', 31, { upgradeType: 2 })).errorMessage).toBe('The update failed for all features since the following ' +
+          'feature had an error: Unsupported metadata.version downgrade from 33 to 31. Refusing to perform the requested downgrade because it might delete metadata information.');
+        expect((await update(client, 1, 'metadata.version', 26, { upgradeType: 3 })).errorMessage).toBe('The update failed for all features since the following ' +
+          'feature had an error: Unsupported metadata.version downgrade from 33 to 26. Unsafe metadata downgrade is not supported in this version.');
+        expect((await update(client, 1, 'kraft.version', 1, { upgradeType: 1 })).errorMessage).toContain('Invalid update version 1 for feature kraft.version. kafkite keeps kraft.version at its level (0).');
         expect((await finalized(client)).levels['metadata.version']).toBe(33);
       }, node);
       expect(await node.stop()).toBe(0);
