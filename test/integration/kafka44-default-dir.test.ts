@@ -6,7 +6,7 @@
 // The node is filled (offline-move.ts' fill, plus an ACL whose host is a CIDR block, 4.4-IV1's KIP-1276), killed
 // with SIGKILL (that crash image is taken over by a second kafkite), restarted and stopped cleanly (its controlled
 // shutdown leaves each partition leaderless with ELR [1]); kafkite takes the directory over, and Kafka 4.4 starts
-// on it again afterwards. Three Kafka starts in all; the file takes about 3-4 minutes.
+// on it again afterwards. Three Kafka starts in all; the file takes 75-90 s.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,0 +1,26 @@
+// An ACL host matches a client's address as Kafka 4.4's authorizer matches it (KIP-1276): '*', the address itself, or
+// a CIDR block holding it, IPv4 or IPv6; anything else (a name, a malformed block) only itself.
+import { describe, expect, it } from 'vitest';
+import { aclHostMatches } from '../../src/security/acl-host.js';
+
+describe('aclHostMatches', () => {
+  it.each([
+    ['*', '10.1.2.3', true],
+    ['10.1.2.3', '10.1.2.3', true],
+    ['10.1.2.4', '10.1.2.3', false],
+    ['10.0.0.0/8', '10.1.2.3', true],
+    ['10.0.0.0/8', '11.1.2.3', false],
+    ['192.168.1.128/25', '192.168.1.127', false],
+    ['192.168.1.128/25', '192.168.1.200', true],
+    ['0.0.0.0/0', '8.8.8.8', true],
+    ['10.1.2.3/32', '10.1.2.3', true],
+    ['2001:db8::/32', '2001:db8:1::5', true],
+    ['2001:db8::/32', '2001:db9::5', false],
+    ['10.0.0.0/8', '2001:db8::5', false],
+    ['10.0.0.0/33', '10.1.2.3', false],
+    ['not-an-ip/8', '10.1.2.3', false],
+    ['10.0.0.0/8', 'localhost', false],
+  ])('%s covers %s: %s', (aclHost, host, expected) => {
+    expect(aclHostMatches(aclHost, host)).toBe(expected);
+  });
+});
