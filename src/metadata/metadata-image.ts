@@ -17,6 +17,11 @@ import { metadataRecord, readMetadataRecord, recordNameOf } from './metadata-rec
 /** PartitionChangeRecord's "unchanged" values. */
 const NO_LEADER_CHANGE = -2;
 const NO_RECOVERY_STATE_CHANGE = -1;
+/** A PartitionChangeRecord that changes nothing, but for the fields set over it. */
+const NO_CHANGE: Omit<PartitionChangeRecord, 'topicId' | 'partitionId'> = {
+  isr: null, leader: NO_LEADER_CHANGE, replicas: null, removingReplicas: null, addingReplicas: null, leaderRecoveryState: NO_RECOVERY_STATE_CHANGE,
+  directories: null, eligibleLeaderReplicas: null, lastKnownElr: null,
+};
 /** BrokerRegistrationFencingChange and BrokerRegistrationInControlledShutdownChange. */
 const FENCE = 1;
 const UNFENCE = -1;
@@ -134,14 +139,15 @@ export class MetadataImage {
     // Not part of the image: heartbeats of the log, and ZooKeeper migration states (gone in Kafka 4).
     NoOpRecord: () => true,
     ZkMigrationStateRecord: () => true,
-    // Kafka's controller writes it when ELR is turned off: the named topic's partitions (all, for an empty name) lose their ELR fields.
+    // Written when ELR is turned off: the named topic's partitions (all, for an empty name) with ELR fields lose them, a
+    // change each (TopicsDelta.replay(ClearElrRecord) merges a PartitionChangeRecord clearing both, bumping the partition epoch).
     ClearElrRecord: (r, name) => {
       const topicName = read<{ topicName: string }>(name, r).topicName;
       for (const topic of this.topics.values()) {
         if (topicName !== '' && topic.name !== topicName) continue;
         for (const p of topic.partitions.values()) {
-          p.value.eligibleLeaderReplicas = [];
-          p.value.lastKnownElr = [];
+          if ((p.value.eligibleLeaderReplicas ?? []).length === 0 && (p.value.lastKnownElr ?? []).length === 0) continue;
+          mergePartitionChange(p.value, { ...NO_CHANGE, topicId: p.value.topicId, partitionId: p.value.partitionId, eligibleLeaderReplicas: [], lastKnownElr: [] });
           p.record = null;
         }
       }
