@@ -17,8 +17,9 @@ interface FeatureLevels {
 }
 
 export const FEATURES: readonly FeatureLevels[] = [
-  // 4.1-IV0..4.4-IV2 (metadata-version.ts); a new data dir is written at 4.1-IV0 (see README, "Outgrowing one machine").
-  { name: 'metadata.version', minSupported: MIN_METADATA_VERSION, maxSupported: MAX_METADATA_VERSION, defaultLevel: MIN_METADATA_VERSION },
+  // 4.1-IV0..4.4-IV2 (metadata-version.ts); a new data dir is written at 4.4-IV2, as `kafka-storage format` writes one
+  // (with static voters and ELR off: Kafka 4.4 starts on it, kafka-takeover.test.ts).
+  { name: 'metadata.version', minSupported: MIN_METADATA_VERSION, maxSupported: MAX_METADATA_VERSION, defaultLevel: MAX_METADATA_VERSION },
   // Level 1 (KIP-853 dynamic voters, what `kafka-storage format --standalone` writes): served when this node is the
   // only voter, its VotersRecord and KRaftVersionRecord kept in the snapshots kafkite writes. A new dir is written at 0.
   { name: 'kraft.version', minSupported: 0, maxSupported: 1, defaultLevel: 0 },

@@ -48,7 +48,7 @@ describe('ApiVersions features', () => {
     ]);
     // Level 0 is not finalized: Kafka leaves out a disabled feature (ELR here; kraft.version 0 on a static quorum).
     expect(res.finalizedFeatures).toEqual([
-      { name: 'metadata.version', maxVersionLevel: 26, minVersionLevel: 26 },
+      { name: 'metadata.version', maxVersionLevel: 33, minVersionLevel: 33 },
       { name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 },
       { name: 'group.version', maxVersionLevel: 1, minVersionLevel: 1 },
       { name: 'share.version', maxVersionLevel: 1, minVersionLevel: 1 },

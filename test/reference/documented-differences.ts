@@ -27,7 +27,7 @@ export const DOCUMENTED_DIFFERENCES: readonly DocumentedDifference[] = [
     scenario: /^minimal-18-/,
     path: /^ApiVersions v\d+ \.(supportedFeatures|finalizedFeatures)(\.length|\[\]\.\w+)$|\.finalizedFeaturesEpoch$/,
     reason: 'kafkite lists the seven features of a Kafka 4.4 node at the levels it implements (src/metadata/features.ts): metadata.version 26-33 '
-      + '(Kafka 4.4: 7-33), finalized 26 in a new data dir (Kafka 4.4: 33), kraft.version and eligible.leader.replicas.version 0-1, not finalized '
+      + '(Kafka 4.4: 7-33), kraft.version and eligible.leader.replicas.version 0-1, not finalized '
       + 'in a new data dir (Kafka 4.4 finalizes both at 1), share.version 1 (Kafka 4.4: 2, the share groups\' dead-letter queue).',
   },
   {
