@@ -30,7 +30,7 @@ import {
   WILDCARD_PRINCIPAL,
   WILDCARD_RESOURCE,
 } from './acls.js';
-import { aclHostMatches } from './acl-host.js';
+import { aclHostMatches, invalidCidr } from './acl-host.js';
 import { principalToString, type KafkaPrincipal } from './principal.js';
 
 /** authorizer.class.name values that mean "Kafka's ACL authorizer" (KRaft's and the ZooKeeper-era one). */
@@ -169,6 +169,8 @@ export class StandardAuthorizer {
     for (const binding of bindings) {
       try {
         validateNewAcl(binding);
+        const cidr = invalidCidr(binding.host);
+        if (cidr !== null) throw new InvalidAclError(cidr);
       } catch (err) {
         if (!(err instanceof InvalidAclError)) throw err;
         results.push(err);
