@@ -159,13 +159,23 @@ export class ClusterMetadataLog {
       log = loadLog(dir, opts, this.epoch);
     }
     const now = Date.now();
-    for (const f of readdirSync(dir)) if (f.endsWith('.checkpoint')) rmSync(join(dir, f));
-    writeSnapshot(dir, 0, 0, bootstrapRecords(), now);
-    writeQuorumState(dir, { leaderId: opts.nodeId, leaderEpoch: this.epoch, votedId: -1, appliedOffset: 0, voters: [opts.nodeId] });
-    log.appendAsLeader(leaderChangeBatch(opts.nodeId, this.epoch, now), now, 'coordinator');
+    // A directory `kafka-storage format` wrote and no node started on: its bootstrap checkpoint is kept and its records
+    // and voter set start the log, as Kafka's first start writes them (QuorumController's bootstrap, KafkaRaftClient).
+    const formatted = opts.onDisk?.fromBootstrap ? opts.onDisk : undefined;
+    const raft = formatted?.kraftVersion ? formatted.raftControl : undefined;
+    if (!formatted) {
+      for (const f of readdirSync(dir)) if (f.endsWith('.checkpoint')) rmSync(join(dir, f));
+      writeSnapshot(dir, 0, 0, bootstrapRecords(), now);
+    }
+    writeQuorumState(dir, { leaderId: opts.nodeId, leaderEpoch: this.epoch, votedId: -1, appliedOffset: 0, voters: [opts.nodeId] }, raft ? 1 : 0);
+    log.appendAsLeader(leaderChangeBatch(opts.nodeId, this.epoch, now, raft), now, 'coordinator');
     const upgraded = new ClusterMetadataLog(log, this.epoch, opts);
     upgraded.startupRecords = [];
-    await upgraded.append([...bootstrapTransaction(bootstrapRecords()), ...(opts.initialRecords?.() ?? []), ...kept]);
+    if (raft) {
+      upgraded.kraftVersion = formatted!.kraftVersion!;
+      upgraded.raftControl = raft;
+    }
+    await upgraded.append([...bootstrapTransaction(formatted?.records ?? bootstrapRecords()), ...(opts.initialRecords?.() ?? []), ...kept]);
     rmSync(backup, { force: true });
     if (kept.length > 0) opts.logger.info({ records: kept.length }, 'cluster metadata log rewritten in KRaft form, its records kept');
     return upgraded;

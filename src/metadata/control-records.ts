@@ -36,17 +36,24 @@ function controlBatch(baseOffset: number, epoch: number, timestamp: number, type
   });
 }
 
-/** The batch a KRaft leader writes first in its epoch: itself as leader, elected by every voter (one node). */
-export function leaderChangeBatch(nodeId: number, epoch: number, timestamp: number): Buffer {
+/**
+ * The batch a KRaft leader writes first in its epoch: itself as leader, elected by every voter (one node). The first
+ * leader of a log formatted with dynamic voters (kraft.version 1) writes the KRaftVersion and Voters records of the
+ * bootstrap checkpoint into the same batch, as Kafka 4.4's first start on such a directory does.
+ */
+export function leaderChangeBatch(nodeId: number, epoch: number, timestamp: number, raft?: RaftControlValues): Buffer {
   const voters = [{ voterId: nodeId, voterDirectoryId: '0'.repeat(32) }];
   const message: LeaderChangeMessage = { version: 0, leaderId: nodeId, voters, grantingVoters: voters };
-  return controlBatch(0, epoch, timestamp, LEADER_CHANGE, (w) => writeLeaderChangeMessage(w, 0, message));
+  return controlBatch(0, epoch, timestamp, LEADER_CHANGE, (w) => writeLeaderChangeMessage(w, 0, message), raftRecords(raft));
+}
+
+function raftRecords(raft: RaftControlValues | undefined): Array<[number, Buffer]> {
+  return raft ? [[KRAFT_VERSION, raft.kraftVersion], ...(raft.voters ? [[KRAFT_VOTERS, raft.voters] as [number, Buffer]] : [])] : [];
 }
 
 /** The header batch; with `raft` (kraft.version 1) it holds KRaftVersion and Voters records after the header, as Kafka's. */
 export function snapshotHeaderBatch(baseOffset: number, epoch: number, lastContainedLogTimestamp: number, raft?: RaftControlValues): Buffer {
-  const more: Array<[number, Buffer]> = raft ? [[KRAFT_VERSION, raft.kraftVersion], ...(raft.voters ? [[KRAFT_VOTERS, raft.voters] as [number, Buffer]] : [])] : [];
-  return controlBatch(baseOffset, epoch, lastContainedLogTimestamp, SNAPSHOT_HEADER, (w) => writeSnapshotHeaderRecord(w, 0, { version: 0, lastContainedLogTimestamp }), more);
+  return controlBatch(baseOffset, epoch, lastContainedLogTimestamp, SNAPSHOT_HEADER, (w) => writeSnapshotHeaderRecord(w, 0, { version: 0, lastContainedLogTimestamp }), raftRecords(raft));
 }
 
 export function snapshotFooterBatch(baseOffset: number, epoch: number, timestamp: number): Buffer {

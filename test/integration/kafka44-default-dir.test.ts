@@ -6,7 +6,8 @@
 // The node is filled (offline-move.ts' fill, plus an ACL whose host is a CIDR block, 4.4-IV1's KIP-1276), killed
 // with SIGKILL (that crash image is taken over by a second kafkite), restarted and stopped cleanly (its controlled
 // shutdown leaves each partition leaderless with ELR [1]); kafkite takes the directory over, and Kafka 4.4 starts
-// on it again afterwards. Three Kafka starts in all; the file takes 75-90 s.
+// on it again afterwards. A directory formatted and never started is served too. Three Kafka starts in all; the
+// file takes 60-90 s.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +34,8 @@ const KAFKA_PROPERTIES = [...COMMON_PROPERTIES, LISTENERS,
   'metadata.log.max.snapshot.interval.ms=2000'];
 /** kafkite snapshots a second after its first append, so that Kafka's return loads a snapshot kafkite wrote. */
 const KAFKITE_PROPERTIES = [...COMMON_PROPERTIES, 'node.id=1', LISTENERS, 'metadata.log.max.snapshot.interval.ms=1000'];
-/** Kafka's ControlRecordType ids of a snapshot's header batch at kraft.version 1. */
+/** Kafka's ControlRecordType ids: a log's first batch and a snapshot's header batch at kraft.version 1. */
+const LEADER_CHANGE = 2;
 const SNAPSHOT_HEADER = 3;
 const KRAFT_VERSION = 5;
 const KRAFT_VOTERS = 6;
@@ -192,6 +194,31 @@ describe('the directory a SIGKILL left (no controlled shutdown)', () => {
     writeFileSync(meta, readFileSync(meta, 'utf8').replace(/^directory\.id=.*$/m, `directory.id=${Buffer.alloc(16, 7).toString('base64url')}`));
     expect(refusal(dir, workDir)).toMatch(/the voter set names node 1 with directory id [0-9a-f]{32}, not this metadata log dir's \(07070707070707070707070707070707\)/);
   });
+});
+
+describe('a directory formatted the default way that no node started on', () => {
+  it("starts its log with the bootstrap checkpoint's levels and voter set, as Kafka's first start does, on every start", async () => {
+    const dir = join(workDir, 'formatted');
+    const props = join(workDir, 'formatted.properties');
+    writeFileSync(props, readFileSync(join(kafka.dir, 'server.properties'), 'utf8').replace(/^log\.dirs=.*$/m, `log.dirs=${dir}`));
+    const format = await tools.run('kafka.tools.StorageTool', 'format', '-t', 'AAAAAAAAAAAAAAAAAAAAAA', '-c', props, '--standalone', '--feature', 'share.version=1');
+    expect({ code: format.code, err: format.err }).toEqual({ code: 0, err: '' });
+    for (let start = 1; start <= 2; start++) {
+      const broker = await startBroker({ dataDir: dir, overrides: KAFKITE_PROPERTIES });
+      try {
+        const client = await WireClient.connect(broker.port);
+        expect({ start, finalized: await finalizedFeatures(client) }).toEqual({ start, finalized: kafkaFinalized });
+        client.close();
+      } finally {
+        expect(await broker.stop()).toBe(0);
+      }
+    }
+    // LeaderChange, KRaftVersion and Voters in the log's first batch, the quorum-state of a dynamic quorum (data_version 1).
+    const segment = readFileSync(join(metadataDir(dir), '00000000000000000000.log'));
+    const first = [...batchesIn(segment)][0]!;
+    const keys = decodeBatch(segment.subarray(first.pos, first.pos + first.sizeInBytes)).records.map((r) => r.key!.readInt16BE(2));
+    expect({ keys, quorumState: JSON.parse(readFileSync(join(metadataDir(dir), 'quorum-state'), 'utf8')).data_version }).toEqual({ keys: [LEADER_CHANGE, KRAFT_VERSION, KRAFT_VOTERS], quorumState: 1 });
+  }, 60_000);
 });
 
 describe('Kafka 4.4 on the directory again, after kafkite', () => {
