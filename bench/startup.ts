@@ -5,7 +5,7 @@
 //
 //   npx tsc -p . && node dist/bench/startup.js
 //
-// The data is written through the broker itself with a small segment.bytes: every ~17 KB batch
+// The data is written through the broker itself with a small internal.segment.bytes: every ~17 KB batch
 // rolls a new segment.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,8 +45,8 @@ async function writeLayout(side: Side, layout: Layout): Promise<void> {
   if (layout.partitions === 0) return;
   // Kafka 4.4 refuses a segment.bytes under 1 MiB (1,000 segments would be 1 GB). It also rolls when a segment's
   // time index is full (LogSegment.shouldRoll): with segment.index.bytes=12 each holds one entry, so each batch
-  // (one index entry per 4 KB, index.interval.bytes) rolls a segment, as kafkite's 16 KB segment.bytes does.
-  await createReadyTopic(side, 'startup', layout.partitions, side.name === 'kafka' ? { 'segment.index.bytes': '12' } : { 'segment.bytes': String(SEGMENT_BYTES) });
+  // (one index entry per 4 KB, index.interval.bytes) rolls a segment, as kafkite's 16 KB internal.segment.bytes does.
+  await createReadyTopic(side, 'startup', layout.partitions, side.name === 'kafka' ? { 'segment.index.bytes': '12' } : { 'internal.segment.bytes': String(SEGMENT_BYTES) });
   const records = Array.from({ length: 17 }, (_, i) => ({ offset: i, timestamp: Date.now(), key: null, value: Buffer.alloc(1000, 0x61), headers: [] }));
   const batch = encodeBatch({ baseOffset: 0, records });
   const connection = await BenchConnection.open(side.bootstrap);

@@ -45,7 +45,9 @@ export class BrokerConfig {
    */
   constructor(props: Readonly<Record<string, string>> | ReadonlyMap<string, string> = {}, private readonly cwd = process.cwd()) {
     const entries = props instanceof Map ? [...props] : Object.entries(props);
-    this.props = new Map(entries.filter(([name]) => brokerConfigDef(name) !== undefined));
+    // An empty advertised.listeners, which Kafka 4.4's ValidList refuses, counts as unset (each listener advertises
+    // itself): kafkite's test and bench harness clear config/server.properties' value with `advertised.listeners=`.
+    this.props = new Map(entries.filter(([name, value]) => brokerConfigDef(name) !== undefined && !(name === 'advertised.listeners' && value.trim() === '')));
     this.listenerProps = new Map(entries.filter(([name]) => name.startsWith('listener.name.')));
     this.recomputeValues();
     this.topics = new TopicConfigResolver((name) => this.layers(name));
@@ -238,6 +240,11 @@ export class BrokerConfig {
     return this.values.get(name) as string | null;
   }
 
+  /** A list config (listeners, log.dirs, ...: lists since Kafka 4.1) as its comma-separated text; null when unset. */
+  private listText(name: string): string | null {
+    return (this.values.get(name) as readonly string[] | null)?.join(',') ?? null;
+  }
+
   /**
    * Controller listeners (controller.listener.names) are left out: kafkite has no controller quorum to serve.
    * An empty advertised host becomes `localhost`, where Kafka would use the machine's canonical host name; that
@@ -245,14 +252,14 @@ export class BrokerConfig {
    */
   private resolveListeners(): [Endpoint[], Endpoint[]] {
     const protocols = parseSecurityProtocolMap(this.string('listener.security.protocol.map')!);
-    const controllerNames = new Set((this.string('controller.listener.names') ?? '').split(',').map((n) => n.trim().toUpperCase()));
-    const listenersRaw = this.string('listeners')!;
+    const controllerNames = new Set((this.listText('controller.listener.names') ?? '').split(',').map((n) => n.trim().toUpperCase()));
+    const listenersRaw = this.listText('listeners')!;
     const listeners = parseEndpoints('listeners', listenersRaw, protocols).filter((e) => !controllerNames.has(e.name));
     if (listeners.length === 0) throw new ConfigError('listeners', listenersRaw, 'at least one listener besides controller.listener.names');
     checkServable('listeners', listenersRaw, listeners);
 
     const advertisedKey = this.props.has('advertised.listeners') ? 'advertised.listeners' : 'listeners';
-    const advertisedRaw = this.string('advertised.listeners') ?? listenersRaw;
+    const advertisedRaw = this.listText('advertised.listeners') ?? listenersRaw;
     const advertised = parseEndpoints(advertisedKey, advertisedRaw, protocols)
       .filter((e) => !controllerNames.has(e.name))
       .map((e) => (e.host === '' ? { ...e, host: ADVERTISED_WILDCARD_HOST } : e));
@@ -278,23 +285,22 @@ export class BrokerConfig {
   /** log.dirs, else log.dir; comma-separated. */
   private resolveLogDirs(cwd: string): string[] {
     const key = this.props.has('log.dirs') ? 'log.dirs' : 'log.dir';
-    const raw = this.string(key)!;
-    const dirs = raw.split(',').map((d) => d.trim()).filter((d) => d !== '');
-    if (dirs.length === 0) throw new ConfigError(key, raw, 'at least one directory');
-    return dirs.map((d) => resolve(cwd, d));
+    // Kafka 4.4's ValidList has already refused an empty list.
+    return (this.values.get(key) as readonly string[]).map((d) => resolve(cwd, d));
   }
 
-  /** node.id, else broker.id (Kafka copies one to the other and requires them equal), else 1; -1 means unset. */
+  /**
+   * node.id (Kafka 4.4 requires it, >= 0), else broker.id (Kafka copies one to the other and requires them equal),
+   * else 1; broker.id -1 means unset.
+   */
   private resolveNodeId(): number {
-    const nodeId = this.number('node.id');
+    const nodeId = this.values.get('node.id') as number | null;
     const brokerId = this.number('broker.id');
-    for (const [key, id] of [['node.id', nodeId], ['broker.id', brokerId]] as const) {
-      if (id < -1) throw new ConfigError(key, String(id), `an int >= 0 (or -1: unset, kafkite uses ${DEFAULT_NODE_ID})`);
-    }
-    if (nodeId !== -1 && brokerId !== -1 && nodeId !== brokerId) {
+    if (brokerId < -1) throw new ConfigError('broker.id', String(brokerId), `an int >= 0 (or -1: unset, kafkite uses ${DEFAULT_NODE_ID})`);
+    if (nodeId !== null && brokerId !== -1 && nodeId !== brokerId) {
       throw new ConfigError('node.id', String(nodeId), `the same value as broker.id (${brokerId})`);
     }
-    if (nodeId !== -1) return nodeId;
+    if (nodeId !== null) return nodeId;
     return brokerId !== -1 ? brokerId : DEFAULT_NODE_ID;
   }
 }
@@ -303,7 +309,7 @@ export interface LoadedConfig {
   config: BrokerConfig;
   /** Keys no Kafka or kafkite config has; ignored, as Kafka does, and worth a warning. */
   unknownKeys: string[];
-  /** Keys accepted without effect on a single node (replication factors, controller quorum, zookeeper.*, …). */
+  /** Kafka's keys accepted without effect on a single node (replication factors, controller quorum, …). */
   inertKeys: string[];
   /** Every key and value as given (file, env, overrides merged). */
   properties: ReadonlyMap<string, string>;
@@ -332,8 +338,9 @@ export function loadBrokerConfig(opts: LoadOptions): LoadedConfig {
   const keys = [...props.keys()];
   return {
     config: new BrokerConfig(props),
-    unknownKeys: keys.filter((key) => !brokerConfigDef(key) && !isInertKey(key) && !key.startsWith('listener.name.')),
-    inertKeys: keys.filter(isInertKey),
+    // Keys Kafka 4.4 does not define (ZooKeeper's among them) are unknown, as Kafka warns of them.
+    unknownKeys: keys.filter((key) => !brokerConfigDef(key) && !key.startsWith('listener.name.')),
+    inertKeys: keys.filter((key) => brokerConfigDef(key) !== undefined && isInertKey(key)),
     properties: props,
   };
 }

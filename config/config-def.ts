@@ -7,11 +7,10 @@ export type Validator =
   /** Inclusive bounds (null: open); `orValue` is one extra accepted value, as in "-1 or >= 1". */
   | { readonly kind: 'range'; readonly min: number | null; readonly max: number | null; readonly orValue?: number }
   | { readonly kind: 'oneOf'; readonly values: readonly string[]; readonly caseInsensitive: boolean }
-  | { readonly kind: 'eachOneOf'; readonly values: readonly string[] }
+  /** Kafka's ValidList: no value empty or twice (KIP-1161), maybe not empty, each one of `values` unless null. */
+  | { readonly kind: 'list'; readonly nonEmpty: boolean; readonly values: readonly string[] | null }
   | { readonly kind: 'nonEmptyString' }
   | { readonly kind: 'nonNullString' }
-  /** A MetadataVersion such as 3.9 or 3.9-IV0, from 0.8.0 to the newest known release. */
-  | { readonly kind: 'metadataVersion'; readonly min: string; readonly max: string }
   /** `User:alice;User:bob` */
   | { readonly kind: 'principals' }
   /** One principal, `User:alice` */

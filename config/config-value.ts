@@ -39,14 +39,14 @@ function expectedText(def: ConfigDef): string {
     }
     case 'oneOf':
       return `one of: ${v.values.join(', ')}${v.caseInsensitive ? ' (case-insensitive)' : ''}`;
-    case 'eachOneOf':
-      return `a comma-separated list, each one of: ${v.values.join(', ')}`;
+    case 'list': {
+      const list = `a ${v.nonEmpty ? 'non-empty ' : ''}comma-separated list without empty or repeated values`;
+      return v.values === null ? list : `${list}, each one of: ${v.values.join(', ')}`;
+    }
     case 'nonEmptyString':
       return 'a non-empty string';
     case 'nonNullString':
       return noun;
-    case 'metadataVersion':
-      return `a metadata version from ${v.min} to ${v.max}, such as 3.9 or 3.9-IV0`;
     case 'principals':
       return 'a semicolon-separated list of principals, such as User:alice;User:bob';
     case 'principal':
@@ -107,17 +107,6 @@ function inRange(n: number, v: Extract<Validator, { kind: 'range' }>): boolean {
   return (v.min === null || n >= v.min) && (v.max === null || n <= v.max);
 }
 
-/** [major, minor, patch, iv] of "3.9", "3.9-IV0", "0.10.2" or "0.10.2-IV1"; null when not of that shape. */
-function metadataVersionKey(text: string): number[] | null {
-  const m = text.match(/^(\d+)\.(\d+)(?:\.(\d+))?(?:-IV(\d+))?$/);
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0), Number(m[4] ?? 0)] : null;
-}
-
-function compareKeys(a: readonly number[], b: readonly number[]): number {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return 0;
-}
-
 function satisfies(v: Validator, value: Exclude<ConfigValue, null>): boolean {
   const asList = (): readonly string[] => (Array.isArray(value) ? value : [String(value)]);
   switch (v.kind) {
@@ -127,16 +116,15 @@ function satisfies(v: Validator, value: Exclude<ConfigValue, null>): boolean {
       return v.caseInsensitive
         ? v.values.some((allowed) => allowed.toLowerCase() === String(value).toLowerCase())
         : v.values.includes(String(value));
-    case 'eachOneOf':
-      return asList().every((item) => v.values.includes(item));
+    case 'list': {
+      const items = asList();
+      return (!v.nonEmpty || items.length > 0) && !items.includes('') && new Set(items).size === items.length
+        && (v.values === null || items.every((item) => v.values!.includes(item)));
+    }
     case 'nonEmptyString':
       return value !== '';
     case 'nonNullString':
       return true;
-    case 'metadataVersion': {
-      const key = metadataVersionKey(String(value));
-      return key !== null && compareKeys(key, metadataVersionKey(v.min)!) >= 0 && compareKeys(key, metadataVersionKey(v.max)!) <= 0;
-    }
     case 'principals':
       return String(value).split(';').every((p) => p.trim() === '' || /^[^:]+:.+$/.test(p.trim()));
     case 'principal':

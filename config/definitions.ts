@@ -1,9 +1,9 @@
 // Lookup over every configuration kafkite knows: Kafka's broker and topic configs, plus kafkite's own.
 import type { BrokerConfigDef, TopicConfigDef } from './config-def.js';
-import { BROKER_CONFIG_DEFS, TOPIC_CONFIG_DEFS } from './definitions.generated.js';
+import { BROKER_CONFIG_DEFS, TOPIC_CONFIG_DEFS as KAFKA_TOPIC_CONFIG_DEFS } from './definitions.generated.js';
+import { LEGACY_BROKER_CONFIG_DEFS, LEGACY_TOPIC_CONFIG_DEFS } from './legacy-definitions.js';
 import { REMOVED_SHARE_GROUP_CONFIGS, SHARE_GROUP_CONFIG_DEFS } from './share-group-definitions.js';
 import { STREAMS_GROUP_CONFIG_DEFS } from './streams-group-definitions.js';
-import { CONSUMER_GROUP_CONFIG_DEFS } from './consumer-group-definitions.js';
 
 /** kafkite's own broker configs; known keys like Kafka's, never reported as unknown. */
 const KAFKITE_CONFIG_DEFS: readonly BrokerConfigDef[] = [
@@ -51,16 +51,17 @@ const KAFKITE_CONFIG_DEFS: readonly BrokerConfigDef[] = [
   { name: 'cluster.id', type: 'string', default: null, validator: { kind: 'nonEmptyString' }, topicName: null, group: 'kafkite' },
 ];
 
-const SHARE_GROUP_NAMES = new Set(SHARE_GROUP_CONFIG_DEFS.map((d) => d.name));
+/** The hand-written group configs replace the table's rows of the same names. */
+const HAND_WRITTEN = new Set([...SHARE_GROUP_CONFIG_DEFS, ...STREAMS_GROUP_CONFIG_DEFS].map((d) => d.name));
 
 export const ALL_BROKER_CONFIG_DEFS: readonly BrokerConfigDef[] = [
-  ...BROKER_CONFIG_DEFS.filter((d) => !SHARE_GROUP_NAMES.has(d.name) && !REMOVED_SHARE_GROUP_CONFIGS.has(d.name)),
+  ...BROKER_CONFIG_DEFS.filter((d) => !HAND_WRITTEN.has(d.name) && !REMOVED_SHARE_GROUP_CONFIGS.has(d.name)),
   ...SHARE_GROUP_CONFIG_DEFS,
   ...STREAMS_GROUP_CONFIG_DEFS,
-  ...CONSUMER_GROUP_CONFIG_DEFS,
+  ...LEGACY_BROKER_CONFIG_DEFS,
   ...KAFKITE_CONFIG_DEFS,
 ];
-export { TOPIC_CONFIG_DEFS };
+export const TOPIC_CONFIG_DEFS: readonly TopicConfigDef[] = [...KAFKA_TOPIC_CONFIG_DEFS, ...LEGACY_TOPIC_CONFIG_DEFS];
 
 const brokerDefs = new Map(ALL_BROKER_CONFIG_DEFS.map((def) => [def.name, def]));
 const topicDefs = new Map(TOPIC_CONFIG_DEFS.map((def) => [def.name, def]));

@@ -46,7 +46,8 @@ export class TopicConfigResolver {
     const get = (name: string): Exclude<ConfigValue, null> => this.resolve(topicConfigDef(name)!, overrides).value;
     return {
       ...DEFAULT_LOG_CONFIG,
-      segmentBytes: get('segment.bytes') as number,
+      // Kafka's LogConfig.segmentSize(): the internal internal.segment.bytes, when set, replaces segment.bytes (>= 1 MiB).
+      segmentBytes: (overrides['internal.segment.bytes'] === undefined ? get('segment.bytes') : get('internal.segment.bytes')) as number,
       segmentMs: get('segment.ms') as number,
       segmentJitterMs: get('segment.jitter.ms') as number,
       segmentIndexBytes: get('segment.index.bytes') as number,
@@ -73,9 +74,12 @@ export class TopicConfigResolver {
     };
   }
 
-  /** Every topic config, with Kafka's source and synonyms (override, then static broker, then broker defaults). */
+  /**
+   * Every topic config, with Kafka's source and synonyms (override, then static broker, then broker defaults);
+   * Kafka's DescribeConfigs leaves out the internal ones (internal.segment.bytes).
+   */
   describe(overrides: Readonly<Record<string, string>>): ConfigEntry[] {
-    return TOPIC_CONFIG_DEFS.map((def) => {
+    return TOPIC_CONFIG_DEFS.filter((def) => !def.name.startsWith('internal.')).map((def) => {
       const resolved = this.resolve(def, overrides);
       const synonyms: ConfigSynonym[] = [];
       if (overrides[def.name] !== undefined) {

@@ -238,7 +238,7 @@ export class Broker {
       clusterId,
       nodeId: config.nodeId,
       configFor: (topic) => config.logConfig(topics.get(topic)?.configs ?? {}),
-      leaderEpochOf: (topic, partition) => topics.leaderEpoch(topic, partition),
+      leaderEpochOf: (topic, partition) => topics.leaderEpochs(topic)[partition] ?? 0,
       retentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
       producerIdExpirationMs: () => config.get('producer.id.expiration.ms') as number,
       producerIdExpirationCheckIntervalMs: config.get('producer.id.expiration.check.interval.ms') as number,
@@ -312,7 +312,7 @@ export class Broker {
     }), ...elected]);
     // Each election bumps its partition's leader epoch: a loaded log takes it now, the others when they load.
     for (const r of elected) this.topics.replay(r);
-    for (const log of this.logManager.allLogs()) log.becomeLeader(this.topics.leaderEpoch(log.topic, log.partition));
+    for (const log of this.logManager.allLogs()) log.becomeLeader(this.topics.leaderEpochs(log.topic)[log.partition] ?? 0);
   }
 
   /** Re-resolves every log's config: a dynamic broker config its topic inherits may have changed. */

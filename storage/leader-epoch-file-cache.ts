@@ -76,9 +76,4 @@ export class LeaderEpochFileCache {
       this.checkpoint.write(this.entries);
     }
   }
-
-  /** The entries, oldest first (a copy). */
-  get epochEntries(): EpochEntry[] {
-    return [...this.entries];
-  }
 }

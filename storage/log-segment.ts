@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { FileSlice } from '../protocol/primitives.js';
 import { BatchHeader, batchesIn } from '../protocol/records/batch-header.js';
 import { FileRecords, type BatchLocation } from './file-records.js';
+import type { LeaderEpochFileCache } from './leader-epoch-file-cache.js';
 import { logFile, offsetIndexFile, timeIndexFile, txnIndexFile } from './log-file-names.js';
 import type { LookupStep, LookupTrace } from './lookup-trace.js';
 import { OffsetIndex } from './offset-index.js';
@@ -236,9 +237,11 @@ export class LogSegment {
 
   /**
    * Re-validates every batch (magic, CRC, increasing offsets), rebuilds both indexes, and truncates
-   * the log at the first invalid or incomplete batch.
+   * the log at the first invalid or incomplete batch. Each valid batch of an epoch later than the
+   * cache's latest starts that epoch there (Kafka's LogSegment.recover), so that the cache a crash
+   * left short is rebuilt from the batch headers.
    */
-  recover(): RecoveryResult {
+  recover(epochs?: LeaderEpochFileCache): RecoveryResult {
     this.offsetIndex_?.closeForAppend();
     this.timeIndex_?.closeForAppend();
     this.offsetIndex_ = new OffsetIndex(this.offsetIndexFile, this.baseOffset, this.config.maxIndexSize);
@@ -257,6 +260,7 @@ export class LogSegment {
         const position = chunk.position + batch.pos;
         this.indexBatch(position, batch.sizeInBytes, batch.lastOffset, batch.maxTimestamp);
         this.firstBatchTimestamp ??= batch.maxTimestamp;
+        if (epochs !== undefined && batch.partitionLeaderEpoch > epochs.latestEpoch) epochs.assign(batch.partitionLeaderEpoch, batch.baseOffset);
         validBytes = position + batch.sizeInBytes;
         nextOffset = batch.lastOffset + 1;
       }

@@ -300,6 +300,8 @@ export class UnifiedLog implements Flushable {
     this.recoveryPoint_ = this.nextOffset;
     this.logStartOffset_ = Math.min(Math.max(opts.logStartOffset, this.segments.firstSegment!.baseOffset), this.nextOffset);
     this.loadProducerState(lostTxnIndexes);
+    // Recovery rebuilt the epochs of the batches it re-validated; the cache loses those past a truncated tail and
+    // before the log start, which a crash may have left in its file (Kafka's LogLoader.load).
     this.leaderEpochCache.truncateFromStart(this.logStartOffset_);
     this.leaderEpochCache.truncateFromEnd(this.nextOffset);
     // A new epoch (KRaft's metadata log after a leader change, a partition taken over from Kafka) starts at the log end.
@@ -339,7 +341,7 @@ export class UnifiedLog implements Flushable {
     let nextOffset = this.segments.activeSegment.baseOffset;
     for (let i = 0; i < toRecover.length; i++) {
       const segment = toRecover[i];
-      const result = segment.recover();
+      const result = segment.recover(this.leaderEpochCache);
       nextOffset = Math.max(result.nextOffset, segment.baseOffset);
       if (result.reason !== null) {
         const dropped = toRecover.slice(i + 1);

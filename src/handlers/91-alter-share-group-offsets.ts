@@ -6,10 +6,9 @@ import type { AlterShareGroupOffsetsResponse, AlterShareGroupOffsetsResponseTopi
 import type { Handler, RequestContext } from './handler.js';
 import { ErrorCode } from '../errors.js';
 import { ZERO_UUID } from '../metadata/topic-registry.js';
-import { AclOperation, authorizeGroup, authorizeTopic } from '../security/authorization.js';
-import { GroupFeature, groupsEnabled, UNSUPPORTED_VERSION_MESSAGE } from './group-features.js';
+import { AclOperation, authorizeTopic } from '../security/authorization.js';
 import { PersisterError } from '../share/persister.js';
-import { shareGroupOffsetsRefusal, shareGroupStatus } from '../coordinator/share-coordinator/share-group-lookup.js';
+import { shareGroupOffsetsRequestError } from './share-group-offsets.js';
 
 const UNKNOWN_PARTITION = 'This server does not host this topic-partition.';
 
@@ -44,13 +43,7 @@ export const handler: Handler<AlterShareGroupOffsetsRequest, AlterShareGroupOffs
   maxVersion: 0,
   async handle(request, ctx) {
     const { groupId } = request;
-    if (!groupsEnabled(ctx, GroupFeature.SHARE)) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: UNSUPPORTED_VERSION_MESSAGE, responses: [] };
-    }
-    if (!authorizeGroup(ctx, AclOperation.READ, groupId)) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: 'Group authorization failed.', responses: [] };
-    }
-    const refusal = shareGroupOffsetsRefusal(shareGroupStatus(ctx.broker.groupCoordinator, groupId), groupId);
+    const refusal = shareGroupOffsetsRequestError(ctx, groupId, AclOperation.READ);
     if (refusal) return { throttleTimeMs: 0, ...refusal, responses: [] };
     // Kafka answers the topics it does not know first.
     const unknown = request.topics.filter((t) => !ctx.broker.topics.get(t.topicName));

@@ -6,10 +6,9 @@ import type { DeleteShareGroupOffsetsResponse, DeleteShareGroupOffsetsResponseTo
 import type { Handler, RequestContext } from './handler.js';
 import { ErrorCode } from '../errors.js';
 import { ZERO_UUID } from '../metadata/topic-registry.js';
-import { AclOperation, authorizeGroup, authorizeTopic } from '../security/authorization.js';
-import { GroupFeature, groupsEnabled, UNSUPPORTED_VERSION_MESSAGE } from './group-features.js';
+import { AclOperation, authorizeTopic } from '../security/authorization.js';
 import { PersisterError } from '../share/persister.js';
-import { shareGroupOffsetsRefusal, shareGroupStatus } from '../coordinator/share-coordinator/share-group-lookup.js';
+import { shareGroupOffsetsRequestError } from './share-group-offsets.js';
 
 async function deleteTopic(ctx: RequestContext, groupId: string, topicName: string): Promise<DeleteShareGroupOffsetsResponseTopic> {
   const info = ctx.broker.topics.get(topicName);
@@ -36,13 +35,7 @@ export const handler: Handler<DeleteShareGroupOffsetsRequest, DeleteShareGroupOf
   maxVersion: 0,
   async handle(request, ctx) {
     const { groupId } = request;
-    if (!groupsEnabled(ctx, GroupFeature.SHARE)) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: UNSUPPORTED_VERSION_MESSAGE, responses: [] };
-    }
-    if (!authorizeGroup(ctx, AclOperation.DELETE, groupId)) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, errorMessage: 'Group authorization failed.', responses: [] };
-    }
-    const refusal = shareGroupOffsetsRefusal(shareGroupStatus(ctx.broker.groupCoordinator, groupId), groupId);
+    const refusal = shareGroupOffsetsRequestError(ctx, groupId, AclOperation.DELETE);
     if (refusal) return { throttleTimeMs: 0, ...refusal, responses: [] };
     const responses = await Promise.all(request.topics.map((t) => deleteTopic(ctx, groupId, t.topicName)));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, responses };

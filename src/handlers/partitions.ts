@@ -9,7 +9,7 @@ import type { TopicInfo } from '../metadata/topic-registry.js';
 /** Each partition of the topic: this broker leads every one, unless its log dir is offline. */
 export function partitionsOf(topic: TopicInfo, broker: Broker): MetadataResponsePartition[] {
   const nodeId = broker.nodeId;
-  const epochs = broker.topics.leaderEpochs(topic);
+  const epochs = broker.topics.leaderEpochs(topic.name);
   return Array.from({ length: topic.partitions }, (_, partitionIndex) => {
     // A partition whose log dir failed has no leader left: Kafka answers LEADER_NOT_AVAILABLE, the replica offline.
     const offline = broker.isPartitionOffline(topic.name, partitionIndex);

@@ -1,19 +1,13 @@
 // The metadata log's settings (Kafka's MetadataLogConfig, applied in KafkaMetadataLog.createLog): its segments roll
-// at metadata.log.segment.bytes / .ms, it has no time or size retention of its own (snapshots shrink it), and
+// at metadata.log.segment.bytes (>= 8 MiB; the internal internal.metadata.log.segment.bytes, for tests, replaces it) / .ms, it has no time or size retention of its own (snapshots shrink it), and
 // snapshots and cleaning follow metadata.log.max.* and metadata.max.retention.*.
 import type { BrokerConfig } from '../../config/broker-config.js';
-import { ConfigError } from '../../config/config-error.js';
 import type { LogConfig } from '../../storage/log-config.js';
 import type { MetadataLogPolicy } from './snapshot-generator.js';
 
 export function metadataLogConfig(config: BrokerConfig): { logConfig: LogConfig; policy: MetadataLogPolicy } {
   const num = (key: string): number => Number(config.get(key));
-  const segmentBytes = num('metadata.log.segment.bytes');
-  const minSegmentBytes = num('metadata.log.segment.min.bytes');
-  // KafkaMetadataLog refuses smaller segments unless the (internal) minimum is lowered too.
-  if (segmentBytes < minSegmentBytes) {
-    throw new ConfigError('metadata.log.segment.bytes', String(segmentBytes), `at least metadata.log.segment.min.bytes (${minSegmentBytes})`);
-  }
+  const segmentBytes = num(config.get('internal.metadata.log.segment.bytes') === null ? 'metadata.log.segment.bytes' : 'internal.metadata.log.segment.bytes');
   return {
     logConfig: { ...config.logConfig({}), segmentBytes, segmentMs: num('metadata.log.segment.ms'), retentionBytes: -1, retentionMs: -1 },
     policy: {

@@ -156,15 +156,13 @@ export class TopicRegistry {
     return this.epochsByTopicId.get(topicId)?.[partition] ?? 0;
   }
 
-  /** The partition's leader epoch in the metadata log (0 for an unknown topic). */
-  leaderEpoch(name: string, partition: number): number {
+  /**
+   * Each partition's leader epoch in the metadata log by index, one lookup for a topic's many partitions; a partition
+   * missing from it, like any of an unknown topic's, is at 0.
+   */
+  leaderEpochs(name: string): readonly number[] {
     const topic = this.byName.get(name);
-    return topic ? this.leaderEpochOf(topic.topicId, partition) : 0;
-  }
-
-  /** Each partition's leader epoch by index, a missing one 0 (one lookup for a topic's many partitions). */
-  leaderEpochs(topic: TopicInfo): readonly number[] {
-    return this.epochsByTopicId.get(topic.topicId) ?? NO_EPOCHS;
+    return (topic && this.epochsByTopicId.get(topic.topicId)) ?? NO_EPOCHS;
   }
 
   get(name: string): TopicInfo | undefined {

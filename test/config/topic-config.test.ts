@@ -4,7 +4,9 @@ import { DEFAULT_LOG_CONFIG } from '../../storage/log-config.js';
 
 describe('logConfig', () => {
   it('gives Kafka\'s defaults on a stock broker with no overrides', () => {
-    expect(new BrokerConfig().logConfig({})).toEqual(DEFAULT_LOG_CONFIG);
+    // Storage's defaults leave record timestamps unbounded (its tests use fixed clocks); Kafka 4.4 refuses a CreateTime
+    // more than an hour ahead (message.timestamp.after.max.ms, KIP-1030).
+    expect(new BrokerConfig().logConfig({})).toEqual({ ...DEFAULT_LOG_CONFIG, messageTimestampAfterMaxMs: 3_600_000 });
   });
 
   it('resolves retention.ms from log.retention.ms > minutes (x60000) > hours (x3600000)', () => {
@@ -54,11 +56,18 @@ describe('logConfig', () => {
 
   it('lets topic overrides win over broker settings', () => {
     const broker = new BrokerConfig({ 'log.retention.hours': '1', 'log.segment.bytes': '1048576' });
-    expect(broker.logConfig({ 'retention.ms': '1000', 'segment.bytes': '2048', 'cleanup.policy': 'compact' })).toMatchObject({
+    expect(broker.logConfig({ 'retention.ms': '1000', 'segment.bytes': '2097152', 'cleanup.policy': 'compact' })).toMatchObject({
       retentionMs: 1000,
-      segmentBytes: 2048,
+      segmentBytes: 2097152,
       cleanupPolicy: ['compact'],
     });
+  });
+
+  it('takes the internal internal.segment.bytes over segment.bytes (>= 1 MiB), as Kafka 4.4 does, and hides it from describe', () => {
+    const broker = new BrokerConfig();
+    expect(() => broker.validateTopicConfigs({ 'segment.bytes': '1048575' })).toThrow('expected an int >= 1048576');
+    expect(broker.logConfig({ 'segment.bytes': '2097152', 'internal.segment.bytes': '2048' }).segmentBytes).toBe(2048);
+    expect(broker.describeTopicConfig({ 'internal.segment.bytes': '2048' }).find((e) => e.name === 'internal.segment.bytes')).toBeUndefined();
   });
 
   it('maps Long.MAX_VALUE to Number.MAX_SAFE_INTEGER', () => {
@@ -78,7 +87,9 @@ describe('validateTopicConfigs', () => {
         'min.insync.replicas': '1',
         'leader.replication.throttled.replicas': '*',
         'follower.replication.throttled.replicas': '0:1,1:1',
-        'message.format.version': '3.0-IV1',
+        'max.decompressed.message.bytes': '1048576',
+        'remote.copy.lag.ms': '-1',
+        'message.downconversion.enable': 'false',
         'remote.storage.enable': 'false',
       }),
     ).not.toThrow();
@@ -94,7 +105,8 @@ describe('validateTopicConfigs', () => {
   it('rejects bad values naming the key', () => {
     const cases: [string, string][] = [
       ['retention.ms', '-2'],
-      ['segment.bytes', '13'],
+      ['segment.bytes', '1048575'],
+      ['cleanup.policy', 'delete,delete'],
       ['cleanup.policy', 'archive'],
       ['min.cleanable.dirty.ratio', '2'],
       ['message.timestamp.type', 'Now'],
@@ -117,7 +129,8 @@ describe('describeTopicConfig', () => {
   it('lists all topic configs with sources and synonyms in Kafka\'s order', () => {
     const broker = new BrokerConfig({ 'log.retention.hours': '168', 'log.segment.bytes': '1048576' });
     const entries = broker.describeTopicConfig({ 'cleanup.policy': 'compact , delete' });
-    expect(entries).toHaveLength(36);
+    // Kafka 4.4's 38 but internal.segment.bytes, and message.downconversion.enable (Kafka 3.x's, for Fetch v0-3).
+    expect(entries).toHaveLength(38);
     const entry = (name: string) => entries.find((e) => e.name === name)!;
 
     expect(entry('cleanup.policy')).toEqual({

@@ -2,19 +2,23 @@
 import { describe, expect, it } from 'vitest';
 import { assignTasks, type AssignmentMember } from '../../src/coordinator/streams/sticky-task-assignor.js';
 import { configureTopology, StreamsStatus, type StreamsTopology } from '../../src/coordinator/streams/streams-topology.js';
-import { eachTask, tasksOf, type TasksTuple } from '../../src/coordinator/streams/tasks-tuple.js';
+import { eachTask, taskOffsetsOf, tasksOf, type TasksTuple } from '../../src/coordinator/streams/tasks-tuple.js';
 import type { TopicImageEntry, TopicsImage } from '../../src/coordinator/consumer/consumer-group-coordinator.js';
 
-const member = (memberId: string, processId: string, active: Array<[string, number]> = [], standby: Array<[string, number]> = []): AssignmentMember => ({
+const member = (
+  memberId: string, processId: string, active: Array<[string, number]> = [], standby: Array<[string, number]> = [], offsets: Array<[string, number, number]> = [],
+): AssignmentMember => ({
   memberId, processId,
   active: tasksOf(active.map(([s, p]) => ({ subtopologyId: s, partitions: [p] }))),
   standby: tasksOf(standby.map(([s, p]) => ({ subtopologyId: s, partitions: [p] }))),
+  taskOffsets: taskOffsetsOf(offsets.map(([subtopologyId, partition, offset]) => ({ subtopologyId, partition, offset }))),
 });
+const STATEFUL = new Set(['0', '1']);
 const ids = (t: TasksTuple['active']) => [...eachTask(t)].map(([s, p]) => `${s}-${p}`).sort();
 
 describe('sticky task assignor', () => {
   it('assigns every active task exactly once, balanced over members', () => {
-    const result = assignTasks({ members: [member('a', 'p1'), member('b', 'p2'), member('c', 'p3')], subtopologies: new Map([['0', 4], ['1', 2]]), numStandbyReplicas: 0 });
+    const result = assignTasks({ members: [member('a', 'p1'), member('b', 'p2'), member('c', 'p3')], subtopologies: new Map([['0', 4], ['1', 2]]), statefulSubtopologies: STATEFUL, numStandbyReplicas: 0 });
     const all = [...result.values()].flatMap((t) => ids(t.active));
     expect(all.sort()).toEqual(['0-0', '0-1', '0-2', '0-3', '1-0', '1-1']);
     expect([...result.values()].map((t) => ids(t.active).length)).toEqual([2, 2, 2]);
@@ -23,7 +27,7 @@ describe('sticky task assignor', () => {
 
   it('keeps active tasks with their holder, and a newcomer takes the excess', () => {
     const a = member('a', 'p1', [['0', 0], ['0', 1], ['0', 2], ['0', 3]]);
-    const result = assignTasks({ members: [a, member('b', 'p2')], subtopologies: new Map([['0', 4]]), numStandbyReplicas: 0 });
+    const result = assignTasks({ members: [a, member('b', 'p2')], subtopologies: new Map([['0', 4]]), statefulSubtopologies: STATEFUL, numStandbyReplicas: 0 });
     const kept = ids(result.get('a')!.active);
     expect(kept).toHaveLength(2);
     expect(kept.every((t) => ['0-0', '0-1', '0-2', '0-3'].includes(t))).toBe(true);
@@ -33,7 +37,7 @@ describe('sticky task assignor', () => {
   it('prefers a previous standby holder for an orphaned active task', () => {
     const result = assignTasks({
       members: [member('a', 'p1', [['0', 0]]), member('b', 'p2', [], [['0', 1]]), member('c', 'p3')],
-      subtopologies: new Map([['0', 2]]), numStandbyReplicas: 0,
+      subtopologies: new Map([['0', 2]]), statefulSubtopologies: STATEFUL, numStandbyReplicas: 0,
     });
     expect(ids(result.get('a')!.active)).toEqual(['0-0']);
     expect(ids(result.get('b')!.active)).toEqual(['0-1']);
@@ -43,7 +47,7 @@ describe('sticky task assignor', () => {
   it('places standbys on other processes than the active, never twice on one process', () => {
     const result = assignTasks({
       members: [member('a1', 'p1'), member('a2', 'p1'), member('b', 'p2'), member('c', 'p3')],
-      subtopologies: new Map([['0', 3]]), numStandbyReplicas: 2,
+      subtopologies: new Map([['0', 3]]), statefulSubtopologies: STATEFUL, numStandbyReplicas: 2,
     });
     const processOf = new Map([['a1', 'p1'], ['a2', 'p1'], ['b', 'p2'], ['c', 'p3']]);
     for (const task of ['0-0', '0-1', '0-2']) {
@@ -54,8 +58,34 @@ describe('sticky task assignor', () => {
     }
   });
 
+  it("gives an orphaned active task to the member whose reported state is furthest along (Kafka 4.4's StandbyCandidate order)", () => {
+    // 0-0's owner left; b and c both have state for it, c more (a higher offset sum); a previous standby outranks both.
+    const result = assignTasks({
+      members: [member('a', 'p1', [['0', 1]]), member('b', 'p2', [], [], [['0', 0, 100]]), member('c', 'p3', [], [], [['0', 0, 900]])],
+      subtopologies: new Map([['0', 2]]), statefulSubtopologies: STATEFUL, numStandbyReplicas: 0,
+    });
+    expect(ids(result.get('c')!.active)).toEqual(['0-0']);
+    expect(ids(result.get('b')!.active)).toEqual([]);
+    const withStandby = assignTasks({
+      members: [member('a', 'p1', [['0', 1]]), member('b', 'p2', [], [['0', 0]], [['0', 0, 100]]), member('c', 'p3', [], [], [['0', 0, 900]])],
+      subtopologies: new Map([['0', 2]]), statefulSubtopologies: STATEFUL, numStandbyReplicas: 0,
+    });
+    expect(ids(withStandby.get('b')!.active)).toEqual(['0-0']);
+  });
+
+  it('places a standby with the member that reported the most state for the task, and none for a stateless sub-topology', () => {
+    const result = assignTasks({
+      members: [member('a', 'p1', [['0', 0]]), member('b', 'p2', [['1', 0]], [], [['0', 0, 5]]), member('c', 'p3', [], [], [['0', 0, 50]])],
+      subtopologies: new Map([['0', 1], ['1', 1]]), statefulSubtopologies: new Set(['0']), numStandbyReplicas: 1,
+    });
+    expect(ids(result.get('a')!.active)).toEqual(['0-0']);
+    expect(ids(result.get('b')!.active)).toEqual(['1-0']);
+    expect(ids(result.get('c')!.standby)).toEqual(['0-0']);
+    expect([...result.values()].flatMap((t) => ids(t.standby))).toEqual(['0-0']);
+  });
+
   it('gives no standby when every process already holds the task', () => {
-    const result = assignTasks({ members: [member('a', 'p1')], subtopologies: new Map([['0', 2]]), numStandbyReplicas: 1 });
+    const result = assignTasks({ members: [member('a', 'p1')], subtopologies: new Map([['0', 2]]), statefulSubtopologies: STATEFUL, numStandbyReplicas: 1 });
     expect(ids(result.get('a')!.active)).toEqual(['0-0', '0-1']);
     expect(ids(result.get('a')!.standby)).toEqual([]);
   });

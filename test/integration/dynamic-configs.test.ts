@@ -85,8 +85,8 @@ async function consumerHeartbeatInterval(groupId: string): Promise<number> {
 
 describe('dynamic broker configs', () => {
   it('applies a cluster-default log.retention.ms at once to topics without their own retention', async () => {
-    await createTopic('inherits', { 'segment.bytes': '1024' });
-    await createTopic('overrides', { 'segment.bytes': '1024', 'retention.ms': '86400000' });
+    await createTopic('inherits', { 'internal.segment.bytes': '1024' });
+    await createTopic('overrides', { 'internal.segment.bytes': '1024', 'retention.ms': '86400000' });
     const hourAgo = Date.now() - 3600_000;
     for (const topic of ['inherits', 'overrides']) {
       // Old records in rolled segments: the default 7-day retention keeps them.

@@ -25,7 +25,7 @@ const REPARTITION = `${APP}-words-repartition`;
 
 let broker: BrokerProcess;
 let wire: WireClient;
-/** The epoch at which a got its tasks of sub-topology 0. */
+/** The epoch at which a got the tasks it keeps when b joins. */
 let aTasksSince = 0;
 const tools = new KafkaTools();
 
@@ -151,15 +151,18 @@ describe('streams groups over the wire', () => {
     expect((await alter('1')).errorCode).toBe(0);
     const x0 = await heartbeat('standby-app', 'x', 0);
     const y0 = await heartbeat('standby-app', 'y', 0);
-    // x held everything: it revokes half, then both settle with their actives and the other's as standbys.
+    // x held everything: it revokes half, then both settle with their actives and, as standbys, the other's tasks of
+    // the stateful sub-topology 1 (Kafka 4.4's StickyTaskAssignor gives the stateless sub-topology 0 none).
     let x = await heartbeat('standby-app', 'x', x0.memberEpoch);
     x = await heartbeat('standby-app', 'x', x.memberEpoch, { activeTasks: x.activeTasks, standbyTasks: x.standbyTasks, warmupTasks: [] });
     const y = await heartbeat('standby-app', 'y', y0.memberEpoch);
     const flat = (tasks: Tasks[]) => tasks.flatMap((t) => t.partitions.map((p) => `${t.subtopologyId}-${p}`)).sort();
     expect(count(x.activeTasks)).toBe(2);
     expect(count(y.activeTasks)).toBe(2);
-    expect(flat(x.standbyTasks)).toEqual(flat(y.activeTasks));
-    expect(flat(y.standbyTasks)).toEqual(flat(x.activeTasks));
+    const stateful = (tasks: Tasks[]) => flat(tasks).filter((t) => t.startsWith('1-'));
+    expect(flat(x.standbyTasks)).toEqual(stateful(y.activeTasks));
+    expect(flat(y.standbyTasks)).toEqual(stateful(x.activeTasks));
+    expect(flat(x.standbyTasks)).toHaveLength(1);
     for (const m of ['x', 'y']) await heartbeat('standby-app', m, -1);
   });
 
@@ -171,19 +174,21 @@ describe('streams groups over the wire', () => {
     // A lower epoch passes only as a retry of the previous one holding nothing new: all four tasks are not a's.
     const older = await heartbeat(APP, 'a', a.memberEpoch - 1, { activeTasks: [{ subtopologyId: '0', partitions: [0, 1] }, { subtopologyId: '1', partitions: [0, 1] }] });
     expect(older.errorCode).toBe(E.FENCED_MEMBER_EPOCH);
-    const commit = async (generationIdOrMemberEpoch: number, topic = 'text-in') => {
+    const commit = async (generationIdOrMemberEpoch: number, topic = 'text-in', partitionIndex = 0) => {
       const res = await wire.send(ApiKey.OffsetCommit, 9, {
         groupId: APP, generationIdOrMemberEpoch, memberId: 'a', groupInstanceId: null,
-        topics: [{ name: topic, partitions: [{ partitionIndex: 0, committedOffset: 0, committedLeaderEpoch: -1, committedMetadata: null }] }],
+        topics: [{ name: topic, partitions: [{ partitionIndex, committedOffset: 0, committedLeaderEpoch: -1, committedMetadata: null }] }],
       });
       return res.topics[0].partitions[0].errorCode;
     };
-    // a has held task 0_0 (text-in 0) since aTasksSince: a commit at that older epoch passes (KAFKA-19779), one
-    // from before does not, nor one for a task a does not hold (1_0 reads the repartition topic), nor a future epoch.
+    // a has held tasks 0_0 (text-in 0) and 1_0 (the repartition topic's 0) since aTasksSince: a commit at that older
+    // epoch passes (KAFKA-19779), one from before does not, nor one for a task a does not hold (0_1, text-in 1, is
+    // b's), nor a future epoch.
     expect(a.memberEpoch).toBeGreaterThan(aTasksSince);
     expect(await commit(aTasksSince)).toBe(0);
+    expect(await commit(aTasksSince, REPARTITION)).toBe(0);
     expect(await commit(aTasksSince - 1)).toBe(E.STALE_MEMBER_EPOCH);
-    expect(await commit(aTasksSince, REPARTITION)).toBe(E.STALE_MEMBER_EPOCH);
+    expect(await commit(aTasksSince, 'text-in', 1)).toBe(E.STALE_MEMBER_EPOCH);
     expect(await commit(a.memberEpoch + 1)).toBe(E.STALE_MEMBER_EPOCH);
     expect(await commit(a.memberEpoch)).toBe(0);
   });
@@ -230,8 +235,8 @@ describe('streams groups over the wire', () => {
     expect(state[1]).toEqual([APP, expect.any(String), '(1)', 'sticky', 'Stable', expect.any(String), expect.any(String), '2']);
     const members = await tool('--describe', '--group', APP, '--members', '--verbose');
     expect(members.slice(1).map((r) => [r[3], r[4], r[6], r.slice(8).join(' ')]).sort()).toEqual([
-      ['a', 'streams', 'process-a', 'ACTIVE: 0:[0,1]; TARGET-ACTIVE: 0:[0,1];'],
-      ['b', 'streams', 'process-b', 'ACTIVE: 1:[0,1]; TARGET-ACTIVE: 1:[0,1];'],
+      ['a', 'streams', 'process-a', 'ACTIVE: 0:[0]; 1:[0]; TARGET-ACTIVE: 0:[0]; 1:[0];'],
+      ['b', 'streams', 'process-b', 'ACTIVE: 0:[1]; 1:[1]; TARGET-ACTIVE: 0:[1]; 1:[1];'],
     ]);
   });
 
@@ -260,7 +265,9 @@ describe('streams groups over the wire', () => {
     expect(last(23).subtopologies.map((s: { subtopologyId: string }) => s.subtopologyId)).toEqual(['0', '1']);
     expect(last(19, 'b').processId).toBe('process-b');
     const a = last(22, 'a');
-    expect(a.activeTasks).toEqual([{ subtopologyId: '0', partitions: [0, 1], assignmentEpochs: [aTasksSince, aTasksSince] }]);
+    expect(a.activeTasks).toEqual([
+      { subtopologyId: '0', partitions: [0], assignmentEpochs: [aTasksSince] }, { subtopologyId: '1', partitions: [0], assignmentEpochs: [aTasksSince] },
+    ]);
     expect(a.memberEpoch).toBe(before.members.find((m: { memberId: string }) => m.memberId === 'a').memberEpoch);
 
     wire.close();

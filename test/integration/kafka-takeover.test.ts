@@ -38,7 +38,7 @@ let dumped: string;
 let metadataFiles: string[];
 
 /** A snapshot every KiB of metadata records, 1 KiB segments, and only the latest snapshot kept. */
-const SMALL_SNAPSHOTS = ['metadata.log.max.record.bytes.between.snapshots=1024', 'metadata.log.segment.bytes=1024', 'metadata.log.segment.min.bytes=1024',
+const SMALL_SNAPSHOTS = ['metadata.log.max.record.bytes.between.snapshots=1024', 'internal.metadata.log.segment.bytes=1024',
   'metadata.max.retention.bytes=1'];
 
 const KAFKITE_PROPERTIES = [...COMMON_PROPERTIES, ...SMALL_SNAPSHOTS, 'listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0'];

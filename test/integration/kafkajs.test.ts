@@ -123,7 +123,8 @@ describe('kafkajs', () => {
     const admin = kafka.admin();
     await admin.connect();
     try {
-      await admin.createTopics({ topics: [{ topic, configEntries: [{ name: 'segment.bytes', value: '100' }] }] });
+      // One record a segment: internal.segment.bytes (Kafka 4.4's, for tests) goes below segment.bytes' 1 MiB minimum.
+      await admin.createTopics({ topics: [{ topic, configEntries: [{ name: 'segment.bytes', value: '2097152' }, { name: 'internal.segment.bytes', value: '100' }] }] });
       const producer = kafka.producer();
       await producer.connect();
       for (let i = 0; i < 5; i++) await producer.send({ topic, messages: [{ value: `segment-${i}`.padEnd(120, '.') }] });
@@ -131,13 +132,13 @@ describe('kafkajs', () => {
 
       const described = await admin.describeConfigs({ includeSynonyms: true, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }] });
       const entries = described.resources[0]!.configEntries;
-      expect(entries.find((e) => e.configName === 'segment.bytes')).toMatchObject({ configValue: '100', isDefault: false });
+      expect(entries.find((e) => e.configName === 'segment.bytes')).toMatchObject({ configValue: '2097152', isDefault: false });
       // From log.retention.hours=168 in config/server.properties: a static broker config (source 4).
       expect(entries.find((e) => e.configName === 'retention.ms')).toMatchObject({ configValue: '604800000', configSource: 4 });
       const brokerConfigs = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.BROKER, name: '1' }] });
       expect(brokerConfigs.resources[0]!.configEntries.find((e) => e.configName === 'num.partitions')).toBeDefined();
 
-      await admin.alterConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [{ name: 'segment.bytes', value: '100' }, { name: 'retention.ms', value: '1' }] }] });
+      await admin.alterConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [{ name: 'internal.segment.bytes', value: '100' }, { name: 'retention.ms', value: '1' }] }] });
       const after = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }] });
       expect(after.resources[0]!.configEntries.find((e) => e.configName === 'retention.ms')).toMatchObject({ configValue: '1', isDefault: false });
 

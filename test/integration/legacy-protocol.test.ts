@@ -130,7 +130,7 @@ describe('protocol versions older than Kafka 4 baseline', () => {
 
   it('ListOffsets v0 lists segment base offsets before a time, newest first (Kafka 3.x legacyFetchOffsetsBefore)', async () => {
     const topic = 'legacy-segments';
-    const created = await client.send(19, 7, { topics: [{ name: topic, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [{ name: 'segment.bytes', value: '100' }] }], timeoutMs: 5000, validateOnly: false });
+    const created = await client.send(19, 7, { topics: [{ name: topic, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [{ name: 'internal.segment.bytes', value: '100' }] }], timeoutMs: 5000, validateOnly: false });
     expect(created.topics[0].errorCode).toBe(0);
     const before = Date.now() - 60_000;
     for (let i = 0; i < 3; i++) {

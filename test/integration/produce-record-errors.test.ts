@@ -80,8 +80,15 @@ describe('Produce recordErrors', () => {
     expect(p.recordErrors.map((e: any) => e.batchIndex)).toEqual([1, 4]);
     expect(p.recordErrors[0].batchIndexErrorMessage).toMatch(/^Timestamp \d+ of message with offset 1 is out of range\. The timestamp should be within \[\d+, \d+\]$/);
     expect(Number(await endOffset('bounded-time'))).toBe(0);
-    // The same timestamps are fine on a topic without bounds.
-    expect((await produce('plain', batch)).errorCode).toBe(0);
+    // A topic with Kafka 4.4's defaults: the past is unbounded, the future an hour (message.timestamp.after.max.ms,
+    // 3600000 since Kafka 4.0, KIP-1030).
+    const plain = await produce('plain', batch);
+    expect(plain.errorCode).toBe(32);
+    expect(plain.recordErrors.map((e: any) => e.batchIndex)).toEqual([4]);
+    expect(Number(await endOffset('plain'))).toBe(0);
+    const past = encodeBatch({ baseOffset: 0, records: records(2, (i) => ({ timestamp: i === 1 ? now - 2 * 3600_000 : now + 1000 })) });
+    expect((await produce('plain', past)).errorCode).toBe(0);
+    expect(Number(await endOffset('plain'))).toBe(2);
   });
 
   // Without a message, as Kafka 4.4 answers both (test/reference/conformance.test.ts compares them).

@@ -26,8 +26,7 @@ const metadataDir = () => join(dir, '__cluster_metadata-0');
 /** Small thresholds: a snapshot every 2 KiB of records, 1 KiB segments, and retention that keeps only the latest snapshot. */
 const SMALL = {
   'metadata.log.max.record.bytes.between.snapshots': '2048',
-  'metadata.log.segment.bytes': '1024',
-  'metadata.log.segment.min.bytes': '1024',
+  'internal.metadata.log.segment.bytes': '1024',
   'metadata.max.retention.bytes': '1',
 };
 const configOf = (extra: Record<string, string> = {}) => new BrokerConfig({

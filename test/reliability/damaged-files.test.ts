@@ -25,7 +25,7 @@ const values = (from: number, to: number) => Array.from({ length: to - from }, (
 async function brokerWithData(crash = false): Promise<{ dataDir: string; port: number; partitionDir: string; segments: string[] }> {
   broker = await startBroker();
   const client = await connectWithRetry(broker.port);
-  await createTopic(client, TOPIC, 1, [{ name: 'segment.bytes', value: '16384' }]);
+  await createTopic(client, TOPIC, 1, [{ name: 'internal.segment.bytes', value: '16384' }]);
   for (let i = 0; i < RECORDS; i += PER_BATCH) {
     const res = await produce(client, TOPIC, 0, recordBatch(values(i, i + PER_BATCH)));
     expect(res.errorCode).toBe(0);

@@ -50,7 +50,7 @@ describe('full disk', () => {
     running.child.once('exit', () => (exited = true));
     const adminAddress = String(running.logs.find((l) => l.msg === 'admin http started')!.address);
     const client = await connectWithRetry(running.port);
-    await createTopic(client, TOPIC, PARTITIONS, [{ name: 'segment.bytes', value: '262144' }]);
+    await createTopic(client, TOPIC, PARTITIONS, [{ name: 'internal.segment.bytes', value: '262144' }]);
 
     // Fill it: 16 KB batches round-robin until the broker refuses.
     const acked = new Map<number, string[]>(Array.from({ length: PARTITIONS }, (_, p) => [p, []]));

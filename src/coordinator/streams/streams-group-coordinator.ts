@@ -28,7 +28,7 @@ import {
 import { replayStreamsGroups } from './streams-group-replay.js';
 import { configureTopology, StreamsStatus, type InternalTopicToCreate, type StreamsStatusEntry } from './streams-topology.js';
 import { assignTasks, STICKY_ASSIGNOR } from './sticky-task-assignor.js';
-import { eachTask, emptyTasks, listOf, tasksOf, tuplesEqual, type TasksTuple } from './tasks-tuple.js';
+import { eachTask, emptyTasks, listOf, taskOffsetsOf, tasksOf, tuplesEqual, type TasksTuple } from './tasks-tuple.js';
 
 /** A group's settings: its group configs (streams.*), else the broker's group.streams.* (Kafka's GroupConfig). */
 export interface StreamsGroupSettings {
@@ -172,6 +172,7 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
       records.push(memberMetadataRecord(group.groupId, member.memberId, metadata));
     }
     if (isNew) group.members.set(member.memberId, member);
+    if (req.taskOffsets !== null) member.taskOffsets = taskOffsetsOf(req.taskOffsets);
     if (group.topology !== null && member.topologyEpoch !== group.topology.epoch) {
       statuses.push({
         statusCode: StreamsStatus.STALE_TOPOLOGY,
@@ -348,14 +349,22 @@ export class StreamsGroupCoordinator extends ModernGroupCoordinator<StreamsGroup
   /** Kafka's streams TargetAssignmentBuilder with the sticky assignor; no tasks while the topology is not ready. */
   private updateTargetAssignment(group: StreamsGroup, numStandbyReplicas: number, delayed: boolean, records: CoordinatorRecord[]): void {
     const subtopologies = new Map<string, number>();
-    if (group.configuredTopology?.ready && !delayed) for (const s of group.configuredTopology.subtopologies.values()) subtopologies.set(s.subtopologyId, s.numberOfTasks);
+    const statefulSubtopologies = new Set<string>();
+    if (group.configuredTopology?.ready && !delayed) {
+      for (const s of group.configuredTopology.subtopologies.values()) {
+        subtopologies.set(s.subtopologyId, s.numberOfTasks);
+        if (s.stateChangelogTopics.size > 0) statefulSubtopologies.add(s.subtopologyId);
+      }
+    }
     const target = assignTasks({
       members: [...group.members.values()].map((m) => ({
         memberId: m.memberId, processId: m.processId,
         active: new Map([...m.assigned.active, ...m.pendingRevocation.active]),
         standby: new Map([...m.assigned.standby, ...m.assigned.warmup]),
+        taskOffsets: m.taskOffsets,
       })),
       subtopologies,
+      statefulSubtopologies,
       numStandbyReplicas,
     });
     this.recordTargetAssignment(group, target, tuplesEqual, targetAssignmentRecord, records);

@@ -1,7 +1,7 @@
 // A member of a streams group (Kafka's StreamsGroupMember): what it sent (process, endpoint, client tags,
 // topology epoch) and where it is in reconciliation (its epoch, tasks, tasks pending revocation).
 import type { StreamsGroupMemberMetadataValue } from '../../../protocol/generated/records/StreamsGroupMemberMetadataValue.js';
-import { emptyTasks, type TaskEpochs, type TasksTuple } from './tasks-tuple.js';
+import { emptyTasks, type TaskEpochs, type TaskOffsets, type TasksTuple } from './tasks-tuple.js';
 
 /** Kafka's streams MemberState, with its record codes. */
 export enum StreamsMemberState {
@@ -35,6 +35,11 @@ export class StreamsGroupMember implements StreamsMemberMetadata {
   pendingRevocation: TasksTuple = emptyTasks();
   /** The member epoch at which each active task (assigned or pending revocation) came to the member (KAFKA-19779). */
   activeTaskEpochs: TaskEpochs = new Map();
+  /**
+   * The offset sums of the tasks whose state the member has, from its last heartbeat that carried them: kept in
+   * memory only, as Kafka 4.4's MemberTaskOffsets, for the assignor's ranking.
+   */
+  taskOffsets: TaskOffsets = new Map();
 
   sessionTimer: NodeJS.Timeout | undefined;
   rebalanceTimer: NodeJS.Timeout | undefined;

@@ -16,6 +16,19 @@ export interface TaskIdList {
 /** sub-topology id -> partition -> the epoch the task was assigned at. */
 export type TaskEpochs = Map<string, Map<number, number>>;
 
+/** sub-topology id -> partition -> the offset sum of the task's state stores (a heartbeat's TaskOffsets). */
+export type TaskOffsets = Map<string, Map<number, number>>;
+
+export function taskOffsetsOf(list: ReadonlyArray<{ subtopologyId: string; partition: number; offset: number }>): TaskOffsets {
+  const out: TaskOffsets = new Map();
+  for (const { subtopologyId, partition, offset } of list) {
+    let partitions = out.get(subtopologyId);
+    if (!partitions) out.set(subtopologyId, (partitions = new Map()));
+    partitions.set(partition, offset);
+  }
+  return out;
+}
+
 export const emptyTasks = (): TasksTuple => ({ active: new Map(), standby: new Map(), warmup: new Map() });
 
 export function tasksOf(list: ReadonlyArray<TaskIdList> | null | undefined): Tasks {
@@ -35,7 +48,7 @@ export function addTask(tasks: Tasks, subtopologyId: string, partition: number):
   ps.add(partition);
 }
 
-export function hasTask(tasks: Tasks, subtopologyId: string, partition: number): boolean {
+function hasTask(tasks: Tasks, subtopologyId: string, partition: number): boolean {
   return tasks.get(subtopologyId)?.has(partition) === true;
 }
 

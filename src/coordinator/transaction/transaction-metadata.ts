@@ -37,18 +37,11 @@ function copyPartitions(p: TxnPartitions): TxnPartitions {
   return new Map([...p].map(([topic, ids]) => [topic, new Set(ids)]));
 }
 
+// The class holds a transit's fields as its current state, declared once in TxnTransitMetadata (the interface
+// merges with the class); a written transit replaces them whole (setState).
+export interface TransactionMetadata extends TxnTransitMetadata {}
+
 export class TransactionMetadata {
-  producerId: number;
-  previousProducerId: number;
-  nextProducerId: number;
-  producerEpoch: number;
-  lastProducerEpoch: number;
-  txnTimeoutMs: number;
-  state: TransactionState;
-  partitions: TxnPartitions;
-  txnStartTimestamp: number;
-  txnLastUpdateTimestamp: number;
-  clientTransactionVersion: number;
   /** The state being written to the log, if any. */
   pendingState: TransactionState | null = null;
   /** An epoch fence (timeout abort) that failed to write: the next attempt must not bump again. */
@@ -64,17 +57,12 @@ export class TransactionMetadata {
   deferredAdd: Promise<void> | null = null;
 
   constructor(readonly transactionalId: string, t: TxnTransitMetadata) {
-    this.producerId = t.producerId;
-    this.previousProducerId = t.previousProducerId;
-    this.nextProducerId = t.nextProducerId;
-    this.producerEpoch = t.producerEpoch;
-    this.lastProducerEpoch = t.lastProducerEpoch;
-    this.txnTimeoutMs = t.txnTimeoutMs;
-    this.state = t.state;
-    this.partitions = copyPartitions(t.partitions);
-    this.txnStartTimestamp = t.txnStartTimestamp;
-    this.txnLastUpdateTimestamp = t.txnLastUpdateTimestamp;
-    this.clientTransactionVersion = t.clientTransactionVersion;
+    this.setState(t);
+  }
+
+  /** `t` holds exactly the transit's fields: prepareTransitionTo builds each from snapshot(). */
+  private setState(t: TxnTransitMetadata): void {
+    Object.assign(this, t, { partitions: copyPartitions(t.partitions) });
   }
 
   get pendingTransitionInProgress(): boolean {
@@ -212,17 +200,7 @@ export class TransactionMetadata {
 
   /** The transit was written: apply it. */
   completeTransitionTo(t: TxnTransitMetadata): void {
-    this.producerId = t.producerId;
-    this.previousProducerId = t.previousProducerId;
-    this.nextProducerId = t.nextProducerId;
-    this.producerEpoch = t.producerEpoch;
-    this.lastProducerEpoch = t.lastProducerEpoch;
-    this.txnTimeoutMs = t.txnTimeoutMs;
-    this.state = t.state;
-    this.partitions = copyPartitions(t.partitions);
-    this.txnStartTimestamp = t.txnStartTimestamp;
-    this.txnLastUpdateTimestamp = t.txnLastUpdateTimestamp;
-    this.clientTransactionVersion = t.clientTransactionVersion;
+    this.setState(t);
     this.pendingState = null;
     this.hasFailedEpochFence = false;
   }
