@@ -213,13 +213,13 @@ export class Broker {
       ],
     });
     retireLegacyTopicsFile(legacyFile);
-    const topics = new TopicRegistry(metadataLog, placement);
+    const features = new FinalizedFeatures(metadataLog, config.nodeId);
+    const topics = new TopicRegistry(metadataLog, placement, (name) => features.level(name));
     const scramCredentials = new ScramCredentialStore(metadataLog);
     const dynamicConfigs = new DynamicConfigs(metadataLog, config, log);
     const producerIds = new ProducerIdManager(producerIdsFile, metadataLog, config.nodeId, log);
     const authorizer = StandardAuthorizer.fromConfig(config, metadataLog, log);
     const clientQuotas = new ClientQuotaStore(metadataLog);
-    const features = new FinalizedFeatures(metadataLog, config.nodeId);
     // One pass over the snapshot and log read at open, each record to every replayer.
     metadataLog.replay([topics, scramCredentials, dynamicConfigs, producerIds, clientQuotas, features, ...(authorizer ? [authorizer] : [])]);
     if (authorizer) log.info({ acls: authorizer.aclCount }, 'ACLs loaded');
@@ -308,6 +308,7 @@ export class Broker {
       endpoints: this.endpoints.map((e) => ({ ...e, securityProtocol: this.config.listeners.find((l) => l.name === e.listenerName)?.securityProtocol ?? 'PLAINTEXT' })),
       rack: null,
       logDirs: [...new Set(this.config.logDirs.map((d) => this.directoryIds.get(d)!))],
+      metadataVersion: this.features.level('metadata.version'),
     }), ...elected]);
     // Each election bumps its partition's leader epoch: a loaded log takes it now, the others when they load.
     for (const r of elected) this.topics.replay(r);

@@ -79,3 +79,10 @@ export function readClusterId(logDirs: readonly string[]): string | undefined {
   }
   return undefined;
 }
+
+/** The directory.id (32 hex) of a log dir's meta.properties, if it has one. */
+export function readDirectoryId(logDir: string): string | undefined {
+  const file = path.join(logDir, META_PROPERTIES_FILE);
+  const id = fs.existsSync(file) ? parseProperties(fs.readFileSync(file, 'utf8')).get('directory.id') : undefined;
+  return id ? uuidFromBase64(id) : undefined;
+}

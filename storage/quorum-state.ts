@@ -1,5 +1,6 @@
 // KRaft's quorum-state file in the metadata log's directory (Kafka's FileQuorumStateStore): QuorumStateData as
-// JSON, at data_version 0 (kraft.version 0: a static voter set, controller.quorum.voters), as Kafka 4.4 writes it.
+// JSON, at data_version 0 (kraft.version 0: a static voter set, controller.quorum.voters), as Kafka 4.4 writes it;
+// at kraft.version 1 (KIP-853) data_version 1, without the voters (the log's VotersRecord holds them).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { QuorumStateData } from '../protocol/generated/records/QuorumStateData.js';
@@ -29,8 +30,10 @@ export function readQuorumState(dir: string): QuorumState | null {
   }
 }
 
-export function writeQuorumState(dir: string, state: QuorumState): void {
-  const json = {
+export function writeQuorumState(dir: string, state: QuorumState, kraftVersion = 0): void {
+  // The zero Uuid: this node voted for no one (it is the only voter, and leader).
+  const dynamic = { leaderId: state.leaderId, leaderEpoch: state.leaderEpoch, votedId: state.votedId, votedDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA', data_version: 1 };
+  const json = kraftVersion > 0 ? dynamic : {
     clusterId: '',
     leaderId: state.leaderId,
     leaderEpoch: state.leaderEpoch,

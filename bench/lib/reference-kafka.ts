@@ -32,6 +32,11 @@ export interface ReferenceKafkaOptions {
   nodeId?: number;
   /** More arguments to `kafka-storage format` (e.g. --release-version). */
   formatArgs?: string[];
+  /**
+   * Formatted as Kafka's quickstart does: controller.quorum.bootstrap.servers and `format --standalone` (kraft.version 1,
+   * KIP-853, the node its quorum's one dynamic voter), instead of a static controller.quorum.voters.
+   */
+  standalone?: boolean;
 }
 
 export class ReferenceKafka {
@@ -59,8 +64,8 @@ export class ReferenceKafka {
 
   static async start(opts: ReferenceKafkaOptions = {}): Promise<ReferenceKafka> {
     const dir = mkdtempSync(join(tmpdir(), 'kafka-ref-'));
-    const { lines, ports } = await serverProperties(opts.properties ?? [], join(dir, 'data'));
-    return ReferenceKafka.startOn(dir, lines, ports, ['-t', clusterId(), ...(opts.formatArgs ?? [])], opts);
+    const { lines, ports } = await serverProperties(opts.properties ?? [], join(dir, 'data'), opts.standalone);
+    return ReferenceKafka.startOn(dir, lines, ports, ['-t', clusterId(), ...(opts.standalone ? ['--standalone'] : []), ...(opts.formatArgs ?? [])], opts);
   }
 
   /**
@@ -159,7 +164,7 @@ function collect(child: ChildProcess): () => string {
  * The caller's properties, then what a single combined-mode KRaft node needs unless the caller set it: a
  * CONTROLLER listener, the quorum of this one voter, replication factors of 1 for the internal topics.
  */
-async function serverProperties(given: string[], logDir: string): Promise<{ lines: string[]; ports: Record<string, number> }> {
+async function serverProperties(given: string[], logDir: string, standalone = false): Promise<{ lines: string[]; ports: Record<string, number> }> {
   const props = new Map<string, string>();
   for (const line of given) {
     const eq = line.indexOf('=');
@@ -185,7 +190,7 @@ async function serverProperties(given: string[], logDir: string): Promise<{ line
   const defaults: Record<string, string> = {
     'process.roles': 'broker,controller',
     'node.id': String(NODE_ID),
-    'controller.quorum.voters': `${NODE_ID}@127.0.0.1:${controllerPort}`,
+    ...(standalone ? { 'controller.quorum.bootstrap.servers': `127.0.0.1:${controllerPort}` } : { 'controller.quorum.voters': `${NODE_ID}@127.0.0.1:${controllerPort}` }),
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': names.includes('PLAINTEXT') ? 'PLAINTEXT' : names[0]!,
     'log.dirs': logDir,

@@ -6,12 +6,11 @@ import type { RegisterBrokerRecord } from '../../protocol/generated/records/Regi
 import type { MetadataRecord } from './metadata-frame.js';
 import { FEATURES } from './features.js';
 import { metadataRecord } from './metadata-records.js';
+import { registerBrokerRecordVersion } from './metadata-version.js';
 
 /** Kafka's SecurityProtocol ids. */
 const SECURITY_PROTOCOL_IDS: Readonly<Record<string, number>> = { PLAINTEXT: 0, SSL: 1, SASL_PLAINTEXT: 2, SASL_SSL: 3 };
 
-/** Version 3 (log dirs, metadata.version 3.7-IV2 on); 4 (cordoned log dirs) needs 4.3-IV0, above kafkite's level. */
-const REGISTER_BROKER_RECORD_VERSION = 3;
 
 export interface BrokerRegistration {
   nodeId: number;
@@ -20,9 +19,12 @@ export interface BrokerRegistration {
   rack: string | null;
   /** Directory ids (32 hex) of the log dirs. */
   logDirs: readonly string[];
+  /** The finalized metadata.version: the record's version follows it (v4, cordoned log dirs, from 4.3-IV0 on). */
+  metadataVersion: number;
 }
 
 export function registerBrokerRecord(r: BrokerRegistration): MetadataRecord {
+  const version = registerBrokerRecordVersion(r.metadataVersion);
   const record: RegisterBrokerRecord = {
     brokerId: r.nodeId,
     isMigratingZkBroker: false,
@@ -34,9 +36,10 @@ export function registerBrokerRecord(r: BrokerRegistration): MetadataRecord {
     fenced: false,
     inControlledShutdown: false,
     logDirs: [...r.logDirs],
-    cordonedLogDirs: null,
+    // kafkite cordons no log dir; the field exists from version 4 on.
+    cordonedLogDirs: version >= 4 ? [] : null,
   };
-  return metadataRecord('RegisterBrokerRecord', REGISTER_BROKER_RECORD_VERSION, record);
+  return metadataRecord('RegisterBrokerRecord', version, record);
 }
 
 /**

@@ -19,7 +19,7 @@ import { readPartitionMetadata, writePartitionMetadata } from '../../storage/met
 import { readQuorumState, writeQuorumState } from '../../storage/quorum-state.js';
 import { UnifiedLog } from '../../storage/unified-log.js';
 import { bootstrapRecords, bootstrapTransaction } from './bootstrap-metadata.js';
-import { leaderChangeBatch } from './control-records.js';
+import { leaderChangeBatch, type RaftControlValues } from './control-records.js';
 import { frameMetadataRecord, unframeMetadataRecord, type MetadataRecord } from './metadata-frame.js';
 import { maybeClean, recoverSnapshots } from './metadata-log-cleaner.js';
 import { MetadataImage } from './metadata-image.js';
@@ -96,6 +96,10 @@ export class ClusterMetadataLog {
   /** The records read at open (kept up to date by appends) until replay hands them out. */
   private startupRecords: MetadataRecord[] | null = null;
   private snapshotting: Promise<void> | null = null;
+  /** kraft.version 1's voter set and level as the log holds them, carried into each snapshot; absent at kraft.version 0. */
+  private raftControl: RaftControlValues | undefined;
+  /** kraft.version (KIP-853): 1 on a Kafka node's directory formatted with dynamic voters, else 0. */
+  kraftVersion = 0;
 
   private constructor(
     private readonly log: UnifiedLog,
@@ -127,6 +131,8 @@ export class ClusterMetadataLog {
     if (!hasMetadataVersion(read.records) || existsSync(join(opts.dir, PRE_KRAFT_BACKUP_FILE))) return metadataLog.upgrade(dir, opts);
     for (const r of read.records) metadataLog.image.replay(r);
     metadataLog.startupRecords = read.records;
+    metadataLog.kraftVersion = read.kraftVersion ?? 0;
+    if (metadataLog.kraftVersion > 0) metadataLog.raftControl = read.raftControl;
     metadataLog.generator.appended(read.bytes ?? 0);
     return metadataLog;
   }
@@ -153,13 +159,23 @@ export class ClusterMetadataLog {
       log = loadLog(dir, opts, this.epoch);
     }
     const now = Date.now();
-    for (const f of readdirSync(dir)) if (f.endsWith('.checkpoint')) rmSync(join(dir, f));
-    writeSnapshot(dir, 0, 0, bootstrapRecords(), now);
-    writeQuorumState(dir, { leaderId: opts.nodeId, leaderEpoch: this.epoch, votedId: -1, appliedOffset: 0, voters: [opts.nodeId] });
-    log.appendAsLeader(leaderChangeBatch(opts.nodeId, this.epoch, now), now, 'coordinator');
+    // A directory `kafka-storage format` wrote and no node started on: its bootstrap checkpoint is kept and its records
+    // and voter set start the log, as Kafka's first start writes them (QuorumController's bootstrap, KafkaRaftClient).
+    const formatted = opts.onDisk?.fromBootstrap ? opts.onDisk : undefined;
+    const raft = formatted?.kraftVersion ? formatted.raftControl : undefined;
+    if (!formatted) {
+      for (const f of readdirSync(dir)) if (f.endsWith('.checkpoint')) rmSync(join(dir, f));
+      writeSnapshot(dir, 0, 0, bootstrapRecords(), now);
+    }
+    writeQuorumState(dir, { leaderId: opts.nodeId, leaderEpoch: this.epoch, votedId: -1, appliedOffset: 0, voters: [opts.nodeId] }, raft ? 1 : 0);
+    log.appendAsLeader(leaderChangeBatch(opts.nodeId, this.epoch, now, raft), now, 'coordinator');
     const upgraded = new ClusterMetadataLog(log, this.epoch, opts);
     upgraded.startupRecords = [];
-    await upgraded.append([...bootstrapTransaction(bootstrapRecords()), ...(opts.initialRecords?.() ?? []), ...kept]);
+    if (raft) {
+      upgraded.kraftVersion = formatted!.kraftVersion!;
+      upgraded.raftControl = raft;
+    }
+    await upgraded.append([...bootstrapTransaction(formatted?.records ?? bootstrapRecords()), ...(opts.initialRecords?.() ?? []), ...kept]);
     rmSync(backup, { force: true });
     if (kept.length > 0) opts.logger.info({ records: kept.length }, 'cluster metadata log rewritten in KRaft form, its records kept');
     return upgraded;
@@ -231,7 +247,7 @@ export class ClusterMetadataLog {
     const lastContainedLogTimestamp = Date.now();
     this.generator.snapshotted();
     this.snapshotting = this.log.flush()
-      .then(() => writeSnapshotAsync(this.log.dir, endOffset, this.epoch, records, lastContainedLogTimestamp))
+      .then(() => writeSnapshotAsync(this.log.dir, endOffset, this.epoch, records, lastContainedLogTimestamp, this.raftControl))
       .then((file) => {
         this.logger.info({ file, records: records.length, reason }, 'metadata snapshot written');
         maybeClean(this.log, this.policy, Date.now(), this.logger);

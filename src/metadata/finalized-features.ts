@@ -7,9 +7,11 @@ import type { ClusterMetadataLog } from './cluster-metadata-log.js';
 import { FEATURES } from './features.js';
 import type { MetadataRecord } from './metadata-frame.js';
 import { metadataRecord, readMetadataRecord, recordTypeOf } from './metadata-records.js';
+import { metadataChangedBetween } from './metadata-version.js';
 
 const FEATURE_LEVEL = recordTypeOf('FeatureLevelRecord');
 const KRAFT_VERSION = 'kraft.version';
+const METADATA_VERSION = 'metadata.version';
 
 /** Kafka's FeatureUpdate.UpgradeType codes. */
 export const UpgradeType = { UPGRADE: 1, SAFE_DOWNGRADE: 2, UNSAFE_DOWNGRADE: 3 } as const;
@@ -28,6 +30,9 @@ export interface FeatureUpdateResult {
 
 /** Kafka's VersionRange.toString. */
 const range = (min: number, max: number) => (min === max ? `${min}` : `${min}-${max}`);
+
+/** Kafka's "Invalid update version" error of a feature, from its reason. */
+const prefixed = (u: FeatureUpdate, reason: string | null) => (reason === null ? null : `Invalid update version ${u.level} for feature ${u.feature}. ${reason}`);
 
 /** Told of each level an update changes, once it is applied (as Kafka's metadata publishers are). */
 export type FeatureLevelListener = (feature: string, level: number) => void;
@@ -53,8 +58,9 @@ export class FinalizedFeatures {
     this.listeners.push(listener);
   }
 
-  /** The finalized level of `name`, 0 when not finalized. */
+  /** The finalized level of `name`, 0 when not finalized; kraft.version is raft's (its KRaftVersionRecord). */
   level(name: string): number {
+    if (name === KRAFT_VERSION) return this.metadataLog.kraftVersion;
     return this.levels.get(name) ?? 0;
   }
 
@@ -75,12 +81,9 @@ export class FinalizedFeatures {
   async update(updates: readonly FeatureUpdate[], validateOnly: boolean): Promise<FeatureUpdateResult> {
     const records: MetadataRecord[] = [];
     for (const u of updates) {
-      const reason = this.reasonInvalid(u);
+      const reason = this.metadataVersionDowngradeRefused(u) ?? prefixed(u, this.reasonInvalid(u));
       if (reason !== null) {
-        return {
-          errorCode: ErrorCode.INVALID_UPDATE_VERSION,
-          errorMessage: `The update failed for all features since the following feature had an error: Invalid update version ${u.level} for feature ${u.feature}. ${reason}`,
-        };
+        return { errorCode: ErrorCode.INVALID_UPDATE_VERSION, errorMessage: `The update failed for all features since the following feature had an error: ${reason}` };
       }
       // Written even when unchanged, as Kafka's controller does; kraft.version is raft's own (KRaftVersionRecord).
       if (u.feature !== KRAFT_VERSION) records.push(metadataRecord('FeatureLevelRecord', 0, { name: u.feature, featureLevel: u.level }));
@@ -97,6 +100,19 @@ export class FinalizedFeatures {
     return { errorCode: ErrorCode.NONE, errorMessage: null };
   }
 
+  /**
+   * FeatureControlManager.updateMetadataVersion's refusals of a metadata.version downgrade: an unsafe one, or a safe one
+   * across a level that changed metadata (its wording, as Kafka 4.4 answers `kafka-features downgrade --metadata`).
+   */
+  private metadataVersionDowngradeRefused(u: FeatureUpdate): string | null {
+    const current = this.level(METADATA_VERSION);
+    if (u.feature !== METADATA_VERSION || u.level >= current || u.level < 1 || u.upgradeType === UpgradeType.UPGRADE) return null;
+    const refused = `Unsupported metadata.version downgrade from ${current} to ${u.level}.`;
+    if (u.upgradeType === UpgradeType.UNSAFE_DOWNGRADE) return `${refused} Unsafe metadata downgrade is not supported in this version.`;
+    if (metadataChangedBetween(u.level, current)) return `${refused} Refusing to perform the requested downgrade because it might delete metadata information.`;
+    return null;
+  }
+
   /** Why Kafka's controller would refuse the update (FeatureControlManager.updateFeature), null when it is valid. */
   private reasonInvalid(u: FeatureUpdate): string | null {
     if (u.upgradeType < UpgradeType.UPGRADE || u.upgradeType > UpgradeType.UNSAFE_DOWNGRADE) return 'The controller does not support the given upgrade type.';
@@ -108,11 +124,15 @@ export class FinalizedFeatures {
       return max === 0 ? `Local controller ${this.nodeId} does not support this feature.` : `Local controller ${this.nodeId} only supports versions ${range(min, max)}`;
     }
     const current = this.level(u.feature);
+    // Kafka changes kraft.version by raft control records and a voter set change (KIP-853), and never downgrades it;
+    // kafkite has no raft quorum to change.
+    if (u.feature === KRAFT_VERSION && u.level < current) return "Can't downgrade the version of this feature.";
+    if (u.feature === KRAFT_VERSION && u.level > current) return `kafkite keeps kraft.version at its level (${current}).`;
     if (u.level < current && u.upgradeType === UpgradeType.UPGRADE) {
       return "Can't downgrade the version of this feature without setting the upgrade type to either safe or unsafe downgrade.";
     }
     if (u.level > current && u.upgradeType !== UpgradeType.UPGRADE) return "Can't downgrade to a newer version.";
-    // Feature.validateVersion: every level kafkite supports depends on nothing above its one metadata.version.
+    // Feature.validateVersion: the levels kafkite supports depend on nothing above metadata.version 4.1-IV0, its lowest.
     return null;
   }
 }

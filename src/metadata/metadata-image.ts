@@ -17,6 +17,11 @@ import { metadataRecord, readMetadataRecord, recordNameOf } from './metadata-rec
 /** PartitionChangeRecord's "unchanged" values. */
 const NO_LEADER_CHANGE = -2;
 const NO_RECOVERY_STATE_CHANGE = -1;
+/** A PartitionChangeRecord that changes nothing, but for the fields set over it. */
+const NO_CHANGE: Omit<PartitionChangeRecord, 'topicId' | 'partitionId'> = {
+  isr: null, leader: NO_LEADER_CHANGE, replicas: null, removingReplicas: null, addingReplicas: null, leaderRecoveryState: NO_RECOVERY_STATE_CHANGE,
+  directories: null, eligibleLeaderReplicas: null, lastKnownElr: null,
+};
 /** BrokerRegistrationFencingChange and BrokerRegistrationInControlledShutdownChange. */
 const FENCE = 1;
 const UNFENCE = -1;
@@ -134,8 +139,20 @@ export class MetadataImage {
     // Not part of the image: heartbeats of the log, and ZooKeeper migration states (gone in Kafka 4).
     NoOpRecord: () => true,
     ZkMigrationStateRecord: () => true,
-    // Eligible leader replicas are off (eligible.leader.replicas.version 0): there is none to clear.
-    ClearElrRecord: () => true,
+    // Written when ELR is turned off: the named topic's partitions (all, for an empty name) with ELR fields lose them, a
+    // change each (TopicsDelta.replay(ClearElrRecord) merges a PartitionChangeRecord clearing both, bumping the partition epoch).
+    ClearElrRecord: (r, name) => {
+      const topicName = read<{ topicName: string }>(name, r).topicName;
+      for (const topic of this.topics.values()) {
+        if (topicName !== '' && topic.name !== topicName) continue;
+        for (const p of topic.partitions.values()) {
+          if ((p.value.eligibleLeaderReplicas ?? []).length === 0 && (p.value.lastKnownElr ?? []).length === 0) continue;
+          mergePartitionChange(p.value, { ...NO_CHANGE, topicId: p.value.topicId, partitionId: p.value.partitionId, eligibleLeaderReplicas: [], lastKnownElr: [] });
+          p.record = null;
+        }
+      }
+      return true;
+    },
     FeatureLevelRecord: (r, name) => {
       const f = read<{ name: string; featureLevel: number }>(name, r);
       // Level 0 removes a feature (FeaturesDelta).

@@ -9,6 +9,7 @@
 // rest of the image lost (it then stopped on the log's next change to a broker the cut had dropped).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readKRaftVersionRecord } from '../../protocol/generated/records/KRaftVersionRecord.js';
 import { readVotersRecord } from '../../protocol/generated/records/VotersRecord.js';
 import { Reader } from '../../protocol/primitives.js';
 import { batchesIn } from '../../protocol/records/batch-header.js';
@@ -17,9 +18,10 @@ import { unframeMetadataRecord, type MetadataRecord } from './metadata-frame.js'
 
 const BOOTSTRAP_CHECKPOINT = '00000000000000000000-0000000000.checkpoint';
 const SNAPSHOT_FILE = /^(\d{20})-(\d{10})\.checkpoint$/;
-/** Kafka's ControlRecordType ids: the snapshot's first and last batches, and the voter set (kraft.version 1, KIP-853). */
+/** Kafka's ControlRecordType ids: the snapshot's first and last batches, kraft.version and the voter set (KIP-853). */
 const SNAPSHOT_HEADER = 3;
 const SNAPSHOT_FOOTER = 4;
+const KRAFT_VERSION = 5;
 const KRAFT_VOTERS = 6;
 
 /** A snapshot that cannot be read whole: kafkite does not start on it (nor does Kafka). */
@@ -37,8 +39,15 @@ export interface SnapshotFile {
 export interface MetadataOnDisk {
   /** The latest snapshot's records, then the log's from the snapshot's end offset. */
   records: MetadataRecord[];
-  /** The node ids of each VotersRecord, in order. */
-  voterSets: number[][];
+  /** The voters (node id, directory id as 32 hex) of each VotersRecord, in order. */
+  voterSets: Array<Array<{ id: number; directoryId: string }>>;
+  /** kraft.version as the last KRaftVersionRecord left it (absent: 0, a static voter set). */
+  kraftVersion?: number;
+  /**
+   * The last KRaftVersionRecord's and VotersRecord's values, as read: a snapshot at kraft.version 1 holds them after
+   * its header (Kafka's RecordsSnapshotWriter), or Kafka, started on it, would not know its voters.
+   */
+  raftControl?: { kraftVersion: Buffer; voters: Buffer | null };
   /** The offset after the log's last whole batch (0 for an empty log). */
   endOffset?: number;
   /** The records are the bootstrap checkpoint's: the log is empty and has no snapshot. */
@@ -88,6 +97,18 @@ export function readSnapshot(file: string): Buffer {
   return buf;
 }
 
+/** kraft.version and the voter set, from a control record (the others, LeaderChange and a snapshot's header and footer, say nothing of them). */
+function readRaftControl(key: Buffer | null, value: Buffer, into: MetadataOnDisk): void {
+  const type = key && key.length >= 4 ? key.readInt16BE(2) : -1;
+  if (type === KRAFT_VERSION) {
+    into.kraftVersion = readKRaftVersionRecord(new Reader(value), 0).kRaftVersion;
+    into.raftControl = { kraftVersion: Buffer.from(value), voters: into.raftControl?.voters ?? null };
+  } else if (type === KRAFT_VOTERS) {
+    into.voterSets.push(readVotersRecord(new Reader(value), 0).voters.map((v) => ({ id: v.voterId, directoryId: v.voterDirectoryId })));
+    if (into.raftControl) into.raftControl.voters = Buffer.from(value);
+  }
+}
+
 /** The metadata records (and voter sets) of record batches whose last offset is at least `from`; returns the offset after the last batch. */
 export function collectBatches(buf: Buffer, from: number, into: MetadataOnDisk): number | undefined {
   let end: number | undefined;
@@ -104,9 +125,7 @@ export function collectBatches(buf: Buffer, from: number, into: MetadataOnDisk):
     for (const r of records) {
       if (r.offset < from || r.value === null) continue;
       if (!header.isControl) into.records.push(unframeMetadataRecord(r.value));
-      else if (r.key && r.key.length >= 4 && r.key.readInt16BE(2) === KRAFT_VOTERS) {
-        into.voterSets.push(readVotersRecord(new Reader(r.value), 0).voters.map((v) => v.voterId));
-      }
+      else readRaftControl(r.key, r.value, into);
     }
   }
   return end;

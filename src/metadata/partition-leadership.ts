@@ -5,11 +5,14 @@
 // Kafka node taking the directory back would find them leaderless. The change record names the new leader (which
 // bumps the leader and partition epochs when replayed); it sets the ISR only if it lacked this node, as an unclean
 // election does, and clears a RECOVERING state, as the leader's AlterPartition does once recovered: kafkite's replica
-// is the partition's only one.
+// is the partition's only one. With eligible leader replicas on (KIP-966, a default Kafka 4.4 cluster), the controlled
+// shutdown leaves isr [] and ELR = lastKnownElr = [this node]; the node's return elects it from the ELR and clears
+// both, as Kafka 4.4's PartitionChangeBuilder writes it (seen in its log: isr [1], leader 1, both ELR fields []).
 import type { PartitionChangeRecord } from '../../protocol/generated/records/PartitionChangeRecord.js';
 import type { PartitionRecord } from '../../protocol/generated/records/PartitionRecord.js';
 import type { MetadataRecord } from './metadata-frame.js';
 import { metadataRecord, readMetadataRecord, recordTypeOf } from './metadata-records.js';
+import { PARTITION_CHANGE_RECORD_VERSION } from './metadata-version.js';
 
 const PARTITION = recordTypeOf('PartitionRecord');
 const PARTITION_CHANGE = recordTypeOf('PartitionChangeRecord');
@@ -21,13 +24,13 @@ const NO_LEADER_CHANGE = -2;
 const RECOVERED = 0;
 const RECOVERING = 1;
 const UNCHANGED = -1;
-/** MetadataVersion.partitionChangeRecordVersion at 4.1-IV0 (ELR's record version from 4.0-IV1 on). */
-const PARTITION_CHANGE_RECORD_VERSION = 2;
 
 interface PartitionState {
   leader: number;
   isr: number[];
   leaderRecoveryState: number;
+  elr: number[];
+  lastKnownElr: number[];
 }
 
 export class LeaderlessPartitions {
@@ -39,7 +42,7 @@ export class LeaderlessPartitions {
       const p = readMetadataRecord<PartitionRecord>('PartitionRecord', r);
       let topic = this.partitions.get(p.topicId);
       if (!topic) this.partitions.set(p.topicId, (topic = new Map()));
-      topic.set(p.partitionId, { leader: p.leader, isr: p.isr, leaderRecoveryState: p.leaderRecoveryState });
+      topic.set(p.partitionId, { leader: p.leader, isr: p.isr, leaderRecoveryState: p.leaderRecoveryState, elr: p.eligibleLeaderReplicas ?? [], lastKnownElr: p.lastKnownElr ?? [] });
     } else if (r.type === PARTITION_CHANGE) {
       const c = readMetadataRecord<PartitionChangeRecord>('PartitionChangeRecord', r);
       const state = this.partitions.get(c.topicId)?.get(c.partitionId);
@@ -47,6 +50,8 @@ export class LeaderlessPartitions {
       if (c.leader !== NO_LEADER_CHANGE) state.leader = c.leader;
       if (c.isr !== null) state.isr = c.isr;
       if (c.leaderRecoveryState !== UNCHANGED) state.leaderRecoveryState = c.leaderRecoveryState;
+      if (c.eligibleLeaderReplicas !== null) state.elr = c.eligibleLeaderReplicas;
+      if (c.lastKnownElr !== null) state.lastKnownElr = c.lastKnownElr;
     } else if (r.type === REMOVE_TOPIC) {
       this.partitions.delete(readMetadataRecord<{ topicId: string }>('RemoveTopicRecord', r).topicId);
     }
@@ -58,11 +63,13 @@ export class LeaderlessPartitions {
     for (const [topicId, partitions] of this.partitions) {
       for (const [partitionId, state] of partitions) {
         if (state.leader !== NO_LEADER) continue;
+        const hasElr = state.elr.length > 0 || state.lastKnownElr.length > 0;
         const change: PartitionChangeRecord = {
           partitionId, topicId, leader: nodeId,
           isr: state.isr.includes(nodeId) ? null : [nodeId],
           leaderRecoveryState: state.leaderRecoveryState === RECOVERING ? RECOVERED : UNCHANGED,
-          replicas: null, removingReplicas: null, addingReplicas: null, directories: null, eligibleLeaderReplicas: null, lastKnownElr: null,
+          replicas: null, removingReplicas: null, addingReplicas: null, directories: null,
+          eligibleLeaderReplicas: hasElr ? [] : null, lastKnownElr: hasElr ? [] : null,
         };
         records.push(metadataRecord('PartitionChangeRecord', PARTITION_CHANGE_RECORD_VERSION, change));
       }

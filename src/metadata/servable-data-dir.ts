@@ -3,21 +3,25 @@
 // kafkite serves one node's data: it refuses what Kafka itself would refuse to run (a finalized feature level it does
 // not support, as Kafka's QuorumFeatures.reasonNotSupported stops a node), and what one node cannot serve alone: other
 // voters or brokers, partitions with replicas elsewhere, and tiered storage (remote segments it cannot read).
+// A default-formatted Kafka 4.4 node (`kafka-storage format --standalone`: 4.4-IV2, kraft.version 1, ELR on) is served:
+// its VotersRecord must name this node alone, with the directory id of the metadata log dir's meta.properties.
 import type { PartitionChangeRecord } from '../../protocol/generated/records/PartitionChangeRecord.js';
 import type { PartitionRecord } from '../../protocol/generated/records/PartitionRecord.js';
 import { join } from 'node:path';
 import { CLUSTER_METADATA_TOPIC, logDirName } from '../../storage/log-file-names.js';
+import { readDirectoryId } from '../../storage/meta-properties.js';
 import { readQuorumState } from '../../storage/quorum-state.js';
 import { FEATURES } from './features.js';
 import type { MetadataRecord } from './metadata-frame.js';
 import { readMetadataOnDisk, type MetadataOnDisk } from './metadata-log-files.js';
 import { readMetadataRecord, recordTypeOf } from './metadata-records.js';
+import { MAX_METADATA_VERSION, metadataVersionName, MIN_METADATA_VERSION } from './metadata-version.js';
 
 export class UnservableDataDirError extends Error {
   override name = 'UnservableDataDirError';
 }
 
-const TYPES = Object.fromEntries(['FeatureLevelRecord', 'RegisterBrokerRecord', 'UnregisterBrokerRecord', 'RegisterControllerRecord', 'TopicRecord',
+const TYPES = Object.fromEntries(['FeatureLevelRecord', 'RegisterBrokerRecord', 'UnregisterBrokerRecord', 'RegisterControllerRecord', 'UnregisterControllerRecord', 'TopicRecord',
   'PartitionRecord', 'PartitionChangeRecord', 'RemoveTopicRecord', 'ConfigRecord'].map((n) => [n, recordTypeOf(n)]));
 /** ConfigResource.Type.TOPIC. */
 const TOPIC_RESOURCE = 2;
@@ -55,6 +59,9 @@ class DataDirImage {
     } else if (r.type === TYPES.RegisterControllerRecord) {
       const id = readMetadataRecord<{ controllerId: number }>('RegisterControllerRecord', r).controllerId;
       if (id !== this.nodeId) this.otherNodes.add(id);
+    } else if (r.type === TYPES.UnregisterControllerRecord) {
+      // 4.4-IV2 on: a controller removed from the quorum (isControllerUnregistrationSupported).
+      this.otherNodes.delete(readMetadataRecord<{ controllerId: number }>('UnregisterControllerRecord', r).controllerId);
     } else if (r.type === TYPES.TopicRecord) {
       const t = readMetadataRecord<{ name: string; topicId: string }>('TopicRecord', r);
       this.topicNames.set(t.topicId, t.name);
@@ -91,16 +98,27 @@ export function checkServableDataDir(metadataLogDir: string, nodeId: number): Me
   const problems: string[] = [];
   for (const [name, level] of image.features) {
     const ours = FEATURES.find((f) => f.name === name);
-    if (name === 'metadata.version' && level !== ours!.defaultLevel) {
-      problems.push(level > ours!.defaultLevel
-        ? `metadata.version ${level} is newer than kafkite serves (${ours!.defaultLevel}, 4.1-IV0), and metadata.version cannot be downgraded`
-        : `metadata.version ${level} is older than kafkite writes (${ours!.defaultLevel}, 4.1-IV0): upgrade it on Kafka first (kafka-features.sh upgrade --metadata 4.1-IV0)`);
+    if (name === 'metadata.version' && (level < MIN_METADATA_VERSION || level > MAX_METADATA_VERSION)) {
+      const served = `${MIN_METADATA_VERSION}..${MAX_METADATA_VERSION}, ${metadataVersionName(MIN_METADATA_VERSION)}..${metadataVersionName(MAX_METADATA_VERSION)}`;
+      problems.push(level > MAX_METADATA_VERSION
+        ? `metadata.version ${level} is newer than kafkite serves (${served}), and metadata.version cannot be downgraded`
+        : `metadata.version ${level} is older than kafkite serves (${served}): upgrade it on Kafka first (kafka-features.sh upgrade --metadata ${metadataVersionName(MIN_METADATA_VERSION)})`);
     } else if (level > (ours?.maxSupported ?? 0)) {
       problems.push(`feature ${name} is finalized at level ${level}, which kafkite does not support (at most ${ours?.maxSupported ?? 0})`);
     }
   }
-  const voters = new Set([...(readQuorumState(dir)?.voters ?? []), ...onDisk.voterSets.at(-1) ?? []]);
+  const kraftVersion = onDisk.kraftVersion ?? 0;
+  const kraftSupported = FEATURES.find((f) => f.name === 'kraft.version')!.maxSupported;
+  if (kraftVersion > kraftSupported) problems.push(`kraft.version ${kraftVersion} is newer than kafkite serves (at most ${kraftSupported})`);
+  const lastVoters = onDisk.voterSets.at(-1) ?? [];
+  const voters = new Set([...(readQuorumState(dir)?.voters ?? []), ...lastVoters.map((v) => v.id)]);
   voters.delete(nodeId);
+  // KRaft's voter key is (id, directory id): a voter of this id on another directory is another replica (KIP-853).
+  const ownDirectory = readDirectoryId(metadataLogDir);
+  const self = lastVoters.find((v) => v.id === nodeId);
+  if (self && ownDirectory !== undefined && self.directoryId !== ownDirectory) {
+    problems.push(`the voter set names node ${nodeId} with directory id ${self.directoryId}, not this metadata log dir's (${ownDirectory})`);
+  }
   for (const id of voters) image.otherNodes.add(id);
   if (image.otherNodes.size > 0) problems.push(`it is a multi-node cluster's directory: nodes ${[...image.otherNodes].sort((a, b) => a - b).join(', ')} besides this node (node.id ${nodeId}) are voters or brokers`);
   const elsewhere: string[] = [];

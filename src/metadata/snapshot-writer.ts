@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { encodeBatch } from '../../protocol/records/record-batch.js';
 import { writeFileAtomically, writeFileAtomicallyAsync } from '../../storage/checkpoint-file.js';
 import type { MetadataRecord } from './metadata-frame.js';
-import { snapshotFooterBatch, snapshotHeaderBatch } from './control-records.js';
+import { snapshotFooterBatch, snapshotHeaderBatch, type RaftControlValues } from './control-records.js';
 import { frameMetadataRecord } from './metadata-frame.js';
 
 /** Records go into batches of about this size, well below the 8 MiB a KRaft batch may have (KafkaRaftClient.MAX_BATCH_SIZE_BYTES). */
@@ -16,9 +16,9 @@ function snapshotFileName(endOffset: number, epoch: number): string {
 }
 
 /** `lastContainedLogTimestamp`: the append time of the last record the snapshot holds (its header's, which retention reads). */
-function encodeSnapshot(epoch: number, records: readonly MetadataRecord[], lastContainedLogTimestamp: number): Buffer {
-  const batches = [snapshotHeaderBatch(0, epoch, lastContainedLogTimestamp)];
-  let offset = 1;
+function encodeSnapshot(epoch: number, records: readonly MetadataRecord[], lastContainedLogTimestamp: number, raft?: RaftControlValues): Buffer {
+  const batches = [snapshotHeaderBatch(0, epoch, lastContainedLogTimestamp, raft)];
+  let offset = raft ? (raft.voters ? 3 : 2) : 1;
   for (let i = 0; i < records.length;) {
     const values: Buffer[] = [];
     for (let bytes = 0; i < records.length && (values.length === 0 || bytes < BATCH_BYTES); i++) {
@@ -44,8 +44,8 @@ export function writeSnapshot(dir: string, endOffset: number, epoch: number, rec
 }
 
 /** writeSnapshot with its writes and fsyncs on the libuv pool (a large image's fsync would stall the event loop). */
-export async function writeSnapshotAsync(dir: string, endOffset: number, epoch: number, records: readonly MetadataRecord[], lastContainedLogTimestamp: number): Promise<string> {
+export async function writeSnapshotAsync(dir: string, endOffset: number, epoch: number, records: readonly MetadataRecord[], lastContainedLogTimestamp: number, raft?: RaftControlValues): Promise<string> {
   const file = join(dir, snapshotFileName(endOffset, epoch));
-  await writeFileAtomicallyAsync(file, encodeSnapshot(epoch, records, lastContainedLogTimestamp));
+  await writeFileAtomicallyAsync(file, encodeSnapshot(epoch, records, lastContainedLogTimestamp, raft));
   return file;
 }

@@ -8,6 +8,7 @@ import { KafkaError, ErrorCode } from '../errors.js';
 import type { ClusterMetadataLog } from './cluster-metadata-log.js';
 import { ResourceType } from './config-resources.js';
 import type { MetadataRecord } from './metadata-frame.js';
+import { partitionRecordVersion } from './metadata-version.js';
 import { metadataRecord, readMetadataRecord, recordTypeOf } from './metadata-records.js';
 import { LeaderlessPartitions } from './partition-leadership.js';
 
@@ -50,17 +51,15 @@ export interface Placement {
   directoryOf(topic: string, partition: number): string;
 }
 
-/** PartitionRecord version 1 (directory assignment, metadata.version 3.7-IV2 on; version 2 needs ELR, which is off). */
-const PARTITION_RECORD_VERSION = 1;
-
-function partitionRecord(topic: TopicInfo, partition: number, placement: Placement): MetadataRecord {
+/** `version`: partitionRecordVersion of the finalized eligible.leader.replicas.version (1 while it is off). */
+function partitionRecord(topic: TopicInfo, partition: number, placement: Placement, version: number): MetadataRecord {
   const replicas = [placement.nodeId];
   const record: PartitionRecord = {
     partitionId: partition, topicId: topic.topicId, replicas, isr: replicas, removingReplicas: [], addingReplicas: [],
     leader: placement.nodeId, leaderRecoveryState: 0, leaderEpoch: 0, partitionEpoch: 0,
     directories: [placement.directoryOf(topic.name, partition)], eligibleLeaderReplicas: null, lastKnownElr: null,
   };
-  return metadataRecord('PartitionRecord', PARTITION_RECORD_VERSION, record);
+  return metadataRecord('PartitionRecord', version, record);
 }
 
 function topicConfigRecord(topic: string, name: string, value: string | null): MetadataRecord {
@@ -68,11 +67,11 @@ function topicConfigRecord(topic: string, name: string, value: string | null): M
 }
 
 /** The records of a topic's creation, in the order Kafka's controller writes them. */
-export function topicCreationRecords(topic: TopicInfo, placement: Placement): MetadataRecord[] {
+export function topicCreationRecords(topic: TopicInfo, placement: Placement, elrLevel = 0): MetadataRecord[] {
   return [
     metadataRecord('TopicRecord', 0, { name: topic.name, topicId: topic.topicId }),
     ...Object.entries(topic.configs).map(([k, v]) => topicConfigRecord(topic.name, k, v)),
-    ...Array.from({ length: topic.partitions }, (_, p) => partitionRecord(topic, p, placement)),
+    ...Array.from({ length: topic.partitions }, (_, p) => partitionRecord(topic, p, placement, partitionRecordVersion(elrLevel))),
   ];
 }
 
@@ -100,7 +99,13 @@ export class TopicRegistry {
   constructor(
     private readonly metadataLog: ClusterMetadataLog,
     private readonly placement: Placement,
+    /** A finalized feature's level (FinalizedFeatures.level): records are written at the versions it calls for. */
+    private readonly featureLevel: (name: string) => number = () => 0,
   ) {}
+
+  private get elrLevel(): number {
+    return this.featureLevel('eligible.leader.replicas.version');
+  }
 
   replay(r: MetadataRecord): void {
     this.leaderless.replay(r);
@@ -187,7 +192,7 @@ export class TopicRegistry {
    */
   add(topic: TopicInfo): Promise<void> {
     if (this.byName.has(topic.name)) throw new KafkaError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${topic.name}' already exists.`);
-    const persisted = this.metadataLog.append(topicCreationRecords(topic, this.placement));
+    const persisted = this.metadataLog.append(topicCreationRecords(topic, this.placement, this.elrLevel));
     this.index(topic);
     return persisted;
   }
@@ -213,7 +218,7 @@ export class TopicRegistry {
 
   /** Grows a topic whose new partitions exist to `count` partitions. */
   addPartitions(topic: TopicInfo, count: number): Promise<void> {
-    const records = Array.from({ length: count - topic.partitions }, (_, i) => partitionRecord(topic, topic.partitions + i, this.placement));
+    const records = Array.from({ length: count - topic.partitions }, (_, i) => partitionRecord(topic, topic.partitions + i, this.placement, partitionRecordVersion(this.elrLevel)));
     const persisted = this.metadataLog.append(records);
     topic.partitions = count;
     return persisted;

@@ -27,10 +27,10 @@ import {
   SUPPORTED_OPERATIONS,
   validateFilter,
   validateNewAcl,
-  WILDCARD_HOST,
   WILDCARD_PRINCIPAL,
   WILDCARD_RESOURCE,
 } from './acls.js';
+import { aclHostMatches, invalidCidr } from './acl-host.js';
 import { principalToString, type KafkaPrincipal } from './principal.js';
 
 /** authorizer.class.name values that mean "Kafka's ACL authorizer" (KRaft's and the ZooKeeper-era one). */
@@ -108,7 +108,7 @@ export class StandardAuthorizer {
       if (acl.resourceType !== resourceType || !patternApplies(acl, resourceName)) continue;
       resourceHasAcls = true;
       if (acl.principal !== principal && acl.principal !== WILDCARD_PRINCIPAL) continue;
-      if (acl.host !== req.host && acl.host !== WILDCARD_HOST) continue;
+      if (!aclHostMatches(acl.host, req.host)) continue;
       if (acl.permissionType === AclPermissionType.DENY) {
         // A DENY applies to its own operation (or ALL) only; it implies nothing.
         if (acl.operation === op || acl.operation === ALL) return false;
@@ -131,7 +131,7 @@ export class StandardAuthorizer {
     const applicable = [...this.acls.values()].filter((acl) =>
       acl.resourceType === resourceType &&
       (acl.principal === principal || acl.principal === WILDCARD_PRINCIPAL) &&
-      (acl.host === req.host || acl.host === WILDCARD_HOST));
+      aclHostMatches(acl.host, req.host));
     const denies = applicable.filter((a) => a.permissionType === AclPermissionType.DENY && (a.operation === op || a.operation === ALL));
     if (denies.some((d) => d.patternType === PatternType.LITERAL && d.resourceName === WILDCARD_RESOURCE)) return false;
     const covered = (allow: StoredAcl) => denies.some((d) =>
@@ -169,6 +169,8 @@ export class StandardAuthorizer {
     for (const binding of bindings) {
       try {
         validateNewAcl(binding);
+        const cidr = invalidCidr(binding.host);
+        if (cidr !== null) throw new InvalidAclError(cidr);
       } catch (err) {
         if (!(err instanceof InvalidAclError)) throw err;
         results.push(err);

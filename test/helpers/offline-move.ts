@@ -133,11 +133,16 @@ export async function expectSecurityRecords(tools: KafkaTools, bootstrap: string
   expect((await tools.run('org.apache.kafka.tools.AclCommand', ...admin, '--list', '--topic', 'java-none')).out).toMatch(/principal=User:alice, host=\*, operation=READ, permissionType=ALLOW/);
 }
 
-/** alice's SCRAM login on the SASL listener: her 100 records of java-none, none of java-gzip (no ACL). */
-export async function expectAliceConsumes(tools: KafkaTools, saslBootstrap: string): Promise<void> {
-  const consume = (topic: string) => tools.run('org.apache.kafka.tools.consumer.ConsoleConsumer', '--bootstrap-server', saslBootstrap,
+/** The records alice's SCRAM login on the SASL listener reads from `topic` in group alice-group (at most 100). */
+export async function aliceConsumes(tools: KafkaTools, saslBootstrap: string, topic: string): Promise<string[]> {
+  const run = await tools.run('org.apache.kafka.tools.consumer.ConsoleConsumer', '--bootstrap-server', saslBootstrap,
     '--topic', topic, '--group', 'alice-group', '--from-beginning', '--max-messages', '100', '--timeout-ms', '15000',
     ...ALICE.flatMap((p) => ['--consumer-property', p]));
-  expect((await consume('java-none')).out.split('\n').filter((l) => l.startsWith('record '))).toHaveLength(100);
-  expect((await consume('java-gzip')).out.split('\n').filter((l) => l.startsWith('record '))).toEqual([]);
+  return run.out.split('\n').filter((l) => l.startsWith('record '));
+}
+
+/** alice's SCRAM login on the SASL listener: her 100 records of java-none, none of java-gzip (no ACL). */
+export async function expectAliceConsumes(tools: KafkaTools, saslBootstrap: string): Promise<void> {
+  expect(await aliceConsumes(tools, saslBootstrap, 'java-none')).toHaveLength(100);
+  expect(await aliceConsumes(tools, saslBootstrap, 'java-gzip')).toEqual([]);
 }

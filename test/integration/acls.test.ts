@@ -214,9 +214,12 @@ describe('StandardAuthorizer', () => {
         { resourceType: 4, resourceName: 'not-the-cluster', resourcePatternType: 3, principal: 'User:x', host: '*', operation: 7, permissionType: 3 },
         { resourceType: 2, resourceName: 't', resourcePatternType: 3, principal: 'nocolon', host: '*', operation: 3, permissionType: 3 },
         { resourceType: 2, resourceName: 't', resourcePatternType: 2, principal: 'User:x', host: '*', operation: 3, permissionType: 3 },
+        // A host with a '/' is a CIDR block (KIP-1276), checked as Kafka 4.4 checks it.
+        { resourceType: 2, resourceName: 't', resourcePatternType: 3, principal: 'User:x', host: '10.0.0.0/33', operation: 3, permissionType: 3 },
       ],
     });
-    expect(bad.results.map((r: any) => r.errorCode)).toEqual([E.INVALID_REQUEST, E.INVALID_REQUEST, E.INVALID_REQUEST]);
+    expect(bad.results.map((r: any) => r.errorCode)).toEqual([E.INVALID_REQUEST, E.INVALID_REQUEST, E.INVALID_REQUEST, E.INVALID_REQUEST]);
+    expect(bad.results[3].errorMessage).toBe("Invalid CIDR notation '10.0.0.0/33': Value [33] not in range [0,32]");
 
     const deleted = await client.send(31, 3, {
       filters: [{ resourceTypeFilter: 2, resourceNameFilter: 'pre-b', patternTypeFilter: 3, principalFilter: null, hostFilter: null, operation: 1, permissionType: 2 }],

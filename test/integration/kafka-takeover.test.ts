@@ -121,7 +121,7 @@ describe('kafkite -> Kafka 4.4 on the same log dir', () => {
   it("Kafka's DumpLogSegments decodes kafkite's metadata snapshot and log: the topics and their partitions", () => {
     expect(dumped).toMatch(/SnapshotHeader/);
     expect(dumped).toMatch(/SnapshotFooter/);
-    expect(dumped).toContain('"type":"FEATURE_LEVEL_RECORD","version":0,"data":{"name":"metadata.version","featureLevel":26}');
+    expect(dumped).toContain('"type":"FEATURE_LEVEL_RECORD","version":0,"data":{"name":"metadata.version","featureLevel":33}');
     expect(dumped).toContain('"type":"REGISTER_BROKER_RECORD"');
     for (const name of TOPICS) {
       const id = Buffer.from(filled.topicIds.get(name)!, 'hex').toString('base64url');

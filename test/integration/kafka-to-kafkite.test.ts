@@ -3,23 +3,23 @@
 // committed and an aborted transaction, an idempotent producer mid-stream, a SCRAM user, an ACL, a client quota),
 // stopped cleanly, and kafkite starts on its log dir as the same node id: every record at its offset with the same
 // topic ids and configs, the groups' offsets, read_committed, the producer's sequence, SCRAM and ACLs and quotas.
-// Kafka is formatted at kafkite's metadata.version (4.1-IV0, level 26) with eligible leader replicas off, which
-// kafkite lacks: a node never runs below its cluster's finalized levels (Kafka's QuorumFeatures refuses such a node,
-// and metadata.version is never downgraded), so kafkite refuses Kafka 4.4's default (4.4-IV2) at start-up; that case
-// is the last test here. Directories kafkite cannot serve are refused with every file left as it was.
+// Kafka is formatted here at kafkite's lowest metadata.version (4.1-IV0, level 26) with eligible leader replicas off,
+// static voters; kafka44-default-dir.test.ts takes over a directory formatted Kafka 4.4's default way (4.4-IV2,
+// kraft.version 1, ELR on). A level above 4.4-IV2 is refused (a node never runs below its cluster's finalized levels:
+// Kafka's QuorumFeatures refuses such a node). Directories kafkite cannot serve are refused with every file left as it was.
 // kafkite finalizes the log's feature levels (4.1-IV0: no share or streams groups, whose APIs answer as Kafka's do)
 // until `kafka-features upgrade` raises them; and it records itself leader of the partitions Kafka's controlled
 // shutdown left leaderless, so that Kafka, started on the directory again, finds them led by node 1.
-import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReferenceKafka } from '../../bench/lib/reference-kafka.js';
 import { WireClient } from '../../bench/lib/wire-client.js';
-import { REPO_ROOT, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { startBroker, type BrokerProcess } from '../helpers/broker-process.js';
+import { finalizedFeatures, partitionLeaders, refusal as refusedUnchanged, withRecordAppended as appended } from '../helpers/kafka-data-dir.js';
 import { compileJava, javaArgs, KafkaTools } from '../helpers/java.js';
 import {
   COMMON_PROPERTIES, expectAliceConsumes, expectEveryRecord, expectGroupOffsets, expectIdempotentProducerGoesOn, expectReadCommitted, expectSecurityRecords,
@@ -27,11 +27,9 @@ import {
 } from '../helpers/offline-move.js';
 import { until } from '../helpers/poll.js';
 import { listenerPorts } from '../helpers/secure-broker.js';
-import type { PartitionChangeRecord } from '../../protocol/generated/records/PartitionChangeRecord.js';
-import type { PartitionRecord } from '../../protocol/generated/records/PartitionRecord.js';
 import { batchesIn } from '../../protocol/records/batch-header.js';
-import { decodeBatch, encodeBatch } from '../../protocol/records/record-batch.js';
-import { frameMetadataRecord, unframeMetadataRecord, type MetadataRecord } from '../../src/metadata/metadata-frame.js';
+import { decodeBatch } from '../../protocol/records/record-batch.js';
+import { unframeMetadataRecord, type MetadataRecord } from '../../src/metadata/metadata-frame.js';
 import { latestSnapshot, readMetadataOnDisk } from '../../src/metadata/metadata-log-files.js';
 import { metadataRecord, readMetadataRecord, recordTypeOf } from '../../src/metadata/metadata-records.js';
 import { ErrorCode } from '../../src/errors.js';
@@ -51,35 +49,6 @@ let saslPort: number;
 let filled: Filled;
 /** What Kafka answered before it stopped: its finalized features and the share group APIs. */
 let kafkaAnswers: FeatureAnswers;
-
-/** A hash of every file's path, size and bytes under `dir`. */
-function treeHash(dir: string): string {
-  const hash = createHash('sha256');
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name);
-      const st = statSync(p);
-      hash.update(`${p}\0${st.size}\0`);
-      if (st.isDirectory()) walk(p);
-      else hash.update(readFileSync(p));
-    }
-  };
-  walk(dir);
-  return hash.digest('hex');
-}
-
-/** Runs kafkite on `dataDir` (node.id 1) to its exit, for a directory it refuses. */
-function kafkiteRefuses(dataDir: string): { status: number | null; stderr: string } {
-  const config = join(workDir, 'refused.properties');
-  writeFileSync(config, `node.id=1\nlog.dirs=${dataDir}\nlisteners=PLAINTEXT://127.0.0.1:0\n`);
-  try {
-    execFileSync(process.execPath, ['bin/kafkite.js', 'start', config], { cwd: REPO_ROOT, encoding: 'utf8', stdio: 'pipe', timeout: 30_000 });
-    return { status: 0, stderr: '' };
-  } catch (err) {
-    const e = err as { status: number | null; stderr: string };
-    return { status: e.status, stderr: e.stderr };
-  }
-}
 
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'kafka-to-kafkite-'));
@@ -161,10 +130,11 @@ describe('Kafka 4.4 -> kafkite on the same log dir', () => {
     expect(received.sort((a, b) => a - b)).toEqual(expected);
   }, 120_000);
 
-  it("refuses Kafka 4.4's default metadata.version (4.4-IV2), the directory left unchanged", async () => {
+  it('refuses a metadata.version newer than 4.4-IV2, the directory left unchanged', async () => {
     expect(await kafkite!.stop()).toBe(0);
-    const dir = await reformatted('newer', []);
-    expect(refusal(dir)).toMatch(/kafkite cannot serve the data dir .*metadata.version 33 is newer than kafkite serves \(26/);
+    // No Kafka 4.4 writes a level above 33: the record a later Kafka's upgrade would append.
+    const dir = withRecordAppended('newer', metadataRecord('FeatureLevelRecord', 0, { name: 'metadata.version', featureLevel: 34 }));
+    expect(refusal(dir)).toMatch(/kafkite cannot serve the data dir .*metadata.version 34 is newer than kafkite serves \(26\.\.33, 4\.1-IV0\.\.4\.4-IV2\)/);
   }, 60_000);
 
   it("refuses a multi-node cluster's directory (three voters), the directory left unchanged", async () => {
@@ -189,17 +159,9 @@ describe('Kafka 4.4 -> kafkite on the same log dir', () => {
   });
 });
 
-/** A copy of the served data dir with `record` appended to its metadata log, as the leader appends a batch. */
-function withRecordAppended(name: string, record: MetadataRecord): string {
-  const dir = join(workDir, name);
-  cpSync(join(kafka!.dir, 'data'), dir, { recursive: true });
-  const segment = join(dir, '__cluster_metadata-0', '00000000000000000000.log');
-  const last = [...batchesIn(readFileSync(segment))].at(-1)!;
-  const next = last.lastOffset + 1;
-  const value = frameMetadataRecord(record);
-  appendFileSync(segment, encodeBatch({ baseOffset: next, partitionLeaderEpoch: last.partitionLeaderEpoch, records: [{ offset: next, timestamp: Date.now(), key: null, value, headers: [] }] }));
-  return dir;
-}
+/** A copy of the served data dir with `record` appended to its metadata log. */
+const withRecordAppended = (name: string, record: MetadataRecord) => appended(join(kafka!.dir, 'data'), join(workDir, name), record);
+const refusal = (dir: string) => refusedUnchanged(dir, workDir);
 
 describe("Kafka's log start moved past its latest snapshot", () => {
   it('is served from the snapshot, then the log after it', async () => {
@@ -271,26 +233,6 @@ describe('Kafka 4.4 on the directory again, after kafkite', () => {
   }, 180_000);
 });
 
-/** Each partition's leader, leader epoch and the leaders it had, as Kafka's PartitionRegistration replays them. */
-function partitionLeaders(records: readonly MetadataRecord[]): Map<string, { leader: number; leaderEpoch: number; leaders: number[] }> {
-  const partitions = new Map<string, { leader: number; leaderEpoch: number; leaders: number[] }>();
-  for (const r of records) {
-    if (r.type === recordTypeOf('PartitionRecord')) {
-      const p = readMetadataRecord<PartitionRecord>('PartitionRecord', r);
-      partitions.set(`${p.topicId}-${p.partitionId}`, { leader: p.leader, leaderEpoch: p.leaderEpoch, leaders: [p.leader] });
-    } else if (r.type === recordTypeOf('PartitionChangeRecord')) {
-      const c = readMetadataRecord<PartitionChangeRecord>('PartitionChangeRecord', r);
-      const p = partitions.get(`${c.topicId}-${c.partitionId}`);
-      // A change naming a leader (the same one too) bumps the leader epoch; -2: the leader did not change.
-      if (!p || c.leader === -2) continue;
-      p.leader = c.leader;
-      p.leaderEpoch++;
-      p.leaders.push(c.leader);
-    }
-  }
-  return partitions;
-}
-
 /** A copy of Kafka's data dir with its metadata log replaced by a new `kafka-storage format` with `args`. */
 async function reformatted(name: string, args: string[], edit: (props: string) => string = (p) => p): Promise<string> {
   const dir = join(workDir, name);
@@ -304,15 +246,6 @@ async function reformatted(name: string, args: string[], edit: (props: string) =
   return dir;
 }
 
-/** kafkite's error on `dir`, checked to exit 1 and to change no file. */
-function refusal(dir: string): string {
-  const hash = treeHash(dir);
-  const run = kafkiteRefuses(dir);
-  expect(run.status).toBe(1);
-  expect(treeHash(dir)).toBe(hash);
-  return run.stderr;
-}
-
 interface FeatureAnswers {
   finalized: Array<{ name: string; level: number }>;
   heartbeat: { errorCode: number };
@@ -323,9 +256,7 @@ interface FeatureAnswers {
 async function featureAnswers(port: number): Promise<FeatureAnswers> {
   const client = await WireClient.connectWithRetry(port);
   try {
-    const versions = await client.send(18, 4, { clientSoftwareName: 'kafkite-test', clientSoftwareVersion: '1', clusterId: null, nodeId: -1 });
-    const finalized = (versions.finalizedFeatures as Array<{ name: string; maxVersionLevel: number }>)
-      .map((f) => ({ name: f.name, level: f.maxVersionLevel })).sort((a, b) => a.name.localeCompare(b.name));
+    const finalized = await finalizedFeatures(client);
     const heartbeat = await client.send(76, 1, { groupId: 'moved-share', memberId: 'AAAAAAAAAAAAAAAAAAAAAA', memberEpoch: 0, rackId: null, subscribedTopicNames: ['java-none'] });
     const describe = await client.send(77, 1, { groupIds: ['moved-share'], includeAuthorizedOperations: false });
     return { finalized, heartbeat, describe };

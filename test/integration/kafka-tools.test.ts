@@ -222,8 +222,8 @@ describe('Kafka 4.4 tools', () => {
     expect(lines).toHaveLength(versions.supportedFeatures.length);
     for (const f of versions.supportedFeatures) {
       const level = versions.finalizedFeatures.find((x: { name: string }) => x.name === f.name)?.maxVersionLevel ?? 0;
-      // metadata.version's levels are printed by name (4.1-IV0 for level 26), the others' as numbers.
-      const shown = f.name === 'metadata.version' ? '4\\.1-IV0' : String(level);
+      // metadata.version's levels are printed by name (4.4-IV2 for level 33), the others' as numbers.
+      const shown = f.name === 'metadata.version' ? '4\\.4-IV2' : String(level);
       expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^Feature: ${f.name}\\s.*FinalizedVersionLevel: ${shown}\\s`)));
     }
   });

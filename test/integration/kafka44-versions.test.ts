@@ -38,17 +38,17 @@ describe('ApiVersions features', () => {
   it('v4 lists the features of a Kafka 4.4 node, at the levels kafkite implements', async () => {
     const res = await client.send(ApiKey.ApiVersions, 4, { clientSoftwareName: 'wire', clientSoftwareVersion: '1', clusterId: null, nodeId: -1 });
     expect(res.supportedFeatures).toEqual([
-      { name: 'metadata.version', minVersion: 26, maxVersion: 26 },
-      { name: 'kraft.version', minVersion: 0, maxVersion: 0 },
+      { name: 'metadata.version', minVersion: 26, maxVersion: 33 },
+      { name: 'kraft.version', minVersion: 0, maxVersion: 1 },
       { name: 'transaction.version', minVersion: 0, maxVersion: 2 },
       { name: 'group.version', minVersion: 0, maxVersion: 1 },
       { name: 'share.version', minVersion: 0, maxVersion: 2 },
       { name: 'streams.version', minVersion: 0, maxVersion: 1 },
-      { name: 'eligible.leader.replicas.version', minVersion: 0, maxVersion: 0 },
+      { name: 'eligible.leader.replicas.version', minVersion: 0, maxVersion: 1 },
     ]);
     // Level 0 is not finalized: Kafka leaves out a disabled feature (ELR here; kraft.version 0 on a static quorum).
     expect(res.finalizedFeatures).toEqual([
-      { name: 'metadata.version', maxVersionLevel: 26, minVersionLevel: 26 },
+      { name: 'metadata.version', maxVersionLevel: 33, minVersionLevel: 33 },
       { name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 },
       { name: 'group.version', maxVersionLevel: 1, minVersionLevel: 1 },
       { name: 'share.version', maxVersionLevel: 2, minVersionLevel: 2 },
@@ -66,7 +66,7 @@ describe('ApiVersions features', () => {
 
   it('v3 leaves out supported features whose minimum is 0, as Kafka 4.4 does (KAFKA-17011)', async () => {
     const res = await client.send(ApiKey.ApiVersions, 3, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
-    expect(res.supportedFeatures).toEqual([{ name: 'metadata.version', minVersion: 26, maxVersion: 26 }]);
+    expect(res.supportedFeatures).toEqual([{ name: 'metadata.version', minVersion: 26, maxVersion: 33 }]);
     expect(res.finalizedFeatures.map((f: { name: string }) => f.name)).toEqual(['metadata.version', 'transaction.version', 'group.version', 'share.version', 'streams.version']);
   });
 });

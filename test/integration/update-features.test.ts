@@ -1,9 +1,12 @@
 // Finalized feature levels (KIP-584) are the metadata log's: UpdateFeatures (API 57, `kafka-features upgrade|downgrade`)
 // appends FeatureLevelRecords, ApiVersions lists what the log finalizes (its epoch moving on), and a kind of group
 // whose feature is at 0 is off: its APIs answer UNSUPPORTED_VERSION, as Kafka's KafkaApis gates them, across a restart.
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { ErrorCode } from '../../src/errors.js';
+import { readMetadataOnDisk } from '../../src/metadata/metadata-log-files.js';
+import { recordTypeOf } from '../../src/metadata/metadata-records.js';
 import { brokerForFile, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
 import { batch, produce, request } from '../reference/scenarios.js';
 
@@ -116,9 +119,33 @@ describe('UpdateFeatures and the finalized levels', () => {
     const restarted = await startBroker({ dataDir: broker().dataDir });
     try {
       const { levels } = await withClient(finalized, restarted);
-      expect(levels).toEqual({ 'metadata.version': 26, 'transaction.version': 2, 'group.version': 1, 'share.version': 1 });
+      expect(levels).toEqual({ 'metadata.version': 33, 'transaction.version': 2, 'group.version': 1, 'share.version': 1 });
     } finally {
       expect(await restarted.stop()).toBe(0);
+    }
+  });
+
+  it('keeps a new data dir at 4.4-IV2: a downgrade across a level that changed metadata is refused, as Kafka refuses it', async () => {
+    const node = await startBroker();
+    try {
+      await withClient(async (client) => {
+        expect((await update(client, 1, 'metadata.version', 34, { upgradeType: 1 })).errorMessage)
+          .toBe('The update failed for all features since the following feature had an error: Invalid update version 34 for feature metadata.version. Local controller 1 only supports versions 26-33');
+        expect((await update(client, 1, 'metadata.version', 33, { upgradeType: 1 })).errorCode).toBe(ErrorCode.NONE);
+        // 4.4-IV1 (CIDR ACLs) and 4.4-IV2 changed metadata (MetadataVersion.didMetadataChange); 4.4-IV0 did not.
+        // Kafka 4.4's answers to `kafka-features downgrade [--unsafe] --metadata ...` on a node at 4.4-IV2.
+        expect((await update(client, 1, 'metadata.version', 31, { upgradeType: 2 })).errorMessage).toBe('The update failed for all features since the following ' +
+          'feature had an error: Unsupported metadata.version downgrade from 33 to 31. Refusing to perform the requested downgrade because it might delete metadata information.');
+        expect((await update(client, 1, 'metadata.version', 26, { upgradeType: 3 })).errorMessage).toBe('The update failed for all features since the following ' +
+          'feature had an error: Unsupported metadata.version downgrade from 33 to 26. Unsafe metadata downgrade is not supported in this version.');
+        expect((await update(client, 1, 'kraft.version', 1, { upgradeType: 1 })).errorMessage).toContain('Invalid update version 1 for feature kraft.version. kafkite keeps kraft.version at its level (0).');
+        expect((await finalized(client)).levels['metadata.version']).toBe(33);
+      }, node);
+      // The broker registers at the record version 4.4-IV2 calls for (RegisterBrokerRecord v4, cordoned log dirs).
+      const registrations = readMetadataOnDisk(join(node.dataDir, '__cluster_metadata-0')).records.filter((r) => r.type === recordTypeOf('RegisterBrokerRecord'));
+      expect(registrations.map((r) => r.version)).toEqual([4]);
+    } finally {
+      expect(await node.stop()).toBe(0);
     }
   });
 });

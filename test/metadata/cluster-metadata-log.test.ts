@@ -51,7 +51,7 @@ describe('ClusterMetadataLog', () => {
     const bootstrap = log0[1]!.records.map((r) => unframeMetadataRecord(r.value!));
     expect(bootstrap.map((r) => r.type)).toEqual([recordTypeOf('BeginTransactionRecord'), ...FINALIZED.map(() => FEATURE_LEVEL), recordTypeOf('EndTransactionRecord')]);
     expect(bootstrap.filter((r) => r.type === FEATURE_LEVEL).map((r) => readMetadataRecord('FeatureLevelRecord', r))).toEqual(FINALIZED);
-    expect(FINALIZED.slice(0, 3)).toEqual([{ name: 'metadata.version', featureLevel: 26 }, { name: 'transaction.version', featureLevel: 2 }, { name: 'group.version', featureLevel: 1 }]);
+    expect(FINALIZED.slice(0, 3)).toEqual([{ name: 'metadata.version', featureLevel: 33 }, { name: 'transaction.version', featureLevel: 2 }, { name: 'group.version', featureLevel: 1 }]);
     expect(readFileSync(join(partitionDir, 'leader-epoch-checkpoint'), 'utf8')).toBe('0\n1\n1 0\n');
     // The snapshot kafka-storage format writes: header (type 3), the feature levels, footer (type 4).
     const checkpoint = batchesOf(join(partitionDir, '00000000000000000000-0000000000.checkpoint'));

@@ -47,6 +47,23 @@ describe('MetadataImage', () => {
     expect(out[0]).toMatchObject({ brokerEpoch: 7, fenced: true, logDirs: [DIR] });
   });
 
+  it("clears the ELR fields a ClearElrRecord names, as Kafka's TopicsDelta merges it", () => {
+    const image = new MetadataImage();
+    const withElr = (topicId: string) => metadataRecord('PartitionRecord', 2, {
+      ...readMetadataRecord<Record<string, unknown>>('PartitionRecord', partition(0)), topicId, isr: [], leader: -1, eligibleLeaderReplicas: [1], lastKnownElr: [1],
+    });
+    for (const r of [
+      metadataRecord('TopicRecord', 0, { name: 't', topicId: TOPIC_ID }), withElr(TOPIC_ID), partition(1),
+      metadataRecord('TopicRecord', 0, { name: 'other', topicId: DIR }), withElr(DIR),
+      metadataRecord('ClearElrRecord', 0, { topicName: 't' }),
+    ]) image.replay(r);
+    const out = decoded(image.records()).filter((r) => r.record === 'PartitionRecord');
+    // t-0 cleared (a change: partition epoch 5 -> 6), t-1 had none (unchanged), other-0 is another topic's.
+    expect(out.map((p) => [p.topicId, p.partitionId, p.eligibleLeaderReplicas, p.lastKnownElr, p.partitionEpoch])).toEqual([
+      [TOPIC_ID, 0, [], [], 6], [TOPIC_ID, 1, null, null, 5], [DIR, 0, [1], [1], 5],
+    ]);
+  });
+
   it('leaves out an aborted metadata transaction and what was removed; keeps what it cannot read as it is', () => {
     const image = new MetadataImage();
     const config = (name: string, value: string | null) => metadataRecord('ConfigRecord', 0, { resourceType: 2, resourceName: 't', name, value });

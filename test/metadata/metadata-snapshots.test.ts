@@ -78,7 +78,7 @@ describe('metadata snapshots', () => {
 
     // The image, not the history: no removed topic, a config key once with its last value, one producer id block.
     const image = snapshotRecords();
-    expect(image[0]).toEqual({ name: 'FeatureLevelRecord', data: { name: 'metadata.version', featureLevel: 26 } });
+    expect(image[0]).toEqual({ name: 'FeatureLevelRecord', data: { name: 'metadata.version', featureLevel: 33 } });
     expect(image.filter((r) => r.name === 'TopicRecord').map((r) => r.data.name)).not.toContain('gone');
     expect(image.filter((r) => r.name === 'TopicRecord' && r.data.name === 't')).toEqual([{ name: 'TopicRecord', data: { name: 't', topicId } }]);
     expect(image.filter((r) => r.name === 'PartitionRecord' && r.data.topicId === topicId).map((r) => r.data.partitionId)).toEqual([0, 1, 2]);

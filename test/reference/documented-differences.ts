@@ -26,9 +26,9 @@ export const DOCUMENTED_DIFFERENCES: readonly DocumentedDifference[] = [
     apis: ['ApiVersions'],
     scenario: /^minimal-18-/,
     path: /^ApiVersions v\d+ \.(supportedFeatures|finalizedFeatures)(\.length|\[\]\.\w+)$|\.finalizedFeaturesEpoch$/,
-    reason: 'kafkite lists the seven features of a Kafka 4.4 node at the levels it implements (src/metadata/features.ts): metadata.version 26 '
-      + '(Kafka 4.4: 7-33, finalized 33), kraft.version 0 (no KRaft quorum), '
-      + 'and eligible.leader.replicas.version supported at level 0 only and not finalized (ELR is not implemented).',
+    reason: 'kafkite lists the seven features of a Kafka 4.4 node at the levels it implements (src/metadata/features.ts): metadata.version 26-33 '
+      + '(Kafka 4.4: 7-33), kraft.version and eligible.leader.replicas.version 0-1, not finalized '
+      + 'in a new data dir (Kafka 4.4 finalizes both at 1).',
   },
   {
     apis: ['FindCoordinator'],
