@@ -583,15 +583,24 @@ export class SharePartition {
     if (this.advanceStartOffset() || available) this.onAvailable();
   }
 
-  /** The whole in-flight state as runs from `from`, acquired ones as available with their delivery count (Kafka never stores ACQUIRED). */
-  stateBatches(from = this.startOffset_): PersisterStateBatch[] {
+  /**
+   * The whole in-flight state as runs from `from`; Kafka never stores ACQUIRED. For the console, an acquired record is
+   * available with its delivery count. For a state write (`forWrite`), it is as the last write left it: available,
+   * without the delivery still out, since Kafka writes only the batches a change touches and a delivery in flight at a
+   * crash is not counted (KIP-932); writing it counted made a record that sat acquired through another record's
+   * acknowledgement come back after a kill -9 one count higher than on Kafka. A run never delivered (available, count
+   * 0) is left out of a write, as Kafka has no batch for it: the loader takes a gap for just that.
+   */
+  stateBatches(from = this.startOffset_, forWrite = false): PersisterStateBatch[] {
     const out: PersisterStateBatch[] = [];
     for (const b of this.batches) {
       b.forEachState(from, b.lastOffset, (st, first, last) => {
         const deliveryState = persistedStateOf(st.state);
+        const deliveryCount = forWrite && st.state === RecordState.Acquired ? st.deliveryCount - 1 : st.deliveryCount;
+        if (forWrite && deliveryState === PersistedDeliveryState.Available && deliveryCount === 0) return;
         const prev = out[out.length - 1];
-        if (prev && prev.lastOffset === first - 1 && prev.deliveryState === deliveryState && prev.deliveryCount === st.deliveryCount) prev.lastOffset = last;
-        else out.push({ firstOffset: first, lastOffset: last, deliveryState, deliveryCount: st.deliveryCount });
+        if (prev && prev.lastOffset === first - 1 && prev.deliveryState === deliveryState && prev.deliveryCount === deliveryCount) prev.lastOffset = last;
+        else out.push({ firstOffset: first, lastOffset: last, deliveryState, deliveryCount });
       });
     }
     return out;
@@ -603,7 +612,7 @@ export class SharePartition {
    */
   private async write(): Promise<DeadLetterRun[]> {
     const { start } = this.nextStartOffset((st) => isTerminal(st.state));
-    const stateBatches = this.stateBatches(start);
+    const stateBatches = this.stateBatches(start, true);
     // ARCHIVING is not complete: Kafka counts such records once they are archived.
     const complete = stateBatches.reduce((n, b) => n + (isTerminal(recordStateOf(b.deliveryState)) ? b.lastOffset - b.firstOffset + 1 : 0), 0);
     // What this write stores as ARCHIVING goes to the dead-letter queue once it is durable.

@@ -99,4 +99,34 @@ export const SHARE_FETCH_SCENARIOS: Scenario[] = [
       await fetch(2, 'fenced, loaded again');
     },
   },
+  {
+    // What an acknowledgement writes while other records of the partition are out: Kafka writes only the batches the
+    // change touches (SharePartition's updated states), so records acquired and never written before stay unwritten,
+    // and ones released before keep the count their release wrote (KIP-932: a delivery in flight is not counted).
+    id: 'share-fetch-write-leaves-acquired-records',
+    api: 79,
+    async run(s) {
+      const group = `${GROUP}-in-flight`;
+      const topicId = await createTopic(s, 'share-in-flight', 1);
+      await untilCoordinatorsLoaded(s, topicId, [0], [], group);
+      await s.setup(0, 9, produce('share-in-flight', batch(['a', 'b', 'c'])));
+      await s.setup(0, 9, produce('share-in-flight', batch(['d', 'e', 'f'])));
+      await s.setup(0, 9, produce('share-in-flight', batch(['g', 'h', 'i'])));
+      await s.setup(83, 0, request(83, { groupId: group, topics: [{ topicId, partitions: [{ partition: 0, stateEpoch: 1, startOffset: 0 }] }] }));
+      const fetch = (epoch: number, acks: unknown[], label: string) => s.call(78, 1, request(78, {
+        groupId: group, memberId: 'w1', shareSessionEpoch: epoch, maxWaitMs: 200, minBytes: 1, maxBytes: 1 << 20, maxRecords: 500, batchSize: 500,
+        topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: acks }] }],
+      }), { label });
+      const acknowledge = (epoch: number, acks: unknown[], label: string) => s.call(79, 1, request(79, {
+        groupId: group, memberId: 'w1', shareSessionEpoch: epoch, topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: acks }] }],
+      }), { label });
+      const state = (label: string) => s.call(84, 0, request(84, { groupId: group, topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: 0 }] }] }), { label });
+      await fetch(0, [], 'acquires all');
+      await acknowledge(1, [{ firstOffset: 6, lastOffset: 8, acknowledgeTypes: [2] }], 'releases the last batch');
+      await state('after the release');
+      await fetch(2, [], 'acquires the released again');
+      await acknowledge(3, [{ firstOffset: 0, lastOffset: 2, acknowledgeTypes: [1] }], 'accepts the first batch');
+      await state('after the accept, the rest still out');
+    },
+  },
 ];

@@ -88,14 +88,10 @@ describe('SharePartition', () => {
     expect(sp.startOffset).toBe(4);
     expect(sp.stateOf(5)!.state).toBe(RecordState.Acknowledged);
     expect(sp.stateOf(7)!.state).toBe(RecordState.Acquired);
-    // Persisted: start 4, offset 4 available (acquired is stored as available) with its delivery count, 5-6 acknowledged.
+    // Persisted: start 4 and 5-6 acknowledged; 4 and 7-9, out on their first delivery, have no batch (as in Kafka).
     const stored = persister.states.values().next().value!;
     expect(stored.startOffset).toBe(4);
-    expect(stored.stateBatches).toEqual([
-      { firstOffset: 4, lastOffset: 4, deliveryState: 0, deliveryCount: 1 },
-      { firstOffset: 5, lastOffset: 6, deliveryState: 2, deliveryCount: 1 },
-      { firstOffset: 7, lastOffset: 9, deliveryState: 0, deliveryCount: 1 },
-    ]);
+    expect(stored.stateBatches).toEqual([{ firstOffset: 5, lastOffset: 6, deliveryState: 2, deliveryCount: 1 }]);
   });
 
   it('refuses, changing nothing, acknowledgements of records the member does not hold', async () => {
@@ -214,13 +210,22 @@ describe('SharePartition', () => {
     ]);
   });
 
-  it('writes the delivery count of acquired records with the next write of the partition', async () => {
+  it("does not write a delivery still out with another record's acknowledgement, as Kafka writes only what changed", async () => {
     const first = await partition();
-    first.sp.acquire('a', batches(0, 20), 20, 500, false);
+    first.sp.acquire('a', batches(0, 30), 30, 500, false);
+    // 20..29 are released once (their count 1 is written), then acquired again by b.
+    expect(await first.sp.acknowledge('a', [{ firstOffset: 20, lastOffset: 29, acknowledgeTypes: [RELEASE] }])).toBe(0);
+    expect(first.sp.acquire('b', batches(20, 30), 10, 500, false)).toEqual([{ firstOffset: 20, lastOffset: 29, deliveryCount: 2 }]);
     expect(await first.sp.acknowledge('a', [{ firstOffset: 0, lastOffset: 9, acknowledgeTypes: [ACCEPT] }])).toBe(0);
-    // 10..19, still acquired by a, are stored as available with their delivery count (Kafka never stores ACQUIRED).
+    // The write moves the start offset past 0..9 and stores, for 20..29, what the release left; 10..19 (never
+    // delivered before) not at all.
+    expect(first.persister.writes.at(-1)!.state).toMatchObject({ startOffset: 10, stateBatches: [{ firstOffset: 20, lastOffset: 29, deliveryState: 0, deliveryCount: 1 }] });
+    // After a restart the deliveries that were out are not counted (KIP-932): 10..19 come at 1, 20..29 at 2.
     const { sp } = await partition({}, first.persister);
-    expect(sp.acquire('b', batches(0, 20), 100, 500, false)).toEqual([{ firstOffset: 10, lastOffset: 19, deliveryCount: 2 }]);
+    expect(sp.acquire('c', batches(0, 30), 100, 500, false)).toEqual([
+      { firstOffset: 10, lastOffset: 19, deliveryCount: 1 },
+      { firstOffset: 20, lastOffset: 29, deliveryCount: 2 },
+    ]);
   });
 
   it('share.auto.offset.reset latest starts at the end and persists it', async () => {
