@@ -1,6 +1,9 @@
 // Checks a Produce request's records before they are appended (Kafka's LogValidator), from the batch
-// headers where it can: records are decoded only for compacted topics (every record needs a key) and when
-// message.timestamp.before/after.max.ms bound CreateTime timestamps.
+// headers where it can: records are decoded only for compacted topics (every record needs a key), when
+// message.timestamp.before.max.ms bounds CreateTime timestamps, and when a batch's maxTimestamp is past
+// message.timestamp.after.max.ms (1 h by default since Kafka 4.0, KIP-1030). The after bound is checked on the
+// header's maxTimestamp, so that the default costs no decoding (nor, for a compressed batch, decompression); a
+// client whose header understates its records' timestamps gets them stored, where Kafka's per-record check refuses.
 import { BATCH_HEADER_SIZE, BATCH_LENGTH, BatchHeader, LOG_OVERHEAD } from '../protocol/records/batch-header.js';
 import type { KafkaRecord } from '../protocol/records/record-batch.js';
 import { CorruptRecordError, InvalidRecordError, RecordTooLargeError, RecordValidationError, type RejectedRecord } from './errors.js';
@@ -25,8 +28,9 @@ export class LogValidator {
   static validate(records: Buffer, config: LogConfig, origin: AppendOrigin, ctx: ValidationContext): BatchHeader[] {
     if (records.length === 0) throw new CorruptRecordError('no record batches');
     const compacted = config.cleanupPolicy.includes('compact');
-    const checkTimestamps = config.messageTimestampType === 'CreateTime' &&
-      (config.messageTimestampBeforeMaxMs < UNBOUNDED_MS || config.messageTimestampAfterMaxMs < UNBOUNDED_MS);
+    const createTime = config.messageTimestampType === 'CreateTime';
+    const checkEveryTimestamp = createTime && config.messageTimestampBeforeMaxMs < UNBOUNDED_MS;
+    const latest = createTime && config.messageTimestampAfterMaxMs < UNBOUNDED_MS ? ctx.now + config.messageTimestampAfterMaxMs : Infinity;
     const batches: BatchHeader[] = [];
     let pos = 0;
     while (pos < records.length) {
@@ -46,6 +50,7 @@ export class LogValidator {
       }
       if (batch.isControl && origin === 'client') throw new InvalidRecordError('Clients are not allowed to write control records'); // Kafka's LogValidator
       if (batch.isTransactional && batch.producerId < 0) throw new InvalidRecordError('transactional batch without a producer id');
+      const checkTimestamps = checkEveryTimestamp || batch.maxTimestamp > latest;
       if (!batch.isControl && (compacted || checkTimestamps)) {
         LogValidator.validateRecords(ctx.readRecords(records.subarray(pos, pos + size)), config, compacted, checkTimestamps, ctx);
       }
