@@ -41,7 +41,9 @@ describe('console', () => {
   const kafka = () => new Kafka({ brokers: [broker.bootstrap], clientId: 'console-test', logLevel: logLevel.NOTHING });
 
   beforeAll(async () => {
-    broker = await startBroker({ overrides: ['num.partitions=1', 'group.initial.rebalance.delay.ms=0'] });
+    // Each share group's second member is assigned at its join (no KIP-1263 assignment interval): the share group
+    // pages are checked after one heartbeat per member.
+    broker = await startBroker({ overrides: ['num.partitions=1', 'group.initial.rebalance.delay.ms=0', 'group.share.assignment.interval.ms=0'] });
     base = adminAddress(broker);
     browser = await launchBrowser();
     page = await browser.context.newPage();
