@@ -15,7 +15,7 @@ import { freePort } from '../../bench/lib/free-port.js';
 import { waitUntilServing } from '../../bench/lib/reference-kafka.js';
 import { WireClient } from '../../bench/lib/wire-client.js';
 import { REPO_ROOT, startBroker, type BrokerProcess } from '../helpers/broker-process.js';
-import { KafkaTools } from '../helpers/java.js';
+import { compileJava, javaArgs, KafkaTools } from '../helpers/java.js';
 import {
   ALICE, COMMON_PROPERTIES, expectAliceConsumes, expectEveryRecord, expectGroupOffsets, expectIdempotentProducerGoesOn, expectReadCommitted, expectSecurityRecords,
   expectTopicConfigs, fillNode, TOPICS, type Filled,
@@ -34,6 +34,8 @@ let saslPort: number;
 /** What kafkite served before it stopped. */
 let filled: Filled;
 let dumped: string;
+/** `tree /image` of Kafka's metadata shell on kafkite's latest snapshot. */
+let shellTree: string;
 /** The metadata log's directory when kafkite stopped. */
 let metadataFiles: string[];
 
@@ -69,6 +71,11 @@ beforeAll(async () => {
   const dump = await tools.run('org.apache.kafka.tools.DumpLogSegments', '--cluster-metadata-decoder', '--files', snapshotAndLog.join(','));
   expect(dump.code).toBe(0);
   dumped = dump.out;
+  // Kafka's metadata shell (kafka-shell 4.3.1 on the 4.4 jars, with the three names 4.4 moved given back) prints
+  // the image it loads from kafkite's latest snapshot.
+  const snapshot = snapshotAndLog.filter((f) => f.endsWith('.checkpoint')).at(-1)!;
+  const shims = ['TerseFailure', 'Exit', 'AppInfoParser'].map(compileJava).join(':');
+  shellTree = execFileSync('java', javaArgs('org.apache.kafka.shell.MetadataShell', ['--snapshot', snapshot, 'tree', '/image'], shims), { cwd: workDir }).toString();
 
   // The properties kafkite prints for Kafka, for the same config as the broker's (an empty file and the overrides).
   const ports = listenerPorts(kafkite);
@@ -130,6 +137,19 @@ describe('kafkite -> Kafka 4.4 on the same log dir', () => {
     }
     expect(dumped).toContain('"type":"CONFIG_RECORD","version":0,"data":{"resourceType":2,"resourceName":"compacted","name":"cleanup.policy","value":"compact"}');
     expect(dumped).not.toContain('Exception');
+  });
+
+  it("Kafka's metadata shell loads kafkite's snapshot: the topics with their ids and leader, configs, SCRAM, ACLs, quotas, the features", () => {
+    for (const name of TOPICS) {
+      const id = Buffer.from(filled.topicIds.get(name)!, 'hex').toString('base64url');
+      expect(shellTree).toMatch(new RegExp(`\\n {4}${name}:\\n {6}0:\\n {8}PartitionRegistration\\(replicas=\\[1\\],[^\\n]*isr=\\[1\\],[^\\n]*leader=1,[^\\n]*\\n(?: {6}\\d+:\\n {8}[^\\n]*\\n)* {6}id:\\n {8}${id}\\n`));
+    }
+    expect(shellTree).toMatch(/\n {2}metadataVersion:\n {4}Optional\[4\.4-IV2\]\n/);
+    expect(shellTree).toMatch(/cleanup\.policy:\n\s+compact\n/);
+    expect(shellTree).toMatch(/SCRAM-SHA-256:\n\s+alice:/);
+    expect(shellTree).toContain('principal=User:alice');
+    expect(shellTree).toContain('slow-client');
+    expect(shellTree).not.toContain('Exception');
   });
 
   it('serves every record at its offset, with the same topic ids', () => expectEveryRecord(kafkaPort, filled));
